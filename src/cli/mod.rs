@@ -1,0 +1,52 @@
+//! Command-line interface: clap types here, one file per subcommand.
+
+mod metrics;
+mod run;
+mod validate;
+
+use cascade::scenario::Override;
+use cascade::{Error, Result};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cascade", version, about = "Deterministic discrete-event simulator for cascading failures")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one scenario and write summary.json, timeseries.csv and run.json.
+    Run(run::RunArgs),
+    /// Check a scenario for errors without running it.
+    Validate(validate::ValidateArgs),
+    /// List every metric name with its unit and meaning.
+    Metrics,
+}
+
+/// Options shared by every command that loads a scenario.
+#[derive(Args)]
+pub struct ScenarioArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Override a field before validation, by path: `service.api.workers=40`. Repeatable.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl ScenarioArgs {
+    pub fn overrides(&self) -> Result<Vec<Override>> {
+        self.set.iter().map(|s| Override::parse(s).map_err(Error::Usage)).collect()
+    }
+}
+
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Validate(a) => validate::validate(a),
+        Command::Metrics => metrics::metrics(),
+    }
+}

@@ -1,0 +1,98 @@
+//! What the engine keeps per request in flight and per running entity.
+
+use super::arena::Ref;
+use super::rng::Stream;
+use crate::model::{Criticality, Outcome};
+use std::collections::VecDeque;
+
+/// "No deadline": later than any simulated time.
+pub const NO_DEADLINE: u64 = u64::MAX;
+
+/// Which `CallSpec` of the model a call follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecId {
+    Client(u32),
+    Step { service: u32, step: u16, index: u16 },
+}
+
+/// Who waits for a logical call's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parent {
+    /// A client's request (`user` is the closed-loop user, 0 for open loop).
+    Client { client: u32, user: u32 },
+    /// A job at a service, waiting for its calls of the current step.
+    Job(Ref),
+}
+
+/// A logical call: caller-side state across its attempts.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub parent: Parent,
+    pub spec: SpecId,
+    /// Absolute deadline of the whole call (caller's deadline minus reserve).
+    pub deadline: u64,
+    pub started: u64,
+    /// Attempts made so far; the number of the current one.
+    pub attempt: u32,
+    /// The job serving the current attempt, while the caller still waits for it.
+    pub current: Option<Ref>,
+}
+
+/// One attempt being handled at a service instance (queued, working, or waiting on its calls),
+/// or travelling back to its caller.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub service: u32,
+    pub instance: u32,
+    pub caller: Ref,
+    pub spec: SpecId,
+    /// Propagated deadline: when the caller stops waiting for this attempt.
+    pub deadline: u64,
+    pub criticality: Criticality,
+    pub arrived: u64,
+    pub started: u64,
+    /// Worker time held, known once the job finishes.
+    pub busy_ns: u64,
+    pub step: u16,
+    pub pending: u16,
+    pub failure: Option<Outcome>,
+    pub degraded: bool,
+    pub outcome: Outcome,
+}
+
+pub struct InstanceState {
+    pub busy: u32,
+    pub queue: VecDeque<Ref>,
+    pub work_rng: Stream,
+}
+
+pub struct ServiceState {
+    pub instances: Vec<InstanceState>,
+    pub balancer_rng: Stream,
+    pub next_rr: u32,
+}
+
+pub struct ClientState {
+    pub arrival_rng: Stream,
+    pub think_rng: Stream,
+    pub rate_cursor: usize,
+}
+
+/// Events are a small enum: the queue holds them by value, no allocation per event.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// The next open-loop arrival of a client.
+    Arrival(u32),
+    /// A closed-loop user starts a request.
+    UserStart { client: u32, user: u32 },
+    /// An attempt reaches its instance after network latency.
+    Deliver(Ref),
+    /// A job's own work is done.
+    WorkDone(Ref),
+    /// A job answers without being served (dropped from the queue).
+    Answer(Ref),
+    /// A reply reaches the caller after network latency.
+    Reply(Ref),
+    /// An attempt's timeout (or the call's deadline) expires; stale if the attempt is over.
+    AttemptTimer { call: Ref, attempt: u32 },
+}

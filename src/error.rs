@@ -1,0 +1,131 @@
+//! Errors of the library. Library code returns these; only `main` turns them into exit codes.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Everything that can stop a command. Every variant is the user's to fix (exit code 2).
+#[derive(Debug)]
+pub enum Error {
+    /// A scenario file, or an override of one, is not valid.
+    Scenario(Box<ScenarioError>),
+    /// A command line that cannot be carried out.
+    Usage(String),
+    /// A file could not be read or written.
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A problem in a scenario, located as precisely as it can be: file, line, column and field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub file: String,
+    /// 1-based line and column, where known.
+    pub position: Option<(usize, usize)>,
+    /// The field's path, as `--set` would name it (`service.api.workers`).
+    pub field: Option<String>,
+    pub message: String,
+    /// A suggestion, e.g. the closest valid key.
+    pub help: Option<String>,
+    /// The offending source line, shown under the message.
+    pub source_line: Option<String>,
+}
+
+impl ScenarioError {
+    pub fn new(file: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: file.to_string(),
+            position: None,
+            field: None,
+            message: message.into(),
+            help: None,
+            source_line: None,
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some((line, col)) = self.position {
+            write!(f, ":{line}:{col}")?;
+        }
+        write!(f, ": ")?;
+        if let Some(field) = &self.field {
+            write!(f, "field `{field}`: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let (Some(src), Some((line, col))) = (&self.source_line, self.position) {
+            let gutter = line.to_string().len();
+            write!(f, "\n {line} | {src}\n {:gutter$} | {:>col$}", "", "^")?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Usage(msg) => write!(f, "{msg}"),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Error {
+        Error::Scenario(Box::new(e))
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitution.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let keys = ["workers", "instances", "queue"];
+        assert_eq!(closest("wrkers", keys), Some("workers"));
+        assert_eq!(closest("instance", keys), Some("instances"));
+        assert_eq!(closest("zzzzzzzz", keys), None);
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

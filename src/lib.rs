@@ -1,0 +1,21 @@
+//! cascade: a deterministic discrete-event simulator for cascading failures.
+//!
+//! Data flows one way: scenario text → `scenario::load` → `Model` → `engine::Simulation` →
+//! `metrics::RunMetrics` → `output` files. Commands read metrics, never the engine.
+
+pub mod engine;
+pub mod error;
+pub mod metrics;
+pub mod model;
+pub mod output;
+pub mod scenario;
+pub mod time;
+
+pub use engine::{RunResult, Simulation};
+pub use error::{Error, Result};
+pub use model::Model;
+
+/// Runs a model to its end.
+pub fn simulate(model: &Model) -> RunResult {
+    Simulation::new(model.clone()).run()
+}

@@ -1,0 +1,176 @@
+//! Accumulators of one window (a time bucket, or the whole measured run) for each kind of
+//! entity, and the metrics each yields. A bucket's accumulator is merged into the run's total
+//! when the bucket closes, so per-bucket counts add up to the summary's by construction.
+
+use super::hist::LatencyHist;
+use crate::model::outcome::{Outcome, OUTCOME_COUNT};
+
+/// Receives `(metric suffix, value)` pairs in a fixed order.
+pub type Emit<'a> = &'a mut dyn FnMut(&str, f64);
+
+fn ratio(num: f64, den: f64) -> f64 {
+    if den > 0.0 { num / den } else { 0.0 }
+}
+
+/// Per-kind failure counters.
+#[derive(Clone, Default)]
+pub struct Outcomes {
+    pub counts: [u64; OUTCOME_COUNT],
+}
+
+impl Outcomes {
+    pub fn record(&mut self, o: Outcome) {
+        self.counts[o.index()] += 1;
+    }
+    pub fn success(&self) -> u64 {
+        self.counts[Outcome::Ok.index()] + self.counts[Outcome::Degraded.index()]
+    }
+    pub fn finished(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+    fn merge(&mut self, o: &Outcomes) {
+        for (a, b) in self.counts.iter_mut().zip(o.counts.iter()) {
+            *a += b;
+        }
+    }
+    fn emit_errors(&self, emit: Emit) {
+        for o in Outcome::failures() {
+            emit(error_metric(*o), self.counts[o.index()] as f64);
+        }
+    }
+}
+
+/// `errors.<kind>` for a failure kind.
+pub fn error_metric(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Ok => "errors.ok",
+        Outcome::Degraded => "errors.degraded",
+        Outcome::Timeout => "errors.timeout",
+        Outcome::DeadlineExceeded => "errors.deadline_exceeded",
+        Outcome::Unavailable => "errors.unavailable",
+        Outcome::Overloaded => "errors.overloaded",
+        Outcome::Internal => "errors.internal",
+        Outcome::Invalid => "errors.invalid",
+        Outcome::Refused => "errors.refused",
+        Outcome::BreakerOpen => "errors.breaker_open",
+        Outcome::BulkheadFull => "errors.bulkhead_full",
+        Outcome::Throttled => "errors.throttled",
+        Outcome::Shed => "errors.shed",
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct ClientAcc {
+    pub requests: u64,
+    pub outcomes: Outcomes,
+    pub latency: LatencyHist,
+}
+
+impl ClientAcc {
+    pub fn merge(&mut self, o: &ClientAcc) {
+        self.requests += o.requests;
+        self.outcomes.merge(&o.outcomes);
+        self.latency.merge(&o.latency);
+    }
+    pub fn reset(&mut self) {
+        self.requests = 0;
+        self.outcomes = Outcomes::default();
+        self.latency.reset();
+    }
+    pub fn emit(&self, span_ns: u64, emit: Emit) {
+        let success = self.outcomes.success() as f64;
+        emit("requests", self.requests as f64);
+        emit("success", success);
+        emit("degraded", self.outcomes.counts[Outcome::Degraded.index()] as f64);
+        emit("success_ratio", ratio(success, self.outcomes.finished() as f64));
+        emit("goodput_rps", ratio(success, span_ns as f64 / 1e9));
+        emit("latency_p50_ms", self.latency.quantile_ms(0.5));
+        emit("latency_p90_ms", self.latency.quantile_ms(0.9));
+        emit("latency_p99_ms", self.latency.quantile_ms(0.99));
+        emit("latency_p999_ms", self.latency.quantile_ms(0.999));
+        emit("latency_mean_ms", self.latency.mean_ms());
+        emit("latency_max_ms", self.latency.max_ms());
+        self.outcomes.emit_errors(emit);
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct ServiceAcc {
+    pub arrivals: u64,
+    pub served: u64,
+    pub rejected: u64,
+    pub dropped_expired: u64,
+    pub wait: LatencyHist,
+    pub sojourn_sum_ns: f64,
+    /// Integrals over time (ns × count) of busy workers, queued and in-system requests.
+    pub busy_area: f64,
+    pub queue_area: f64,
+    pub in_system_area: f64,
+    pub wasted_ns: f64,
+    /// Workers across all instances, for utilization.
+    pub capacity: f64,
+}
+
+impl ServiceAcc {
+    pub fn merge(&mut self, o: &ServiceAcc) {
+        self.arrivals += o.arrivals;
+        self.served += o.served;
+        self.rejected += o.rejected;
+        self.dropped_expired += o.dropped_expired;
+        self.wait.merge(&o.wait);
+        self.sojourn_sum_ns += o.sojourn_sum_ns;
+        self.busy_area += o.busy_area;
+        self.queue_area += o.queue_area;
+        self.in_system_area += o.in_system_area;
+        self.wasted_ns += o.wasted_ns;
+    }
+    pub fn reset(&mut self) {
+        let capacity = self.capacity;
+        self.wait.reset();
+        let wait = std::mem::take(&mut self.wait);
+        *self = ServiceAcc { wait, capacity, ..ServiceAcc::default() };
+    }
+    pub fn emit(&self, span_ns: u64, emit: Emit) {
+        let span = span_ns as f64;
+        emit("arrivals", self.arrivals as f64);
+        emit("served", self.served as f64);
+        emit("rejected", self.rejected as f64);
+        emit("dropped_expired", self.dropped_expired as f64);
+        emit("throughput_rps", ratio(self.served as f64, span / 1e9));
+        emit("utilization", ratio(self.busy_area, self.capacity * span));
+        emit("wait_mean_ms", self.wait.mean_ms());
+        emit("wait_p99_ms", self.wait.quantile_ms(0.99));
+        emit("sojourn_mean_ms", ratio(self.sojourn_sum_ns, self.served as f64) / 1e6);
+        emit("in_system_mean", ratio(self.in_system_area, span));
+        emit("queue_mean", ratio(self.queue_area, span));
+        emit("wasted_work_s", self.wasted_ns / 1e9);
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct EdgeAcc {
+    pub calls: u64,
+    pub attempts: u64,
+    pub retries: u64,
+    pub outcomes: Outcomes,
+}
+
+impl EdgeAcc {
+    pub fn merge(&mut self, o: &EdgeAcc) {
+        self.calls += o.calls;
+        self.attempts += o.attempts;
+        self.retries += o.retries;
+        self.outcomes.merge(&o.outcomes);
+    }
+    pub fn reset(&mut self) {
+        *self = EdgeAcc::default();
+    }
+    pub fn emit(&self, _span_ns: u64, emit: Emit) {
+        emit("calls", self.calls as f64);
+        emit("attempts", self.attempts as f64);
+        emit("retries", self.retries as f64);
+        emit("amplification", ratio(self.attempts as f64, self.calls as f64));
+        emit("success", self.outcomes.success() as f64);
+        self.outcomes.emit_errors(emit);
+    }
+}

@@ -1,0 +1,156 @@
+//! Collects a run's metrics as the engine reports them: counters and histograms per time
+//! bucket, levels integrated over time, buckets closed in order as simulated time passes.
+
+use super::acc::{ClientAcc, EdgeAcc, Emit, ServiceAcc};
+use super::level::Level;
+use super::RunMetrics;
+use crate::model::Model;
+
+/// The time-integrated levels of one service, summed over its instances.
+#[derive(Default, Clone, Copy)]
+pub struct ServiceLevels {
+    pub busy: Level,
+    pub queue: Level,
+    pub in_system: Level,
+}
+
+pub struct Recorder {
+    /// The open bucket's accumulators; the engine records into these.
+    pub clients: Vec<ClientAcc>,
+    pub services: Vec<ServiceAcc>,
+    pub edges: Vec<EdgeAcc>,
+    pub levels: Vec<ServiceLevels>,
+    totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
+    prefixes: (Vec<String>, Vec<String>, Vec<String>),
+    bucket_ns: u64,
+    bucket_start: u64,
+    warmup: u64,
+    end: u64,
+    names: Vec<String>,
+    /// Bucket-major: `series[b * names.len() + m]`.
+    series: Vec<f64>,
+}
+
+impl Recorder {
+    pub fn new(model: &Model) -> Recorder {
+        let clients = vec![ClientAcc::default(); model.clients.len()];
+        let services: Vec<ServiceAcc> = model
+            .services
+            .iter()
+            .map(|s| ServiceAcc { capacity: f64::from(s.instances) * f64::from(s.workers), ..Default::default() })
+            .collect();
+        let edges = vec![EdgeAcc::default(); model.edges.len()];
+        let prefixes = (
+            model.clients.iter().map(|c| format!("client.{}", c.name)).collect(),
+            model.services.iter().map(|s| format!("service.{}", s.name)).collect(),
+            model.edges.iter().map(|e| format!("edge.{}", e.name)).collect(),
+        );
+        let mut rec = Recorder {
+            totals: (clients.clone(), services.clone(), edges.clone()),
+            levels: vec![ServiceLevels::default(); services.len()],
+            clients,
+            services,
+            edges,
+            prefixes,
+            bucket_ns: model.bucket,
+            bucket_start: 0,
+            warmup: model.warmup,
+            end: model.end(),
+            names: Vec::new(),
+            series: Vec::new(),
+        };
+        let mut names = Vec::new();
+        rec.emit_current(1, &mut |name, _| names.push(name.to_string()));
+        let buckets = model.end().div_ceil(model.bucket) as usize;
+        rec.series.reserve_exact(buckets * names.len());
+        rec.names = names;
+        rec
+    }
+
+    /// Closes every bucket that ends at or before `now`. Call before handling an event at `now`.
+    #[inline]
+    pub fn advance_to(&mut self, now: u64) {
+        while now >= self.bucket_start + self.bucket_ns && self.bucket_start + self.bucket_ns <= self.end {
+            self.close_bucket(self.bucket_start + self.bucket_ns);
+        }
+    }
+
+    /// True once the warm-up is over: what is recorded now counts in the summary.
+    pub fn measuring(&self) -> bool {
+        self.bucket_start >= self.warmup
+    }
+
+    fn close_bucket(&mut self, boundary: u64) {
+        for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
+            l.busy.close(boundary, &mut acc.busy_area);
+            l.queue.close(boundary, &mut acc.queue_area);
+            l.in_system.close(boundary, &mut acc.in_system_area);
+        }
+        let span = boundary - self.bucket_start;
+        let mut values = std::mem::take(&mut self.series);
+        self.emit_current(span, &mut |_, v| values.push(v));
+        self.series = values;
+        if self.measuring() {
+            merge_all(&mut self.totals.0, &self.clients, ClientAcc::merge);
+            merge_all(&mut self.totals.1, &self.services, ServiceAcc::merge);
+            merge_all(&mut self.totals.2, &self.edges, EdgeAcc::merge);
+        }
+        self.clients.iter_mut().for_each(ClientAcc::reset);
+        self.services.iter_mut().for_each(ServiceAcc::reset);
+        self.edges.iter_mut().for_each(EdgeAcc::reset);
+        self.bucket_start = boundary;
+    }
+
+    fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
+        emit_entities(&self.prefixes, &self.clients, &self.services, &self.edges, span, out);
+    }
+
+    /// Closes the last (possibly partial) bucket and returns the run's metrics.
+    pub fn finish(mut self) -> RunMetrics {
+        self.advance_to(self.end);
+        if self.bucket_start < self.end {
+            self.close_bucket(self.end);
+        }
+        let mut summary = Vec::with_capacity(self.names.len());
+        let duration = self.end - self.warmup;
+        emit_entities(&self.prefixes, &self.totals.0, &self.totals.1, &self.totals.2, duration, &mut |n, v| {
+            summary.push((n.to_string(), v))
+        });
+        RunMetrics { summary, names: self.names, series: self.series, bucket_ns: self.bucket_ns }
+    }
+}
+
+fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
+    for (a, b) in into.iter_mut().zip(from) {
+        merge(a, b);
+    }
+}
+
+fn emit_entities(
+    prefixes: &(Vec<String>, Vec<String>, Vec<String>),
+    clients: &[ClientAcc],
+    services: &[ServiceAcc],
+    edges: &[EdgeAcc],
+    span: u64,
+    out: &mut dyn FnMut(&str, f64),
+) {
+    let mut name = String::new();
+    let mut with_prefix = |prefix: &str, emit_fn: &mut dyn FnMut(Emit)| {
+        emit_fn(&mut |suffix: &str, v: f64| {
+            name.clear();
+            name.push_str(prefix);
+            name.push('.');
+            name.push_str(suffix);
+            out(&name, v);
+        });
+    };
+    for (p, a) in prefixes.0.iter().zip(clients) {
+        with_prefix(p, &mut |e| a.emit(span, e));
+    }
+    for (p, a) in prefixes.1.iter().zip(services) {
+        with_prefix(p, &mut |e| a.emit(span, e));
+    }
+    for (p, a) in prefixes.2.iter().zip(edges) {
+        with_prefix(p, &mut |e| a.emit(span, e));
+    }
+}

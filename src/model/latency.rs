@@ -1,0 +1,230 @@
+//! Latency distributions, sampled in integer nanoseconds.
+
+use rand::Rng;
+use rand_distr::{Distribution, Exp1, Gamma, LogNormal, StandardNormal, Weibull};
+
+/// z such that P(N(0,1) <= z) = 0.99: turns a median and a p99 into a lognormal's sigma.
+const Z99: f64 = 2.326_347_874_040_840_8;
+
+/// A validated latency distribution. Parameters are in nanoseconds.
+#[derive(Debug, Clone)]
+pub enum Latency {
+    Constant(u64),
+    Uniform { min: f64, max: f64 },
+    Exponential { mean: f64 },
+    /// Normal truncated at zero (negative draws are redrawn).
+    Normal { mean: f64, stddev: f64 },
+    LogNormal(LogNormal<f64>),
+    Gamma(Gamma<f64>),
+    Weibull(Weibull<f64>),
+    /// Pareto type I: `scale` is the minimum, `shape` the tail index.
+    Pareto { scale: f64, shape: f64 },
+    /// Components chosen by cumulative weight (weights normalised to sum to 1).
+    Mixture { cumulative: Vec<f64>, parts: Vec<Latency> },
+    /// Percentile table (percent, ns), from 0 to 100, interpolated linearly.
+    Empirical { points: Vec<(f64, f64)> },
+}
+
+impl Latency {
+    pub fn lognormal_from_median_p99(median: f64, p99: f64) -> Result<Latency, String> {
+        if !(median > 0.0 && p99 > median) {
+            return Err("lognormal needs 0 < median < p99".into());
+        }
+        Self::lognormal(median.ln(), (p99 / median).ln() / Z99)
+    }
+
+    pub fn lognormal(mu: f64, sigma: f64) -> Result<Latency, String> {
+        LogNormal::new(mu, sigma).map(Latency::LogNormal).map_err(|e| format!("lognormal: {e}"))
+    }
+
+    pub fn gamma(shape: f64, scale: f64) -> Result<Latency, String> {
+        Gamma::new(shape, scale).map(Latency::Gamma).map_err(|e| format!("gamma: {e}"))
+    }
+
+    pub fn weibull(scale: f64, shape: f64) -> Result<Latency, String> {
+        Weibull::new(scale, shape).map(Latency::Weibull).map_err(|e| format!("weibull: {e}"))
+    }
+
+    /// Draws one duration in nanoseconds.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
+        to_ns(self.sample_f64(rng))
+    }
+
+    fn sample_f64<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self {
+            Latency::Constant(ns) => *ns as f64,
+            Latency::Uniform { min, max } => min + (max - min) * unit(rng),
+            Latency::Exponential { mean } => {
+                let e: f64 = Exp1.sample(rng);
+                e * mean
+            }
+            Latency::Normal { mean, stddev } => {
+                // Truncation by rejection; the mean is positive, so at least half the draws pass.
+                loop {
+                    let z: f64 = StandardNormal.sample(rng);
+                    let x = mean + stddev * z;
+                    if x >= 0.0 {
+                        return x;
+                    }
+                }
+            }
+            Latency::LogNormal(d) => d.sample(rng),
+            Latency::Gamma(d) => d.sample(rng),
+            Latency::Weibull(d) => d.sample(rng),
+            Latency::Pareto { scale, shape } => scale * (1.0 - unit(rng)).powf(-1.0 / shape),
+            Latency::Mixture { cumulative, parts } => {
+                let u = unit(rng);
+                let i = cumulative.iter().position(|c| u < *c).unwrap_or(parts.len() - 1);
+                parts[i].sample_f64(rng)
+            }
+            Latency::Empirical { points } => {
+                let p = unit(rng) * 100.0;
+                let i = points.iter().position(|(q, _)| *q >= p).unwrap_or(points.len() - 1).max(1);
+                let ((p0, v0), (p1, v1)) = (points[i - 1], points[i]);
+                if p1 <= p0 { v1 } else { v0 + (v1 - v0) * (p - p0) / (p1 - p0) }
+            }
+        }
+    }
+
+    /// The distribution's mean in nanoseconds (infinite for a Pareto tail with shape <= 1).
+    pub fn mean(&self) -> f64 {
+        match self {
+            Latency::Constant(ns) => *ns as f64,
+            Latency::Uniform { min, max } => (min + max) / 2.0,
+            Latency::Exponential { mean } => *mean,
+            Latency::Normal { mean, stddev } => truncated_normal_mean(*mean, *stddev),
+            Latency::LogNormal(_) | Latency::Gamma(_) | Latency::Weibull(_) => self.numeric_mean(),
+            Latency::Pareto { scale, shape } => {
+                if *shape > 1.0 { shape * scale / (shape - 1.0) } else { f64::INFINITY }
+            }
+            Latency::Mixture { cumulative, parts } => {
+                let mut prev = 0.0;
+                let mut total = 0.0;
+                for (c, p) in cumulative.iter().zip(parts) {
+                    total += (c - prev) * p.mean();
+                    prev = *c;
+                }
+                total
+            }
+            Latency::Empirical { points } => points
+                .windows(2)
+                .map(|w| (w[1].0 - w[0].0) / 100.0 * (w[0].1 + w[1].1) / 2.0)
+                .sum(),
+        }
+    }
+
+    // The rand_distr types hide their parameters; their means come from a fixed-seed sample,
+    // which is only used for display and sanity checks, never for results.
+    fn numeric_mean(&self) -> f64 {
+        use rand::SeedableRng;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0x5eed);
+        let n = 20_000;
+        (0..n).map(|_| self.sample_f64(&mut rng)).sum::<f64>() / n as f64
+    }
+}
+
+fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    // 53 random bits in [0, 1).
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+fn to_ns(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 { x.round().min(u64::MAX as f64 / 4.0) as u64 } else { 0 }
+}
+
+fn truncated_normal_mean(mean: f64, sd: f64) -> f64 {
+    if sd == 0.0 {
+        return mean;
+    }
+    let a = -mean / sd;
+    let phi = (-a * a / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    let tail = 0.5 * erfc(a / std::f64::consts::SQRT_2);
+    mean + sd * phi / tail
+}
+
+/// Complementary error function (Numerical Recipes' erfcc, relative error < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t * (-z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+        .exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn sample_mean(d: &Latency, n: usize) -> f64 {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        (0..n).map(|_| d.sample(&mut rng) as f64).sum::<f64>() / n as f64
+    }
+
+    fn quantile(d: &Latency, q: f64, n: usize) -> f64 {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut v: Vec<u64> = (0..n).map(|_| d.sample(&mut rng)).collect();
+        v.sort_unstable();
+        v[(q * n as f64) as usize] as f64
+    }
+
+    #[test]
+    fn exponential_and_uniform_means() {
+        let e = Latency::Exponential { mean: 5e6 };
+        assert!((sample_mean(&e, 200_000) / 5e6 - 1.0).abs() < 0.01);
+        let u = Latency::Uniform { min: 1e6, max: 3e6 };
+        assert!((sample_mean(&u, 200_000) / 2e6 - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn lognormal_hits_its_median_and_p99() {
+        let d = Latency::lognormal_from_median_p99(3e6, 25e6).unwrap();
+        assert!((quantile(&d, 0.5, 200_000) / 3e6 - 1.0).abs() < 0.02);
+        assert!((quantile(&d, 0.99, 200_000) / 25e6 - 1.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn truncated_normal_never_negative_and_mean_matches_formula() {
+        let d = Latency::Normal { mean: 1e6, stddev: 1e6 };
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        assert!((0..10_000).all(|_| d.sample(&mut rng) < u64::MAX / 8));
+        assert!((sample_mean(&d, 400_000) / d.mean() - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn pareto_minimum_and_mean() {
+        let d = Latency::Pareto { scale: 1e6, shape: 3.0 };
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        assert!((0..10_000).all(|_| d.sample(&mut rng) >= 1_000_000));
+        assert!((sample_mean(&d, 400_000) / 1.5e6 - 1.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn mixture_and_empirical_means() {
+        let m = Latency::Mixture {
+            cumulative: vec![0.9, 1.0],
+            parts: vec![Latency::Constant(1_000_000), Latency::Constant(11_000_000)],
+        };
+        assert_eq!(m.mean(), 2e6);
+        assert!((sample_mean(&m, 200_000) / 2e6 - 1.0).abs() < 0.02);
+        let e = Latency::Empirical { points: vec![(0.0, 0.0), (50.0, 2e6), (100.0, 4e6)] };
+        assert_eq!(e.mean(), 2e6);
+        assert!((sample_mean(&e, 200_000) / 2e6 - 1.0).abs() < 0.01);
+        assert!((quantile(&e, 0.25, 200_000) / 1e6 - 1.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn gamma_and_weibull_means() {
+        let g = Latency::gamma(2.0, 1e6).unwrap();
+        assert!((sample_mean(&g, 200_000) / 2e6 - 1.0).abs() < 0.01);
+        // Weibull shape 1 is exponential with mean = scale.
+        let w = Latency::weibull(3e6, 1.0).unwrap();
+        assert!((sample_mean(&w, 200_000) / 3e6 - 1.0).abs() < 0.01);
+    }
+}

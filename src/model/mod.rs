@@ -1,0 +1,102 @@
+//! The validated model a run simulates: dense ids, units resolved, every reference checked.
+
+pub mod latency;
+pub mod outcome;
+pub mod rate;
+
+pub use crate::scenario::schema::{BalancerKind, Criticality, Discipline};
+pub use latency::Latency;
+pub use outcome::Outcome;
+pub use rate::RateSchedule;
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub name: String,
+    pub seed: u64,
+    /// Measured time after warm-up, ns.
+    pub duration: u64,
+    pub warmup: u64,
+    /// Time-series resolution, ns; `warmup` is a whole number of buckets.
+    pub bucket: u64,
+    pub clients: Vec<Client>,
+    pub services: Vec<Service>,
+    /// One per (caller, callee) pair: the unit of edge metrics.
+    pub edges: Vec<Edge>,
+}
+
+impl Model {
+    /// The simulated time at which the run stops: warm-up plus duration.
+    pub fn end(&self) -> u64 {
+        self.warmup + self.duration
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub name: String,
+    pub load: Load,
+    /// User patience: the logical request's deadline, relative to its start.
+    pub deadline: Option<u64>,
+    pub criticality: Criticality,
+    pub call: CallSpec,
+}
+
+#[derive(Debug, Clone)]
+pub enum Load {
+    /// Open loop: arrivals at a (possibly changing) rate, whatever happens to earlier requests.
+    Open { poisson: bool, rate: RateSchedule },
+    /// Closed loop: `users` who each wait for their answer, then think, then ask again.
+    Closed { users: u32, think: Latency },
+}
+
+#[derive(Debug, Clone)]
+pub struct Service {
+    pub name: String,
+    pub instances: u32,
+    pub workers: u32,
+    /// Queue capacity per instance (`u64::MAX` for unbounded).
+    pub queue: u64,
+    pub discipline: Discipline,
+    pub drop_expired: bool,
+    pub balancer: BalancerKind,
+    pub work: Latency,
+    /// Calls in sequence; each step's calls run in parallel.
+    pub steps: Vec<Vec<CallSpec>>,
+}
+
+/// One call a caller makes: to whom, through which policy, over which network latency.
+#[derive(Debug, Clone)]
+pub struct CallSpec {
+    pub to: usize,
+    pub edge: usize,
+    pub policy: Policy,
+    /// One-way network latency, applied to the request and to the reply.
+    pub latency: Option<Latency>,
+    pub optional: bool,
+    pub fail_as: FailAs,
+}
+
+/// What a caller's request becomes when a required call fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailAs {
+    Kind(Outcome),
+    /// The callee's failure kind passes through unchanged.
+    Propagate,
+}
+
+/// The caller-side policy stack of one call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Policy {
+    pub name: Option<String>,
+    /// Per-attempt timeout, ns.
+    pub timeout: Option<u64>,
+    /// Kept back from the caller's remaining deadline for its own work after the call, ns.
+    pub reserve: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Edge {
+    /// `from.to`, as in metric names.
+    pub name: String,
+    pub to: usize,
+}

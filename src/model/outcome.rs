@@ -1,0 +1,104 @@
+//! How a call ends. Every policy decides from the outcome kind.
+
+/// The outcome of a request, an attempt or a logical call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Outcome {
+    /// Answered in full.
+    Ok = 0,
+    /// Answered, but an optional call failed or a fallback answered.
+    Degraded,
+    /// An attempt's own timeout ran out.
+    Timeout,
+    /// The caller's deadline ran out (or had too little left to start).
+    DeadlineExceeded,
+    /// 503: a required dependency failed, or the service is unavailable.
+    Unavailable,
+    /// 429: the service had no room (its queue was full).
+    Overloaded,
+    /// 500.
+    Internal,
+    /// 400: never retried.
+    Invalid,
+    /// Connection refused.
+    Refused,
+    /// Rejected locally by an open circuit breaker.
+    BreakerOpen,
+    /// Rejected locally by a full bulkhead.
+    BulkheadFull,
+    /// Rejected locally by client-side throttling.
+    Throttled,
+    /// Rejected by the callee's load shedding.
+    Shed,
+}
+
+pub const OUTCOME_COUNT: usize = 13;
+
+impl Outcome {
+    pub const ALL: [Outcome; OUTCOME_COUNT] = [
+        Outcome::Ok,
+        Outcome::Degraded,
+        Outcome::Timeout,
+        Outcome::DeadlineExceeded,
+        Outcome::Unavailable,
+        Outcome::Overloaded,
+        Outcome::Internal,
+        Outcome::Invalid,
+        Outcome::Refused,
+        Outcome::BreakerOpen,
+        Outcome::BulkheadFull,
+        Outcome::Throttled,
+        Outcome::Shed,
+    ];
+
+    /// The failure kinds: every outcome but ok and degraded.
+    pub fn failures() -> &'static [Outcome] {
+        &Self::ALL[2..]
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Degraded => "degraded",
+            Outcome::Timeout => "timeout",
+            Outcome::DeadlineExceeded => "deadline_exceeded",
+            Outcome::Unavailable => "unavailable",
+            Outcome::Overloaded => "overloaded",
+            Outcome::Internal => "internal",
+            Outcome::Invalid => "invalid",
+            Outcome::Refused => "refused",
+            Outcome::BreakerOpen => "breaker_open",
+            Outcome::BulkheadFull => "bulkhead_full",
+            Outcome::Throttled => "throttled",
+            Outcome::Shed => "shed",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Outcome> {
+        Self::ALL.iter().copied().find(|o| o.name() == name)
+    }
+
+    /// Answered ok or degraded.
+    pub fn is_success(self) -> bool {
+        matches!(self, Outcome::Ok | Outcome::Degraded)
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_index_matches_position() {
+        for (i, o) in Outcome::ALL.iter().enumerate() {
+            assert_eq!(Outcome::from_name(o.name()), Some(*o));
+            assert_eq!(o.index(), i);
+        }
+        assert_eq!(Outcome::failures().len(), OUTCOME_COUNT - 2);
+        assert!(!Outcome::failures().iter().any(|o| o.is_success()));
+    }
+}

@@ -1,0 +1,5 @@
+//! Output: result files and the tables printed on stdout.
+
+pub mod files;
+pub mod run_files;
+pub mod table;

@@ -1,0 +1,74 @@
+//! The files of one run: summary.json (deterministic), timeseries.csv (deterministic) and
+//! run.json (wall-clock facts, kept apart because they are not).
+
+use super::files::{number, write_atomic};
+use crate::error::Result;
+use crate::metrics::RunMetrics;
+use crate::model::Model;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Facts about how the run went on this machine: not deterministic.
+pub struct RunFacts {
+    pub events: u64,
+    pub wall_s: f64,
+    pub requests: u64,
+    pub peak_in_flight: usize,
+}
+
+pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "{{\n  \"scenario\": {},\n  \"seed\": {},\n  \"duration_s\": {},\n  \"warmup_s\": {},\n  \"metrics\": {{",
+        serde_json::Value::String(model.name.clone()),
+        model.seed,
+        number(model.duration as f64 / 1e9),
+        number(model.warmup as f64 / 1e9),
+    );
+    for (i, (name, value)) in metrics.summary.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(s, "{sep}\n    {}: {}", serde_json::Value::String(name.clone()), number(*value));
+    }
+    s.push_str("\n  }\n}\n");
+    s
+}
+
+/// Long form: `time_s,metric,value`, one row per bucket per metric, buckets in time order.
+pub fn timeseries_csv(metrics: &RunMetrics) -> String {
+    let mut s = String::with_capacity(metrics.series.len() * 32 + 32);
+    s.push_str("time_s,metric,value\n");
+    let m = metrics.names.len();
+    for b in 0..metrics.buckets() {
+        let t = number(b as f64 * metrics.bucket_ns as f64 / 1e9);
+        for (k, name) in metrics.names.iter().enumerate() {
+            let _ = writeln!(s, "{t},{name},{}", number(metrics.series[b * m + k]));
+        }
+    }
+    s
+}
+
+pub fn run_json(model: &Model, facts: &RunFacts) -> String {
+    let sim_s = model.end() as f64 / 1e9;
+    let per_s = |n: f64| if facts.wall_s > 0.0 { n / facts.wall_s } else { 0.0 };
+    let v = serde_json::json!({
+        "scenario": model.name,
+        "seed": model.seed,
+        "events": facts.events,
+        "requests": facts.requests,
+        "wall_s": facts.wall_s,
+        "events_per_s": per_s(facts.events as f64),
+        "requests_per_s": per_s(facts.requests as f64),
+        "simulated_s": sim_s,
+        "speedup": per_s(sim_s),
+        "peak_in_flight": facts.peak_in_flight,
+    });
+    format!("{}\n", serde_json::to_string_pretty(&v).expect("plain JSON values"))
+}
+
+/// Writes the three files of a run into `dir`.
+pub fn write_run(dir: &Path, model: &Model, metrics: &RunMetrics, facts: &RunFacts) -> Result<()> {
+    write_atomic(&dir.join("summary.json"), summary_json(model, metrics).as_bytes())?;
+    write_atomic(&dir.join("timeseries.csv"), timeseries_csv(metrics).as_bytes())?;
+    write_atomic(&dir.join("run.json"), run_json(model, facts).as_bytes())
+}

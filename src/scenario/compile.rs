@@ -1,0 +1,340 @@
+//! Validates a raw scenario into a `Model`: defaults applied, names resolved to dense ids,
+//! numbers range-checked, the call graph checked for cycles. Every error names its field.
+
+use super::dist::compile_dist;
+use super::document::Source;
+use super::schema::*;
+use crate::error::{closest, ScenarioError};
+use crate::model::{self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule};
+use crate::time::NANOS_PER_SEC;
+use std::collections::BTreeMap;
+
+type Res<T> = Result<T, ScenarioError>;
+
+pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
+    let meta = &raw.scenario;
+    check_name(src, "scenario.name", &meta.name)?;
+    if meta.duration.0 == 0 {
+        return Err(src.error_at("scenario.duration", "must be longer than zero"));
+    }
+    let bucket = meta.bucket.map_or(NANOS_PER_SEC, |b| b.0);
+    if bucket == 0 {
+        return Err(src.error_at("scenario.bucket", "must be longer than zero"));
+    }
+    let warmup = meta.warmup.map_or(0, |w| w.0);
+    if warmup % bucket != 0 {
+        return Err(src.error_at(
+            "scenario.warmup",
+            "must be a whole number of buckets, so that time-series buckets after the warm-up add up to the summary",
+        ));
+    }
+    if raw.service.is_empty() {
+        return Err(src.error_at("scenario", "the scenario has no [[service]]"));
+    }
+    if raw.client.is_empty() {
+        return Err(src.error_at("scenario", "the scenario has no [[client]] to send requests"));
+    }
+
+    let service_ids = index_names(src, "service", raw.service.iter().map(|s| s.name.as_str()))?;
+    let client_ids = index_names(src, "client", raw.client.iter().map(|c| c.name.as_str()))?;
+    if let Some(name) = client_ids.keys().find(|n| service_ids.contains_key(*n)) {
+        return Err(src.error_at(
+            &format!("client.{name}.name"),
+            format!("`{name}` names both a client and a service; edge metrics need them apart"),
+        ));
+    }
+    let mut ctx = Ctx { src, raw, service_ids, edges: Vec::new() };
+
+    let mut services = Vec::new();
+    for s in &raw.service {
+        services.push(ctx.service(s)?);
+    }
+    check_acyclic(src, &services)?;
+    let mut clients = Vec::new();
+    for c in &raw.client {
+        clients.push(ctx.client(c)?);
+    }
+    Ok(Model {
+        name: meta.name.clone(),
+        seed: meta.seed.unwrap_or(1),
+        duration: meta.duration.0,
+        warmup,
+        bucket,
+        clients,
+        services,
+        edges: ctx.edges,
+    })
+}
+
+struct Ctx<'a> {
+    src: &'a Source,
+    raw: &'a RawScenario,
+    service_ids: BTreeMap<String, usize>,
+    edges: Vec<Edge>,
+}
+
+impl Ctx<'_> {
+    fn service(&mut self, s: &RawService) -> Res<model::Service> {
+        let at = |f: &str| format!("service.{}.{f}", s.name);
+        let instances = positive_u32(self.src, &at("instances"), s.instances.unwrap_or(1))?;
+        let workers = positive_u32(self.src, &at("workers"), s.workers.unwrap_or(1))?;
+        let work = match &s.work {
+            Some(d) => self.dist(&at("work"), d)?,
+            None => Latency::Constant(0),
+        };
+        let mut steps = Vec::new();
+        for (i, step) in s.calls.iter().flatten().enumerate() {
+            let step_path = at(&format!("calls.{}", step.to.clone().unwrap_or_else(|| i.to_string())));
+            steps.push(self.step(&s.name, &step_path, step)?);
+        }
+        Ok(model::Service {
+            name: s.name.clone(),
+            instances,
+            workers,
+            queue: s.queue.unwrap_or(u64::MAX),
+            discipline: s.discipline.unwrap_or_default(),
+            drop_expired: s.drop_expired.unwrap_or(false),
+            balancer: s.balancer.unwrap_or_default(),
+            work,
+            steps,
+        })
+    }
+
+    fn step(&mut self, from: &str, path: &str, step: &RawStep) -> Res<Vec<CallSpec>> {
+        match (&step.to, &step.parallel) {
+            (Some(to), None) => {
+                let call = RawCall {
+                    to: to.clone(),
+                    policy: step.policy.clone(),
+                    optional: step.optional,
+                    latency: step.latency.clone(),
+                    fail_as: step.fail_as.clone(),
+                };
+                Ok(vec![self.call(from, path, &call)?])
+            }
+            (None, Some(calls)) => {
+                if calls.is_empty() {
+                    return Err(self.src.error_at(&format!("{path}.parallel"), "needs at least one call"));
+                }
+                if step.policy.is_some() || step.optional.is_some() || step.latency.is_some() || step.fail_as.is_some() {
+                    return Err(self.src.error_at(
+                        path,
+                        "a `parallel` step takes its settings on each call inside it, not beside `parallel`",
+                    ));
+                }
+                calls.iter().map(|c| self.call(from, &format!("{path}.parallel.{}", c.to), c)).collect()
+            }
+            _ => Err(self.src.error_at(path, "a call step needs exactly one of `to` or `parallel`")),
+        }
+    }
+
+    fn call(&mut self, from: &str, path: &str, c: &RawCall) -> Res<CallSpec> {
+        let to = self.service_id(&format!("{path}.to"), &c.to)?;
+        let policy = self.policy(&format!("{path}.policy"), c.policy.as_deref())?;
+        let latency = match &c.latency {
+            Some(d) => Some(self.dist(&format!("{path}.latency"), d)?),
+            None => None,
+        };
+        let fail_as = match c.fail_as.as_deref() {
+            None => FailAs::Kind(Outcome::Unavailable),
+            Some("propagate") => FailAs::Propagate,
+            Some(name) => match Outcome::from_name(name).filter(|o| !o.is_success()) {
+                Some(o) => FailAs::Kind(o),
+                None => {
+                    let mut names: Vec<&str> = Outcome::failures().iter().map(|o| o.name()).collect();
+                    names.push("propagate");
+                    let hint = closest(name, names.iter().copied())
+                        .map(|b| format!(" (did you mean `{b}`?)"))
+                        .unwrap_or_default();
+                    return Err(self.src.error_at(
+                        &format!("{path}.fail_as"),
+                        format!("unknown outcome `{name}`{hint}; valid: {}", names.join(", ")),
+                    ));
+                }
+            },
+        };
+        Ok(CallSpec {
+            to,
+            edge: self.edge(from, to),
+            policy,
+            latency,
+            optional: c.optional.unwrap_or(false),
+            fail_as,
+        })
+    }
+
+    fn client(&mut self, c: &RawClient) -> Res<model::Client> {
+        let at = |f: &str| format!("client.{}.{f}", c.name);
+        let to = self.service_id(&at("target"), &c.target)?;
+        let load = match c.arrival.unwrap_or(ArrivalKind::Poisson) {
+            ArrivalKind::Closed => {
+                for (key, set) in [("rate", c.rate.is_some()), ("phases", c.phases.is_some())] {
+                    if set {
+                        return Err(self.src.error_at(&at(key), "a closed-loop client has `users` and `think`, not a rate"));
+                    }
+                }
+                let users = c.users.ok_or_else(|| self.src.error_at(&at("users"), "a closed-loop client needs `users`"))?;
+                let users = positive_u32(self.src, &at("users"), users)?;
+                let think = match &c.think {
+                    Some(d) => self.dist(&at("think"), d)?,
+                    None => Latency::Constant(0),
+                };
+                Load::Closed { users, think }
+            }
+            kind => {
+                for (key, set) in [("users", c.users.is_some()), ("think", c.think.is_some())] {
+                    if set {
+                        return Err(self.src.error_at(&at(key), "only a closed-loop client (arrival = \"closed\") has this"));
+                    }
+                }
+                let rate = c.rate.ok_or_else(|| self.src.error_at(&at("rate"), "an open-loop client needs `rate` (requests per second)"))?;
+                check_rate(self.src, &at("rate"), rate)?;
+                let changes = self.phases(&at("phases"), c.phases.as_deref().unwrap_or_default())?;
+                Load::Open { poisson: kind == ArrivalKind::Poisson, rate: RateSchedule::new(rate, &changes) }
+            }
+        };
+        if c.deadline == Some(Dur(0)) {
+            return Err(self.src.error_at(&at("deadline"), "must be longer than zero (leave it out for no deadline)"));
+        }
+        let call = CallSpec {
+            to,
+            edge: self.edge(&c.name, to),
+            policy: self.policy(&at("policy"), c.policy.as_deref())?,
+            latency: None,
+            optional: false,
+            fail_as: FailAs::Propagate,
+        };
+        Ok(model::Client {
+            name: c.name.clone(),
+            load,
+            deadline: c.deadline.map(|d| d.0),
+            criticality: c.criticality.unwrap_or_default(),
+            call,
+        })
+    }
+
+    fn phases(&self, path: &str, phases: &[RawPhase]) -> Res<Vec<model::rate::RateChange>> {
+        let mut free_from = 0;
+        let mut out = Vec::new();
+        for (i, p) in phases.iter().enumerate() {
+            let here = format!("{path}.{i}");
+            check_rate(self.src, &format!("{here}.rate"), p.rate)?;
+            if i > 0 && p.at.0 < free_from {
+                return Err(self.src.error_at(&format!("{here}.at"), "phases must be in time order, each after the previous one's ramp"));
+            }
+            let ramp = p.ramp.map_or(0, |r| r.0);
+            free_from = p.at.0 + ramp;
+            out.push(model::rate::RateChange { at: p.at.0, rate_per_s: p.rate, ramp });
+        }
+        Ok(out)
+    }
+
+    fn policy(&self, path: &str, name: Option<&str>) -> Res<Policy> {
+        let Some(name) = name else { return Ok(Policy::default()) };
+        let Some(p) = self.raw.policy.get(name) else {
+            let hint = closest(name, self.raw.policy.keys().map(String::as_str))
+                .map(|b| format!(" (did you mean `{b}`?)"))
+                .unwrap_or_default();
+            return Err(self.src.error_at(path, format!("no [policy.{name}]{hint}")));
+        };
+        if p.timeout == Some(Dur(0)) {
+            return Err(self.src.error_at(&format!("policy.{name}.timeout"), "must be longer than zero (leave it out for none)"));
+        }
+        Ok(Policy { name: Some(name.to_string()), timeout: p.timeout.map(|d| d.0), reserve: p.reserve.map_or(0, |d| d.0) })
+    }
+
+    fn service_id(&self, path: &str, name: &str) -> Res<usize> {
+        self.service_ids.get(name).copied().ok_or_else(|| {
+            let hint = closest(name, self.service_ids.keys().map(String::as_str))
+                .map(|b| format!(" (did you mean `{b}`?)"))
+                .unwrap_or_default();
+            self.src.error_at(path, format!("no service named `{name}`{hint}"))
+        })
+    }
+
+    fn edge(&mut self, from: &str, to: usize) -> usize {
+        let name = format!("{from}.{}", self.raw.service[to].name);
+        if let Some(i) = self.edges.iter().position(|e| e.name == name) {
+            return i;
+        }
+        self.edges.push(Edge { name, to });
+        self.edges.len() - 1
+    }
+
+    fn dist(&self, path: &str, d: &RawDist) -> Res<Latency> {
+        compile_dist(d).map_err(|msg| self.src.error_at(path, msg))
+    }
+}
+
+fn positive_u32(src: &Source, path: &str, v: u32) -> Res<u32> {
+    if v == 0 { Err(src.error_at(path, "must be at least 1")) } else { Ok(v) }
+}
+
+fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
+    if rate.is_finite() && rate >= 0.0 {
+        Ok(())
+    } else {
+        Err(src.error_at(path, "must be a rate of zero or more requests per second"))
+    }
+}
+
+fn check_name(src: &Source, path: &str, name: &str) -> Res<()> {
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(src.error_at(path, format!("`{name}` is not a valid name: use letters, digits, `-` and `_`")))
+    }
+}
+
+fn index_names<'a>(src: &Source, kind: &str, names: impl Iterator<Item = &'a str>) -> Res<BTreeMap<String, usize>> {
+    let mut ids = BTreeMap::new();
+    for (i, name) in names.enumerate() {
+        check_name(src, &format!("{kind}.{name}.name"), name)?;
+        if ids.insert(name.to_string(), i).is_some() {
+            return Err(src.error_at(&format!("{kind}.{name}.name"), format!("two {kind}s are named `{name}`")));
+        }
+    }
+    Ok(ids)
+}
+
+/// Rejects a call graph with a cycle, naming it (`a -> b -> a`).
+fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
+    // 0 = unvisited, 1 = on the current path, 2 = done.
+    fn visit(s: usize, services: &[model::Service], state: &mut [u8], path: &mut Vec<usize>) -> Option<Vec<usize>> {
+        state[s] = 1;
+        path.push(s);
+        for call in services[s].steps.iter().flatten() {
+            match state[call.to] {
+                1 => {
+                    let start = path.iter().position(|&p| p == call.to).expect("on the path");
+                    let mut cycle = path[start..].to_vec();
+                    cycle.push(call.to);
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(c) = visit(call.to, services, state, path) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        path.pop();
+        state[s] = 2;
+        None
+    }
+    let mut state = vec![0u8; services.len()];
+    for s in 0..services.len() {
+        if state[s] == 0 {
+            if let Some(cycle) = visit(s, services, &mut state, &mut Vec::new()) {
+                let names: Vec<&str> = cycle.iter().map(|&i| services[i].name.as_str()).collect();
+                return Err(src.error_at(
+                    &format!("service.{}.calls", names[0]),
+                    format!("the call graph has a cycle: {}", names.join(" -> ")),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

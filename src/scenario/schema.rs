@@ -1,0 +1,191 @@
+//! The scenario file as written: serde types that mirror the TOML one to one. Nothing here is
+//! validated beyond its type; `compile` turns these into a `Model`.
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A duration written as a string with a unit (`"250ms"`), held as nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dur(pub u64);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
+        let text = String::deserialize(d)?;
+        crate::time::parse_duration(&text).map(Dur).map_err(de::Error::custom)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub scenario: RawMeta,
+    #[serde(default)]
+    pub client: Vec<RawClient>,
+    #[serde(default)]
+    pub service: Vec<RawService>,
+    #[serde(default)]
+    pub policy: BTreeMap<String, RawPolicy>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeta {
+    pub name: String,
+    pub duration: Dur,
+    pub warmup: Option<Dur>,
+    pub seed: Option<u64>,
+    pub bucket: Option<Dur>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalKind {
+    Poisson,
+    Constant,
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Criticality {
+    CriticalPlus,
+    #[default]
+    Critical,
+    SheddablePlus,
+    Sheddable,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawClient {
+    pub name: String,
+    pub target: String,
+    pub arrival: Option<ArrivalKind>,
+    pub rate: Option<f64>,
+    pub phases: Option<Vec<RawPhase>>,
+    pub users: Option<u32>,
+    pub think: Option<RawDist>,
+    pub deadline: Option<Dur>,
+    pub criticality: Option<Criticality>,
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhase {
+    pub at: Dur,
+    pub rate: f64,
+    pub ramp: Option<Dur>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    #[default]
+    Fifo,
+    Lifo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BalancerKind {
+    Random,
+    #[default]
+    RoundRobin,
+    LeastOutstanding,
+    PowerOfTwo,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawService {
+    pub name: String,
+    pub instances: Option<u32>,
+    pub workers: Option<u32>,
+    pub queue: Option<u64>,
+    pub discipline: Option<Discipline>,
+    pub drop_expired: Option<bool>,
+    pub balancer: Option<BalancerKind>,
+    pub work: Option<RawDist>,
+    pub calls: Option<Vec<RawStep>>,
+}
+
+/// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    pub to: Option<String>,
+    pub parallel: Option<Vec<RawCall>>,
+    pub policy: Option<String>,
+    pub optional: Option<bool>,
+    pub latency: Option<RawDist>,
+    pub fail_as: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCall {
+    pub to: String,
+    pub policy: Option<String>,
+    pub optional: Option<bool>,
+    pub latency: Option<RawDist>,
+    pub fail_as: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicy {
+    pub timeout: Option<Dur>,
+    pub reserve: Option<Dur>,
+}
+
+/// A latency distribution: a bare duration string (constant) or a table with `dist`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawDist {
+    Constant(Dur),
+    Table(Box<RawDistTable>),
+}
+
+/// Every parameter any distribution takes; `compile` checks which apply to `dist`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawDistTable {
+    pub dist: String,
+    pub value: Option<Dur>,
+    pub mean: Option<Dur>,
+    pub median: Option<Dur>,
+    pub p99: Option<Dur>,
+    pub stddev: Option<Dur>,
+    pub min: Option<Dur>,
+    pub max: Option<Dur>,
+    pub scale: Option<Dur>,
+    pub mu: Option<f64>,
+    pub sigma: Option<f64>,
+    pub shape: Option<f64>,
+    pub percentiles: Option<Vec<(f64, Dur)>>,
+    pub of: Option<Vec<RawDistTable>>,
+    pub weight: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for RawDist {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawDist, D::Error> {
+        struct DistVisitor;
+        impl<'de> Visitor<'de> for DistVisitor {
+            type Value = RawDist;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string like \"5ms\" or a table like { dist = \"exponential\", mean = \"5ms\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawDist, E> {
+                crate::time::parse_duration(v).map(|ns| RawDist::Constant(Dur(ns))).map_err(E::custom)
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<RawDist, M::Error> {
+                let table = RawDistTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawDist::Table(Box::new(table)))
+            }
+        }
+        d.deserialize_any(DistVisitor)
+    }
+}
