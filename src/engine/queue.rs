@@ -4,15 +4,15 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// `key` is `time << 64 | seq`: one integer comparison orders by time, then insertion.
 struct Entry<E> {
-    time: u64,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -24,7 +24,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -43,16 +43,23 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry { key: (u128::from(time) << 64) | u128::from(seq), event });
+    }
+
+    /// Re-inserts an event just popped, ahead of any event with the same time.
+    pub fn push_front(&mut self, time: u64, event: E) {
+        // Sequence 0 sorts before every remaining event of the same time; only one event is
+        // ever put back (the first one past the end of a run), so it meets no other 0.
+        self.heap.push(Entry { key: u128::from(time) << 64, event });
     }
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as u64)
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|e| ((e.key >> 64) as u64, e.event))
     }
 
     pub fn len(&self) -> usize {
@@ -78,5 +85,32 @@ mod tests {
         q.push(5, 'e');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'e']);
+    }
+
+    #[test]
+    fn matches_a_sorted_order_on_many_keys() {
+        let mut q = EventQueue::default();
+        let mut x: u64 = 12345;
+        let mut expected = Vec::new();
+        for i in 0..2000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = (x >> 40) % 100;
+            q.push(t, i);
+            expected.push((t, i));
+        }
+        expected.sort();
+        let got: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn pushed_back_event_runs_before_its_ties() {
+        let mut q = EventQueue::default();
+        q.push(7, 'x');
+        q.push(7, 'y');
+        let (t, e) = q.pop().unwrap();
+        q.push_front(t, e);
+        assert_eq!(q.pop(), Some((7, 'x')));
+        assert_eq!(q.pop(), Some((7, 'y')));
     }
 }

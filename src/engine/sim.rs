@@ -108,11 +108,12 @@ impl Simulation {
 
     /// Handles the next event, if there is one before the end of the run; returns its time.
     pub fn step(&mut self) -> Option<u64> {
-        let t = self.queue.peek_time()?;
+        let (t, event) = self.queue.pop()?;
         if t > self.end {
+            // Past the end: put it back (in front of its ties, as it was) and stop.
+            self.queue.push_front(t, event);
             return None;
         }
-        let (t, event) = self.queue.pop().expect("peeked");
         self.rec.advance_to(t);
         self.now = t;
         self.events += 1;
@@ -123,8 +124,12 @@ impl Simulation {
     /// Handles every event up to and including time `t` (capped at the end of the run).
     pub fn run_until(&mut self, t: u64) {
         let limit = t.min(self.end);
-        while self.queue.peek_time().is_some_and(|next| next <= limit) {
-            self.step();
+        if limit == self.end {
+            while self.step().is_some() {}
+        } else {
+            while self.queue.peek_time().is_some_and(|next| next <= limit) {
+                self.step();
+            }
         }
         if limit > self.now {
             self.rec.advance_to(limit);
@@ -337,12 +342,10 @@ impl Simulation {
         if inst.busy < svc.workers {
             inst.busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
-            levels.in_system.add(now, 1, &mut acc.in_system_area);
             self.start_work(jr);
         } else if (inst.queue.len() as u64) < svc.queue {
             inst.queue.push_back(jr);
             levels.queue.add(now, 1, &mut acc.queue_area);
-            levels.in_system.add(now, 1, &mut acc.in_system_area);
         } else {
             acc.rejected += 1;
             job.outcome = Outcome::Overloaded;
@@ -413,7 +416,6 @@ impl Simulation {
         let levels = &mut self.rec.levels[s];
         acc.served += 1;
         acc.sojourn_sum_ns += (now - arrived) as f64;
-        levels.in_system.add(now, -1, &mut acc.in_system_area);
         self.services[s].instances[i].busy -= 1;
         levels.busy.add(now, -1, &mut acc.busy_area);
         self.dispatch_next(s, i);
@@ -440,7 +442,6 @@ impl Simulation {
             let job = self.jobs.get_mut(next).expect("queued job");
             if svc.drop_expired && job.deadline <= now {
                 acc.dropped_expired += 1;
-                levels.in_system.add(now, -1, &mut acc.in_system_area);
                 job.outcome = Outcome::DeadlineExceeded;
                 // Answered through the queue, not inline, so its caller cannot re-enter this
                 // instance while the worker is being handed out.

@@ -102,10 +102,10 @@ pub struct ServiceAcc {
     pub dropped_expired: u64,
     pub wait: LatencyHist,
     pub sojourn_sum_ns: f64,
-    /// Integrals over time (ns × count) of busy workers, queued and in-system requests.
+    /// Integrals over time (ns × count) of busy workers and of queued requests. A request in
+    /// the system is in exactly one of the two, so their sum integrates the number in system.
     pub busy_area: f64,
     pub queue_area: f64,
-    pub in_system_area: f64,
     pub wasted_ns: f64,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
@@ -121,14 +121,19 @@ impl ServiceAcc {
         self.sojourn_sum_ns += o.sojourn_sum_ns;
         self.busy_area += o.busy_area;
         self.queue_area += o.queue_area;
-        self.in_system_area += o.in_system_area;
         self.wasted_ns += o.wasted_ns;
     }
+    /// Clears the window's values, keeping the capacity and the histogram's allocation.
     pub fn reset(&mut self) {
-        let capacity = self.capacity;
+        self.arrivals = 0;
+        self.served = 0;
+        self.rejected = 0;
+        self.dropped_expired = 0;
         self.wait.reset();
-        let wait = std::mem::take(&mut self.wait);
-        *self = ServiceAcc { wait, capacity, ..ServiceAcc::default() };
+        self.sojourn_sum_ns = 0.0;
+        self.busy_area = 0.0;
+        self.queue_area = 0.0;
+        self.wasted_ns = 0.0;
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         let span = span_ns as f64;
@@ -141,7 +146,7 @@ impl ServiceAcc {
         emit("wait_mean_ms", self.wait.mean_ms());
         emit("wait_p99_ms", self.wait.quantile_ms(0.99));
         emit("sojourn_mean_ms", ratio(self.sojourn_sum_ns, self.served as f64) / 1e6);
-        emit("in_system_mean", ratio(self.in_system_area, span));
+        emit("in_system_mean", ratio(self.busy_area + self.queue_area, span));
         emit("queue_mean", ratio(self.queue_area, span));
         emit("wasted_work_s", self.wasted_ns / 1e9);
     }

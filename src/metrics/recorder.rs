@@ -11,7 +11,6 @@ use crate::model::Model;
 pub struct ServiceLevels {
     pub busy: Level,
     pub queue: Level,
-    pub in_system: Level,
 }
 
 pub struct Recorder {
@@ -84,7 +83,6 @@ impl Recorder {
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
-            l.in_system.close(boundary, &mut acc.in_system_area);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);

@@ -60,6 +60,16 @@ impl RateSchedule {
     /// The time (ns) after `t` at which the integrated rate reaches `e`, or `None` when the rate
     /// stays zero forever. `cursor` caches the segment index between calls of one client.
     pub fn next_after(&self, t: u64, mut e: f64, cursor: &mut usize) -> Option<u64> {
+        if let [only] = self.segments.as_slice() {
+            // A constant rate: the common case, kept to one division.
+            if only.r0 <= 0.0 {
+                return None;
+            }
+            let x = e / only.r0;
+            let whole = x as u64;
+            // Rounds up to the next nanosecond (and at least one) without a libm call.
+            return Some(t + (whole + u64::from((whole as f64) < x)).max(1));
+        }
         let mut t = t as f64;
         let mut i = (*cursor).min(self.segments.len() - 1);
         while self.segments[i].end <= t {

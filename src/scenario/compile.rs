@@ -45,15 +45,16 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     }
     let mut ctx = Ctx { src, raw, service_ids, edges: Vec::new() };
 
+    // Clients first, so their edges lead the edge list (and every table of edges).
+    let mut clients = Vec::new();
+    for c in &raw.client {
+        clients.push(ctx.client(c)?);
+    }
     let mut services = Vec::new();
     for s in &raw.service {
         services.push(ctx.service(s)?);
     }
     check_acyclic(src, &services)?;
-    let mut clients = Vec::new();
-    for c in &raw.client {
-        clients.push(ctx.client(c)?);
-    }
     Ok(Model {
         name: meta.name.clone(),
         seed: meta.seed.unwrap_or(1),
