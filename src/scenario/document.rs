@@ -36,6 +36,7 @@ pub struct Source {
     pub file: String,
     pub text: String,
     spans: Vec<(Range<usize>, String)>,
+    overrides: Vec<Override>,
 }
 
 impl Source {
@@ -72,7 +73,7 @@ impl Source {
         })?;
         let mut spans = Vec::new();
         collect(parsed.as_table(), "", &mut spans);
-        Ok(Source { file: file.to_string(), text, spans })
+        Ok(Source { file: file.to_string(), text, spans, overrides: overrides.to_vec() })
     }
 
     /// Deserializes the document into the raw scenario types, locating any error.
@@ -85,8 +86,20 @@ impl Source {
                 err.field = self.path_at(span.start);
                 locate_offset(&mut err, &self.text, span.start);
             }
-            err
+            self.blame_override(err)
         })
+    }
+
+    /// An error in a value that `--set` wrote is the command line's, not the file's: name the
+    /// override instead of a line the user never wrote.
+    fn blame_override(&self, mut err: ScenarioError) -> ScenarioError {
+        let Some(field) = err.field.clone() else { return err };
+        if let Some(o) = self.overrides.iter().rev().find(|o| field == o.path || field.starts_with(&format!("{}.", o.path))) {
+            err.position = None;
+            err.source_line = None;
+            err.message = format!("--set {}={}: {}", o.path, o.value, err.message);
+        }
+        err
     }
 
     /// An error about the field at `path`, located at that field (or its nearest written parent).
@@ -96,7 +109,7 @@ impl Source {
         if let Some(start) = self.span_of(path) {
             locate_offset(&mut err, &self.text, start);
         }
-        err
+        self.blame_override(err)
     }
 
     fn path_at(&self, offset: usize) -> Option<String> {
