@@ -11,7 +11,10 @@ pub enum Error {
     /// A command line that cannot be carried out.
     Usage(String),
     /// A file could not be read or written.
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -78,21 +81,26 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<ScenarioError> for Error {
-    fn from(e: ScenarioError) -> Error {
-        Error::Scenario(Box::new(e))
+impl From<Box<ScenarioError>> for Error {
+    fn from(e: Box<ScenarioError>) -> Error {
+        Error::Scenario(e)
     }
 }
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(2);
+    // Ties go to the candidate sharing the longest prefix (`medain` is `median`, not `mean`).
     candidates
         .into_iter()
         .map(|c| (edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
+        .min_by_key(|(d, c)| (*d, std::cmp::Reverse(common_prefix(word, c))))
         .map(|(_, c)| c)
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 
 /// Levenshtein distance over characters.
@@ -120,6 +128,7 @@ mod tests {
         assert_eq!(closest("wrkers", keys), Some("workers"));
         assert_eq!(closest("instance", keys), Some("instances"));
         assert_eq!(closest("zzzzzzzz", keys), None);
+        assert_eq!(closest("medain", ["mean", "median"]), Some("median"));
     }
 
     #[test]

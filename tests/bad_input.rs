@@ -73,7 +73,10 @@ impl Case {
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert_eq!(out.status.code(), Some(2), "exit code; stderr: {err}");
         assert!(!err.contains("panicked"), "panic: {err}");
-        assert!(!self.dir.join("out").exists(), "an output directory was written despite the error");
+        assert!(
+            !self.dir.join("out").exists(),
+            "an output directory was written despite the error"
+        );
         for n in needles {
             assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
         }
@@ -91,7 +94,12 @@ impl Drop for Case {
 fn the_good_scenario_runs() {
     let c = Case::new("good");
     let out = c.run(&c.file(GOOD), &["--quiet"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for f in ["summary.json", "timeseries.csv", "run.json"] {
         assert!(c.dir.join("out").join(f).exists(), "{f}");
     }
@@ -100,51 +108,109 @@ fn the_good_scenario_runs() {
 #[test]
 fn toml_syntax_error() {
     let c = Case::new("syntax");
-    c.rejects(&GOOD.replace("name = \"api\"", "name = \"api"), &["scenario.toml:13:", "string"]);
+    c.rejects(
+        &GOOD.replace("name = \"api\"", "name = \"api"),
+        &["scenario.toml:13:", "string"],
+    );
 }
 
 #[test]
 fn unknown_key_suggests_the_closest() {
     let c = Case::new("typo");
-    c.rejects(&GOOD.replace("workers = 8", "wrkers = 8"), &["scenario.toml:14:1", "service.api.wrkers", "did you mean `workers`"]);
+    c.rejects(
+        &GOOD.replace("workers = 8", "wrkers = 8"),
+        &[
+            "scenario.toml:14:1",
+            "service.api.wrkers",
+            "did you mean `workers`",
+        ],
+    );
 }
 
 #[test]
 fn wrong_type() {
     let c = Case::new("type");
-    c.rejects(&GOOD.replace("workers = 8", "workers = \"eight\""), &["scenario.toml:14:11", "service.api.workers", "expected u32"]);
+    c.rejects(
+        &GOOD.replace("workers = 8", "workers = \"eight\""),
+        &["scenario.toml:14:11", "service.api.workers", "expected u32"],
+    );
 }
 
 #[test]
 fn zero_or_negative_values() {
     let c = Case::new("zero");
-    c.rejects(&GOOD.replace("workers = 8", "workers = 0"), &["scenario.toml:14", "service.api.workers", "at least 1"]);
-    c.rejects(&GOOD.replace("workers = 8", "workers = -3"), &["scenario.toml:14", "service.api.workers"]);
-    c.rejects(&GOOD.replace("rate = 100", "rate = -5"), &["scenario.toml:9", "client.web.rate"]);
-    c.rejects(&GOOD.replace("duration = \"5s\"", "duration = \"0s\""), &["scenario.toml:3", "scenario.duration"]);
-    c.rejects(&GOOD.replace("timeout = \"200ms\"", "timeout = \"0ms\""), &["scenario.toml:25:1", "policy.db-client.timeout"]);
+    c.rejects(
+        &GOOD.replace("workers = 8", "workers = 0"),
+        &["scenario.toml:14", "service.api.workers", "at least 1"],
+    );
+    c.rejects(
+        &GOOD.replace("workers = 8", "workers = -3"),
+        &["scenario.toml:14", "service.api.workers"],
+    );
+    c.rejects(
+        &GOOD.replace("rate = 100", "rate = -5"),
+        &["scenario.toml:9", "client.web.rate"],
+    );
+    c.rejects(
+        &GOOD.replace("duration = \"5s\"", "duration = \"0s\""),
+        &["scenario.toml:3", "scenario.duration"],
+    );
+    c.rejects(
+        &GOOD.replace("timeout = \"200ms\"", "timeout = \"0ms\""),
+        &["scenario.toml:25:1", "policy.db-client.timeout"],
+    );
 }
 
 #[test]
 fn unknown_service_and_policy_names() {
     let c = Case::new("names");
-    c.rejects(&GOOD.replace("to = \"db\"", "to = \"dbb\""), &["scenario.toml:17:13", "no service named `dbb`", "did you mean `db`"]);
-    c.rejects(&GOOD.replace("target = \"api\"", "target = \"apu\""), &["scenario.toml:8", "client.web.target", "did you mean `api`"]);
-    c.rejects(&GOOD.replace("policy = \"db-client\"", "policy = \"db-clinet\""), &["scenario.toml:17", "no [policy.db-clinet]", "did you mean `db-client`"]);
+    c.rejects(
+        &GOOD.replace("to = \"db\"", "to = \"dbb\""),
+        &[
+            "scenario.toml:17:13",
+            "no service named `dbb`",
+            "did you mean `db`",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("target = \"api\"", "target = \"apu\""),
+        &["scenario.toml:8", "client.web.target", "did you mean `api`"],
+    );
+    c.rejects(
+        &GOOD.replace("policy = \"db-client\"", "policy = \"db-clinet\""),
+        &[
+            "scenario.toml:17",
+            "no [policy.db-clinet]",
+            "did you mean `db-client`",
+        ],
+    );
 }
 
 #[test]
 fn call_graph_cycle() {
     let c = Case::new("cycle");
-    let text = GOOD.replace("work = \"3ms\"", "work = \"3ms\"\ncalls = [ { to = \"api\" } ]");
+    let text = GOOD.replace(
+        "work = \"3ms\"",
+        "work = \"3ms\"\ncalls = [ { to = \"api\" } ]",
+    );
     c.rejects(&text, &["scenario.toml:", "cycle", "api -> db -> api"]);
 }
 
 #[test]
 fn unparseable_duration() {
     let c = Case::new("duration");
-    c.rejects(&GOOD.replace("deadline = \"1s\"", "deadline = \"1 fortnight\""), &["scenario.toml:10:12", "client.web.deadline", "invalid duration"]);
-    c.rejects(&GOOD.replace("deadline = \"1s\"", "deadline = 1"), &["scenario.toml:10", "client.web.deadline"]);
+    c.rejects(
+        &GOOD.replace("deadline = \"1s\"", "deadline = \"1 fortnight\""),
+        &[
+            "scenario.toml:10:12",
+            "client.web.deadline",
+            "invalid duration",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("deadline = \"1s\"", "deadline = 1"),
+        &["scenario.toml:10", "client.web.deadline"],
+    );
 }
 
 #[test]
@@ -152,25 +218,52 @@ fn empty_file_and_missing_sections() {
     let c = Case::new("empty");
     c.rejects("", &["scenario.toml", "empty"]);
     c.rejects("   \n# only a comment\n", &["scenario.toml", "empty"]);
-    c.rejects("[[client]]\nname = \"web\"\ntarget = \"api\"\nrate = 1\n", &["scenario.toml", "scenario"]);
+    c.rejects(
+        "[[client]]\nname = \"web\"\ntarget = \"api\"\nrate = 1\n",
+        &["scenario.toml", "scenario"],
+    );
 }
 
 #[test]
 fn distribution_errors() {
     let c = Case::new("dist");
-    c.rejects(&GOOD.replace("mean = \"2ms\" }", "median = \"2ms\" }"), &["scenario.toml:16", "service.api.work", "does not apply"]);
-    c.rejects(&GOOD.replace("dist = \"exponential\"", "dist = \"exponentail\""), &["scenario.toml:16", "did you mean `exponential`"]);
+    c.rejects(
+        &GOOD.replace("mean = \"2ms\" }", "median = \"2ms\" }"),
+        &["scenario.toml:16", "service.api.work", "does not apply"],
+    );
+    c.rejects(
+        &GOOD.replace("dist = \"exponential\"", "dist = \"exponentail\""),
+        &["scenario.toml:16", "did you mean `exponential`"],
+    );
 }
 
 #[test]
 fn bad_overrides_name_the_override() {
     let c = Case::new("set");
     let path = c.file(GOOD);
-    c.rejects_with(&path, &["--set", "service.apii.workers=3"], &["service.apii.workers", "did you mean `api`"]);
-    let err = c.rejects_with(&path, &["--set", "service.api.wrkers=3"], &["--set service.api.wrkers=3", "did you mean `workers`"]);
-    let points_at_line = err.split("scenario.toml:").skip(1).any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    assert!(!points_at_line, "an override's error must not point at a line the user did not write: {err}");
-    c.rejects_with(&path, &["--set", "service.api.workers=zero"], &["--set service.api.workers=zero", "expected u32"]);
+    c.rejects_with(
+        &path,
+        &["--set", "service.apii.workers=3"],
+        &["service.apii.workers", "did you mean `api`"],
+    );
+    let err = c.rejects_with(
+        &path,
+        &["--set", "service.api.wrkers=3"],
+        &["--set service.api.wrkers=3", "did you mean `workers`"],
+    );
+    let points_at_line = err
+        .split("scenario.toml:")
+        .skip(1)
+        .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    assert!(
+        !points_at_line,
+        "an override's error must not point at a line the user did not write: {err}"
+    );
+    c.rejects_with(
+        &path,
+        &["--set", "service.api.workers=zero"],
+        &["--set service.api.workers=zero", "expected u32"],
+    );
     c.rejects_with(&path, &["--set", "nonsense"], &["PATH=VALUE"]);
 }
 
@@ -184,18 +277,84 @@ fn missing_file() {
 fn validate_uses_the_same_checks() {
     let c = Case::new("validate");
     let path = c.file(&GOOD.replace("workers = 8", "wrkers = 8"));
-    let out = Command::new(env!("CARGO_BIN_EXE_cascade")).arg("validate").arg(&path).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("validate")
+        .arg(&path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `workers`"));
     let ok = c.file(GOOD);
-    let out = Command::new(env!("CARGO_BIN_EXE_cascade")).arg("validate").arg(&ok).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("validate")
+        .arg(&ok)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_cascade")).arg("frobnicate").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("frobnicate")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(env!("CARGO_BIN_EXE_cascade")).arg("run").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("run")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn overrides_do_not_shift_the_lines_of_later_errors() {
+    let c = Case::new("shift");
+    // db's typo is on line 22; the override adds a line to api's table above it.
+    let path = c.file(&GOOD.replace("work = \"3ms\"", "wrk = \"3ms\""));
+    c.rejects_with(
+        &path,
+        &["--set", "service.api.instances=2"],
+        &["scenario.toml:22:", "service.db.wrk"],
+    );
+}
+
+#[test]
+fn unused_policies_and_non_failure_outcomes_are_checked() {
+    let c = Case::new("policies");
+    let text = format!("{GOOD}\n[policy.spare]\ntimeout = \"0s\"\n");
+    c.rejects(&text, &["policy.spare.timeout", "longer than zero"]);
+    let text = GOOD.replace(
+        "policy = \"db-client\"",
+        "policy = \"db-client\", fail_as = \"ok\"",
+    );
+    c.rejects(&text, &["`ok` is not a failure"]);
+    c.rejects(
+        &GOOD.replace("[policy.db-client]", "[policy.\"db client\"]"),
+        &["not a valid name"],
+    );
+}
+
+#[test]
+fn calls_to_the_same_service_are_addressed_by_index() {
+    let c = Case::new("index");
+    let path = c.file(&GOOD.replace(
+        "calls = [ { to = \"db\", policy = \"db-client\" } ]",
+        "calls = [ { to = \"db\", policy = \"db-client\" }, { to = \"db\" } ]",
+    ));
+    c.rejects_with(
+        &path,
+        &["--set", "service.api.calls.1.policy=nope"],
+        &["no [policy.nope]"],
+    );
+    let out = c.run(
+        &path,
+        &["--set", "service.api.calls.1.policy=db-client", "--quiet"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

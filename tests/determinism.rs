@@ -54,7 +54,11 @@ work = { dist = "exponential", mean = "10ms" }
 fn outputs(text: &str) -> (String, String, cascade::metrics::RunMetrics) {
     let model = cascade::scenario::load_str("det.toml", text, &[]).unwrap();
     let metrics = cascade::simulate(&model).metrics;
-    (summary_json(&model, &metrics), timeseries_csv(&metrics), metrics)
+    (
+        summary_json(&model, &metrics),
+        timeseries_csv(&metrics),
+        metrics,
+    )
 }
 
 #[test]
@@ -70,7 +74,10 @@ fn another_seed_gives_other_numbers() {
     let (s1, _, m1) = outputs(BASE);
     let (s2, _, m2) = outputs(&BASE.replace("seed = 42", "seed = 43"));
     assert_ne!(s1, s2);
-    assert_ne!(m1.get("client.web.latency_mean_ms"), m2.get("client.web.latency_mean_ms"));
+    assert_ne!(
+        m1.get("client.web.latency_mean_ms"),
+        m2.get("client.web.latency_mean_ms")
+    );
 }
 
 #[test]
@@ -78,7 +85,11 @@ fn an_unrelated_service_changes_nothing_else() {
     let (_, _, before) = outputs(BASE);
     let (_, _, after) = outputs(&format!("{BASE}{UNRELATED}"));
     for (name, value) in &before.summary {
-        assert_eq!(after.get(name), Some(*value), "{name} changed when an unrelated service was added");
+        assert_eq!(
+            after.get(name),
+            Some(*value),
+            "{name} changed when an unrelated service was added"
+        );
     }
     assert!(after.get("service.reports.served").unwrap() > 0.0);
 }

@@ -62,8 +62,7 @@ work = "1ms"
 #[test]
 fn closed_loop_obeys_the_response_time_law() {
     // N users, think Z: throughput X = N / (R + Z).
-    let m = run(
-        r#"
+    let m = run(r#"
 [scenario]
 name = "closed"
 duration = "300s"
@@ -81,13 +80,17 @@ think = { dist = "exponential", mean = "20ms" }
 name = "s"
 workers = 2
 work = { dist = "exponential", mean = "1ms" }
-"#,
-    );
+"#);
     let x = metric(&m, "client.users.requests") / 300.0;
     let r = metric(&m, "client.users.latency_mean_ms") / 1000.0;
     assert_close("response time law", x, 30.0 / (r + 0.020), 0.02);
     // Utilization law: U = X * S / workers.
-    assert_close("utilization law", metric(&m, "service.s.utilization"), x * 0.001 / 2.0, 0.02);
+    assert_close(
+        "utilization law",
+        metric(&m, "service.s.utilization"),
+        x * 0.001 / 2.0,
+        0.02,
+    );
 }
 
 #[test]
@@ -141,7 +144,10 @@ timeout = "30ms"
     assert_eq!(metric(&m, "client.c.errors.deadline_exceeded"), 0.0);
     assert!(metric(&m, "client.c.errors.timeout") >= 199.0);
     assert_eq!(metric(&m, "client.c.latency_max_ms"), 30.0);
-    assert_eq!(metric(&m, "edge.c.s.errors.timeout"), metric(&m, "client.c.errors.timeout"));
+    assert_eq!(
+        metric(&m, "edge.c.s.errors.timeout"),
+        metric(&m, "client.c.errors.timeout")
+    );
 }
 
 #[test]
@@ -174,7 +180,10 @@ reserve = "20ms"
     ));
     assert!(metric(&m, "client.c.errors.unavailable") >= 199.0);
     assert_eq!(metric(&m, "client.c.latency_max_ms"), 80.0);
-    assert_eq!(metric(&m, "edge.gw.db.errors.deadline_exceeded"), metric(&m, "edge.gw.db.calls"));
+    assert_eq!(
+        metric(&m, "edge.gw.db.errors.deadline_exceeded"),
+        metric(&m, "edge.gw.db.calls")
+    );
 }
 
 #[test]
@@ -205,7 +214,10 @@ timeout = "10ms"
     };
     let m = run(&body(true, ""));
     assert_eq!(metric(&m, "client.c.success_ratio"), 1.0);
-    assert_eq!(metric(&m, "client.c.degraded"), metric(&m, "client.c.success"));
+    assert_eq!(
+        metric(&m, "client.c.degraded"),
+        metric(&m, "client.c.success")
+    );
     let m = run(&body(false, ""));
     assert_eq!(metric(&m, "client.c.success"), 0.0);
     assert!(metric(&m, "client.c.errors.unavailable") > 0.0);
@@ -246,13 +258,15 @@ work = "30ms"
     // 1 ms work + max(2+10+2, 2+30+2) in parallel + 10 ms sequential call = 45 ms.
     assert_eq!(metric(&m, "client.c.latency_max_ms"), 45.0);
     assert!((metric(&m, "client.c.latency_mean_ms") - 45.0).abs() < 1e-9);
-    assert_eq!(metric(&m, "edge.gw.a.calls"), 2.0 * metric(&m, "edge.gw.b.calls"));
+    assert_eq!(
+        metric(&m, "edge.gw.a.calls"),
+        2.0 * metric(&m, "edge.gw.b.calls")
+    );
 }
 
 #[test]
 fn warmup_is_excluded_and_buckets_add_up_to_the_summary() {
-    let m = run(
-        r#"
+    let m = run(r#"
 [scenario]
 name = "warm"
 duration = "10s"
@@ -271,32 +285,57 @@ name = "s"
 workers = 1
 queue = 5
 work = { dist = "exponential", mean = "4ms" }
-"#,
-    );
+"#);
     assert_eq!(m.buckets(), 28);
     let series = m.series_of("client.c.requests").unwrap();
     let before: f64 = series[..8].iter().sum();
     assert_close("warm-up arrivals", before, 800.0, 0.15);
-    for name in ["client.c.requests", "client.c.success", "service.s.arrivals", "service.s.served", "service.s.rejected", "edge.c.s.attempts"] {
+    for name in [
+        "client.c.requests",
+        "client.c.success",
+        "service.s.arrivals",
+        "service.s.served",
+        "service.s.rejected",
+        "edge.c.s.attempts",
+    ] {
         let after: f64 = m.series_of(name).unwrap()[8..].iter().sum();
         assert_eq!(after, metric(&m, name), "{name}");
     }
-    assert_close("measured arrivals", metric(&m, "client.c.requests"), 500.0, 0.15);
+    assert_close(
+        "measured arrivals",
+        metric(&m, "client.c.requests"),
+        500.0,
+        0.15,
+    );
 }
 
 #[test]
 fn memory_does_not_grow_with_simulated_duration() {
-    let text = |secs: u64| single_queue(9000.0, 10, None, r#"{ dist = "exponential", mean = "1ms" }"#, secs, 1);
+    let text = |secs: u64| {
+        single_queue(
+            9000.0,
+            10,
+            None,
+            r#"{ dist = "exponential", mean = "1ms" }"#,
+            secs,
+            1,
+        )
+    };
     let short = cascade::scenario::load_str("m", &text(20), &[]).unwrap();
     let long = cascade::scenario::load_str("m", &text(400), &[]).unwrap();
     let (a, b) = (cascade::simulate(&short), cascade::simulate(&long));
     // Requests in flight at once stay bounded by the queue's behaviour, not by run length.
-    assert!(b.peak_in_flight < 2 * a.peak_in_flight.max(100), "{} vs {}", b.peak_in_flight, a.peak_in_flight);
+    assert!(
+        b.peak_in_flight < 2 * a.peak_in_flight.max(100),
+        "{} vs {}",
+        b.peak_in_flight,
+        a.peak_in_flight
+    );
 }
 
 #[test]
 fn every_emitted_metric_is_in_the_catalogue_and_every_entry_is_emitted() {
-    use cascade::metrics::catalogue::{describe, matches, CATALOGUE};
+    use cascade::metrics::catalogue::{CATALOGUE, describe, matches};
     let m = run(&scenario(
         r#"
 [[client]]
@@ -317,14 +356,22 @@ work = "1ms"
         assert!(describe(name).is_some(), "{name} is not in the catalogue");
     }
     for d in CATALOGUE {
-        assert!(m.summary.iter().any(|(n, _)| matches(d.pattern, n)), "{} is never emitted", d.pattern);
+        assert!(
+            m.summary.iter().any(|(n, _)| matches(d.pattern, n)),
+            "{} is never emitted",
+            d.pattern
+        );
     }
-    assert_eq!(m.names.len(), m.summary.len(), "the time series carries every summary metric");
+    assert_eq!(
+        m.names.len(),
+        m.summary.len(),
+        "the time series carries every summary metric"
+    );
 }
 
 #[test]
 fn set_overrides_reach_arrays_of_tables_inline_tables_and_phases() {
-    use cascade::scenario::{load_str, Override};
+    use cascade::scenario::{Override, load_str};
     let base = scenario(
         r#"
 [[client]]
@@ -337,7 +384,10 @@ name = "s"
 work = { dist = "exponential", mean = "1ms" }
 "#,
     );
-    let set = |p: &str, v: &str| Override { path: p.into(), value: v.into() };
+    let set = |p: &str, v: &str| Override {
+        path: p.into(),
+        value: v.into(),
+    };
     let model = load_str(
         "t",
         &base,
@@ -352,6 +402,34 @@ work = { dist = "exponential", mean = "1ms" }
     assert_eq!(model.services[0].workers, 7);
     assert!((model.services[0].work.mean() - 5e6).abs() < 1.0);
     assert_eq!(model.seed, 99);
-    let cascade::model::Load::Open { rate, .. } = &model.clients[0].load else { panic!("open loop") };
+    let cascade::model::Load::Open { rate, .. } = &model.clients[0].load else {
+        panic!("open loop")
+    };
     assert_eq!(rate.rate_at(4_000_000_000), 20.0);
+}
+
+#[test]
+fn a_run_covers_the_half_open_interval_and_constant_rates_do_not_drift() {
+    let m = run(r#"
+[scenario]
+name = "edge"
+duration = "2s"
+
+[[client]]
+name = "c"
+target = "s"
+arrival = "constant"
+rate = 2
+
+[[service]]
+name = "s"
+"#);
+    // Arrivals at 0.5 s, 1 s and 1.5 s; the one due at 2 s is outside [0, 2 s).
+    assert_eq!(metric(&m, "client.c.requests"), 3.0);
+    // A rate whose gap is not a whole number of nanoseconds keeps its exact average.
+    let text = single_queue(300_001.0, 1000, None, r#""0""#, 10, 1)
+        .replace("warmup = \"10s\"", "")
+        .replace("rate = 300001", "rate = 300001\narrival = \"constant\"");
+    // The 3,000,010th arrival falls exactly at 10 s, outside the run.
+    assert_eq!(metric(&run(&text), "client.load.requests"), 3_000_009.0);
 }

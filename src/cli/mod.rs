@@ -11,7 +11,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "cascade", version, about = "Deterministic discrete-event simulator for cascading failures")]
+#[command(
+    name = "cascade",
+    version,
+    about = "Deterministic discrete-event simulator for cascading failures"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -39,7 +43,10 @@ pub struct ScenarioArgs {
 
 impl ScenarioArgs {
     pub fn overrides(&self) -> Result<Vec<Override>> {
-        self.set.iter().map(|s| Override::parse(s).map_err(Error::Usage)).collect()
+        self.set
+            .iter()
+            .map(|s| Override::parse(s).map_err(Error::Usage))
+            .collect()
     }
 }
 

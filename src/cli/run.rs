@@ -1,9 +1,9 @@
 //! `cascade run`: one scenario, one seed; a table on stdout and the run's files in a directory.
 
 use super::ScenarioArgs;
-use cascade::output::run_files::{write_run, RunFacts};
-use cascade::output::table::render_summary;
 use cascade::Result;
+use cascade::output::run_files::{RunFacts, write_run};
+use cascade::output::table::render_summary;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +27,10 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut overrides = args.scenario.overrides()?;
     if let Some(seed) = args.seed {
-        overrides.push(cascade::scenario::Override { path: "scenario.seed".into(), value: seed.to_string() });
+        overrides.push(cascade::scenario::Override {
+            path: "scenario.seed".into(),
+            value: seed.to_string(),
+        });
     }
     let model = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let started = Instant::now();
@@ -36,10 +39,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let requests: u64 = model
         .clients
         .iter()
-        .map(|c| result.metrics.get(&format!("client.{}.requests", c.name)).unwrap_or(0.0) as u64)
+        .map(|c| {
+            result
+                .metrics
+                .get(&format!("client.{}.requests", c.name))
+                .unwrap_or(0.0) as u64
+        })
         .sum();
-    let facts = RunFacts { events: result.events, wall_s, requests, peak_in_flight: result.peak_in_flight };
-    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&model.name));
+    let facts = RunFacts {
+        events: result.events,
+        wall_s,
+        requests,
+        peak_in_flight: result.peak_in_flight,
+    };
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(&model.name));
     write_run(&out, &model, &result.metrics, &facts)?;
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));

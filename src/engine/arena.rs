@@ -21,7 +21,11 @@ struct Slot<T> {
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { slots: Vec::new(), free: Vec::new(), live: 0 }
+        Arena {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
     }
 }
 
@@ -31,22 +35,40 @@ impl<T> Arena<T> {
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             slot.value = Some(value);
-            Ref { index, generation: slot.generation }
+            Ref {
+                index,
+                generation: slot.generation,
+            }
         } else {
-            let index = u32::try_from(self.slots.len()).expect("more than 4 billion requests in flight");
-            self.slots.push(Slot { generation: 0, value: Some(value) });
-            Ref { index, generation: 0 }
+            let index =
+                u32::try_from(self.slots.len()).expect("more than 4 billion requests in flight");
+            self.slots.push(Slot {
+                generation: 0,
+                value: Some(value),
+            });
+            Ref {
+                index,
+                generation: 0,
+            }
         }
     }
 
     pub fn get(&self, r: Ref) -> Option<&T> {
         let slot = self.slots.get(r.index as usize)?;
-        if slot.generation == r.generation { slot.value.as_ref() } else { None }
+        if slot.generation == r.generation {
+            slot.value.as_ref()
+        } else {
+            None
+        }
     }
 
     pub fn get_mut(&mut self, r: Ref) -> Option<&mut T> {
         let slot = self.slots.get_mut(r.index as usize)?;
-        if slot.generation == r.generation { slot.value.as_mut() } else { None }
+        if slot.generation == r.generation {
+            slot.value.as_mut()
+        } else {
+            None
+        }
     }
 
     /// Frees the slot; later references with this generation no longer resolve.
@@ -91,7 +113,11 @@ mod tests {
         let r2 = a.insert("two");
         assert_eq!(r2.index, r1.index, "slot is reused");
         assert_ne!(r2.generation, r1.generation);
-        assert_eq!(a.get(r1), None, "stale reference does not see the new value");
+        assert_eq!(
+            a.get(r1),
+            None,
+            "stale reference does not see the new value"
+        );
         assert_eq!(a.remove(r1), None);
         assert_eq!(a.len(), 1);
         assert_eq!(a.capacity(), 1);

@@ -35,7 +35,10 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+        }
     }
 }
 
@@ -43,14 +46,20 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (u128::from(time) << 64) | u128::from(seq), event });
+        self.heap.push(Entry {
+            key: (u128::from(time) << 64) | u128::from(seq),
+            event,
+        });
     }
 
     /// Re-inserts an event just popped, ahead of any event with the same time.
     pub fn push_front(&mut self, time: u64, event: E) {
         // Sequence 0 sorts before every remaining event of the same time; only one event is
         // ever put back (the first one past the end of a run), so it meets no other 0.
-        self.heap.push(Entry { key: u128::from(time) << 64, event });
+        self.heap.push(Entry {
+            key: u128::from(time) << 64,
+            event,
+        });
     }
 
     /// The time of the earliest event.
@@ -93,7 +102,9 @@ mod tests {
         let mut x: u64 = 12345;
         let mut expected = Vec::new();
         for i in 0..2000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let t = (x >> 40) % 100;
             q.push(t, i);
             expected.push((t, i));

@@ -9,7 +9,10 @@ pub type Stream = Pcg64Mcg;
 
 /// The stream for `entity` (`service.api#0`) and `purpose` (`work`) under `seed`.
 pub fn stream(seed: u64, entity: &str, purpose: &str) -> Stream {
-    let h = fnv1a(fnv1a(FNV_OFFSET, entity.as_bytes()) ^ 0xff, purpose.as_bytes());
+    let h = fnv1a(
+        fnv1a(FNV_OFFSET, entity.as_bytes()) ^ 0xff,
+        purpose.as_bytes(),
+    );
     let a = splitmix64(seed ^ h);
     let b = splitmix64(a ^ h.rotate_left(32));
     let mut bytes = [0u8; 16];
@@ -42,14 +45,18 @@ mod tests {
 
     #[test]
     fn same_names_same_draws_other_names_other_draws() {
-        let a: Vec<u64> = (0..4).map({
-            let mut s = stream(1, "service.api#0", "work");
-            move |_| s.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut s = stream(1, "service.api#0", "work");
-            move |_| s.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut s = stream(1, "service.api#0", "work");
+                move |_| s.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut s = stream(1, "service.api#0", "work");
+                move |_| s.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         let mut other = stream(1, "service.api#1", "work");
         assert_ne!(a[0], other.next_u64());

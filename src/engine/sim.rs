@@ -4,10 +4,10 @@
 
 use super::arena::{Arena, Ref};
 use super::queue::EventQueue;
-use super::rng::{stream, Stream};
+use super::rng::{Stream, stream};
 use super::state::*;
-use crate::metrics::recorder::Recorder;
 use crate::metrics::RunMetrics;
+use crate::metrics::recorder::Recorder;
 use crate::model::{BalancerKind, CallSpec, Discipline, FailAs, Load, Model, Outcome};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1};
@@ -37,7 +37,11 @@ pub struct RunResult {
 fn spec_of(model: &Model, id: SpecId) -> &CallSpec {
     match id {
         SpecId::Client(c) => &model.clients[c as usize].call,
-        SpecId::Step { service, step, index } => &model.services[service as usize].steps[step as usize][index as usize],
+        SpecId::Step {
+            service,
+            step,
+            index,
+        } => &model.services[service as usize].steps[step as usize][index as usize],
     }
 }
 
@@ -51,6 +55,7 @@ impl Simulation {
                 arrival_rng: stream(seed, &format!("client.{}", c.name), "arrivals"),
                 think_rng: stream(seed, &format!("client.{}", c.name), "think"),
                 rate_cursor: 0,
+                last_arrival: 0.0,
             })
             .collect();
         let services = model
@@ -68,7 +73,11 @@ impl Simulation {
                 next_rr: 0,
             })
             .collect();
-        let edge_rngs = model.edges.iter().map(|e| stream(seed, &format!("edge.{}", e.name), "latency")).collect();
+        let edge_rngs = model
+            .edges
+            .iter()
+            .map(|e| stream(seed, &format!("edge.{}", e.name), "latency"))
+            .collect();
         let mut sim = Simulation {
             now: 0,
             end: model.end(),
@@ -94,7 +103,13 @@ impl Simulation {
                     // Users start spread over one think time rather than all at once.
                     for user in 0..*users {
                         let t = think.sample(&mut self.clients[c].think_rng);
-                        self.queue.push(t, Event::UserStart { client: c as u32, user });
+                        self.queue.push(
+                            t,
+                            Event::UserStart {
+                                client: c as u32,
+                                user,
+                            },
+                        );
                     }
                 }
             }
@@ -109,7 +124,7 @@ impl Simulation {
     /// Handles the next event, if there is one before the end of the run; returns its time.
     pub fn step(&mut self) -> Option<u64> {
         let (t, event) = self.queue.pop()?;
-        if t > self.end {
+        if t >= self.end {
             // Past the end: put it back (in front of its ties, as it was) and stop.
             self.queue.push_front(t, event);
             return None;
@@ -121,7 +136,8 @@ impl Simulation {
         Some(t)
     }
 
-    /// Handles every event up to and including time `t` (capped at the end of the run).
+    /// Handles every event up to and including time `t`. The run covers [0, end): events at
+    /// or after the end are never handled.
     pub fn run_until(&mut self, t: u64) {
         let limit = t.min(self.end);
         if limit == self.end {
@@ -168,13 +184,24 @@ impl Simulation {
     }
 
     fn schedule_arrival(&mut self, c: u32) {
-        let Load::Open { poisson, rate } = &self.model.clients[c as usize].load else { return };
+        let Load::Open { poisson, rate } = &self.model.clients[c as usize].load else {
+            return;
+        };
         let st = &mut self.clients[c as usize];
-        let e = if *poisson { Exp1.sample(&mut st.arrival_rng) } else { 1.0 };
-        if let Some(t) = rate.next_after(self.now, e, &mut st.rate_cursor) {
-            if t <= self.end {
-                self.queue.push(t, Event::Arrival(c));
-            }
+        let e = if *poisson {
+            Exp1.sample(&mut st.arrival_rng)
+        } else {
+            1.0
+        };
+        let Some(exact) = rate.next_after(st.last_arrival, e, &mut st.rate_cursor) else {
+            return;
+        };
+        st.last_arrival = exact;
+        // Scheduled at the exact time rounded up to a nanosecond; the next gap counts from the
+        // exact time, so rounding never accumulates into the rate.
+        let t = exact.ceil();
+        if t < self.end as f64 {
+            self.queue.push(t as u64, Event::Arrival(c));
         }
     }
 
@@ -182,8 +209,14 @@ impl Simulation {
 
     fn start_client_request(&mut self, client: u32, user: u32) {
         self.rec.clients[client as usize].requests += 1;
-        let deadline = self.model.clients[client as usize].deadline.map_or(NO_DEADLINE, |d| self.now + d);
-        self.start_call(Parent::Client { client, user }, SpecId::Client(client), deadline);
+        let deadline = self.model.clients[client as usize]
+            .deadline
+            .map_or(NO_DEADLINE, |d| self.now + d);
+        self.start_call(
+            Parent::Client { client, user },
+            SpecId::Client(client),
+            deadline,
+        );
     }
 
     fn start_call(&mut self, parent: Parent, spec_id: SpecId, caller_deadline: u64) {
@@ -194,7 +227,14 @@ impl Simulation {
         } else {
             caller_deadline.saturating_sub(spec.policy.reserve)
         };
-        let call = Call { parent, spec: spec_id, deadline, started: self.now, attempt: 0, current: None };
+        let call = Call {
+            parent,
+            spec: spec_id,
+            deadline,
+            started: self.now,
+            attempt: 0,
+            current: None,
+        };
         let r = self.calls.insert(call);
         self.start_attempt(r);
     }
@@ -209,12 +249,19 @@ impl Simulation {
             self.finish_call(cr, Outcome::DeadlineExceeded);
             return;
         }
-        let expiry = spec.policy.timeout.map_or(NO_DEADLINE, |t| now.saturating_add(t)).min(call.deadline);
+        let expiry = spec
+            .policy
+            .timeout
+            .map_or(NO_DEADLINE, |t| now.saturating_add(t))
+            .min(call.deadline);
         let (to, edge) = (spec.to, spec.edge);
         let attempt = call.attempt + 1;
         let criticality = match call.parent {
             Parent::Client { client, .. } => self.model.clients[client as usize].criticality,
-            Parent::Job(j) => self.jobs.get(j).map_or(Default::default(), |j| j.criticality),
+            Parent::Job(j) => self
+                .jobs
+                .get(j)
+                .map_or(Default::default(), |j| j.criticality),
         };
         let edge_acc = &mut self.rec.edges[edge];
         edge_acc.attempts += 1;
@@ -243,7 +290,8 @@ impl Simulation {
         call.attempt = attempt;
         call.current = Some(jr);
         if expiry != NO_DEADLINE {
-            self.queue.push(expiry, Event::AttemptTimer { call: cr, attempt });
+            self.queue
+                .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
         match self.network_delay(spec_id) {
             0 => self.arrive(jr),
@@ -261,13 +309,19 @@ impl Simulation {
     }
 
     fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get_mut(cr) else { return };
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
         if call.attempt != attempt || call.current.is_none() {
             return;
         }
         // The caller stops waiting; the job carries on and its reply will be discarded.
         call.current = None;
-        let outcome = if call.deadline <= self.now { Outcome::DeadlineExceeded } else { Outcome::Timeout };
+        let outcome = if call.deadline <= self.now {
+            Outcome::DeadlineExceeded
+        } else {
+            Outcome::Timeout
+        };
         self.finish_attempt(cr, outcome);
     }
 
@@ -281,7 +335,9 @@ impl Simulation {
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         self.rec.edges[edge].outcomes.record(outcome);
         match call.parent {
-            Parent::Client { client, user } => self.client_done(client, user, call.started, outcome),
+            Parent::Client { client, user } => {
+                self.client_done(client, user, call.started, outcome)
+            }
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
         }
     }
@@ -292,7 +348,8 @@ impl Simulation {
         acc.latency.record(self.now - started);
         if let Load::Closed { think, .. } = &self.model.clients[client as usize].load {
             let t = think.sample(&mut self.clients[client as usize].think_rng);
-            self.queue.push(self.now + t, Event::UserStart { client, user });
+            self.queue
+                .push(self.now + t, Event::UserStart { client, user });
         }
     }
 
@@ -319,12 +376,19 @@ impl Simulation {
                 // Ties go to the first instance after a rotating start, so equal instances share.
                 let start = st.next_rr;
                 st.next_rr = (start + 1) % n;
-                (0..n).map(|k| (start + k) % n).min_by_key(|&i| outstanding(st, i)).expect("n > 1")
+                (0..n)
+                    .map(|k| (start + k) % n)
+                    .min_by_key(|&i| outstanding(st, i))
+                    .expect("n > 1")
             }
             BalancerKind::PowerOfTwo => {
                 let a = st.balancer_rng.random_range(0..n);
                 let b = (a + 1 + st.balancer_rng.random_range(0..n - 1)) % n;
-                if outstanding(st, b) < outstanding(st, a) { b } else { a }
+                if outstanding(st, b) < outstanding(st, a) {
+                    b
+                } else {
+                    a
+                }
             }
         }
     }
@@ -360,7 +424,9 @@ impl Simulation {
         job.started = now;
         let (s, i) = (job.service as usize, job.instance as usize);
         self.rec.services[s].wait.record(now - job.arrived);
-        let work = self.model.services[s].work.sample(&mut self.services[s].instances[i].work_rng);
+        let work = self.model.services[s]
+            .work
+            .sample(&mut self.services[s].instances[i].work_rng);
         self.queue.push(now + work, Event::WorkDone(jr));
     }
 
@@ -380,13 +446,20 @@ impl Simulation {
         // Calls can finish at once (a deadline already spent, a full queue); the job advances
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
-            let spec = SpecId::Step { service: s as u32, step: step as u16, index: index as u16 };
+            let spec = SpecId::Step {
+                service: s as u32,
+                step: step as u16,
+                index: index as u16,
+            };
             self.start_call(Parent::Job(jr), spec, deadline);
         }
     }
 
     fn child_done(&mut self, jr: Ref, optional: bool, fail_as: FailAs, outcome: Outcome) {
-        let job = self.jobs.get_mut(jr).expect("parent job waits for its calls");
+        let job = self
+            .jobs
+            .get_mut(jr)
+            .expect("parent job waits for its calls");
         if outcome == Outcome::Degraded || (optional && !outcome.is_success()) {
             job.degraded = true;
         } else if !outcome.is_success() && job.failure.is_none() {

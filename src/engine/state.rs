@@ -76,6 +76,8 @@ pub struct ClientState {
     pub arrival_rng: Stream,
     pub think_rng: Stream,
     pub rate_cursor: usize,
+    /// The exact (unrounded) time of the last open-loop arrival, ns.
+    pub last_arrival: f64,
 }
 
 /// Events are a small enum: the queue holds them by value, no allocation per event.

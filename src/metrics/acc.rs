@@ -3,7 +3,7 @@
 //! when the bucket closes, so per-bucket counts add up to the summary's by construction.
 
 use super::hist::LatencyHist;
-use crate::model::outcome::{Outcome, OUTCOME_COUNT};
+use crate::model::outcome::{OUTCOME_COUNT, Outcome};
 
 /// Receives `(metric suffix, value)` pairs in a fixed order.
 pub type Emit<'a> = &'a mut dyn FnMut(&str, f64);
@@ -81,8 +81,14 @@ impl ClientAcc {
         let success = self.outcomes.success() as f64;
         emit("requests", self.requests as f64);
         emit("success", success);
-        emit("degraded", self.outcomes.counts[Outcome::Degraded.index()] as f64);
-        emit("success_ratio", ratio(success, self.outcomes.finished() as f64));
+        emit(
+            "degraded",
+            self.outcomes.counts[Outcome::Degraded.index()] as f64,
+        );
+        emit(
+            "success_ratio",
+            ratio(success, self.outcomes.finished() as f64),
+        );
         emit("goodput_rps", ratio(success, span_ns as f64 / 1e9));
         emit("latency_p50_ms", self.latency.quantile_ms(0.5));
         emit("latency_p90_ms", self.latency.quantile_ms(0.9));
@@ -145,8 +151,14 @@ impl ServiceAcc {
         emit("utilization", ratio(self.busy_area, self.capacity * span));
         emit("wait_mean_ms", self.wait.mean_ms());
         emit("wait_p99_ms", self.wait.quantile_ms(0.99));
-        emit("sojourn_mean_ms", ratio(self.sojourn_sum_ns, self.served as f64) / 1e6);
-        emit("in_system_mean", ratio(self.busy_area + self.queue_area, span));
+        emit(
+            "sojourn_mean_ms",
+            ratio(self.sojourn_sum_ns, self.served as f64) / 1e6,
+        );
+        emit(
+            "in_system_mean",
+            ratio(self.busy_area + self.queue_area, span),
+        );
         emit("queue_mean", ratio(self.queue_area, span));
         emit("wasted_work_s", self.wasted_ns / 1e9);
     }
@@ -174,7 +186,10 @@ impl EdgeAcc {
         emit("calls", self.calls as f64);
         emit("attempts", self.attempts as f64);
         emit("retries", self.retries as f64);
-        emit("amplification", ratio(self.attempts as f64, self.calls as f64));
+        emit(
+            "amplification",
+            ratio(self.attempts as f64, self.calls as f64),
+        );
         emit("success", self.outcomes.success() as f64);
         self.outcomes.emit_errors(emit);
     }

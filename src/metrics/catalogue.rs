@@ -9,42 +9,158 @@ pub struct MetricDoc {
 }
 
 const fn doc(pattern: &'static str, unit: &'static str, meaning: &'static str) -> MetricDoc {
-    MetricDoc { pattern, unit, meaning }
+    MetricDoc {
+        pattern,
+        unit,
+        meaning,
+    }
 }
 
 /// All metrics. Counts are of events in the window (the measured run for the summary, one
 /// bucket in timeseries.csv); means and percentiles are over the events they name.
 pub const CATALOGUE: &[MetricDoc] = &[
-    doc("client.<c>.requests", "count", "logical requests the client started"),
-    doc("client.<c>.success", "count", "requests answered ok or degraded within the deadline"),
-    doc("client.<c>.degraded", "count", "requests answered degraded (an optional call failed)"),
-    doc("client.<c>.success_ratio", "ratio", "success / requests that finished in the window (0 when none finished)"),
-    doc("client.<c>.goodput_rps", "1/s", "success per second of the window"),
-    doc("client.<c>.latency_p50_ms", "ms", "median time from start to answer or give-up, over every finished request"),
-    doc("client.<c>.latency_p90_ms", "ms", "90th percentile of that latency"),
-    doc("client.<c>.latency_p99_ms", "ms", "99th percentile of that latency"),
-    doc("client.<c>.latency_p999_ms", "ms", "99.9th percentile of that latency"),
-    doc("client.<c>.latency_mean_ms", "ms", "mean of that latency (exact, not from the histogram)"),
+    doc(
+        "client.<c>.requests",
+        "count",
+        "logical requests the client started",
+    ),
+    doc(
+        "client.<c>.success",
+        "count",
+        "requests answered ok or degraded within the deadline",
+    ),
+    doc(
+        "client.<c>.degraded",
+        "count",
+        "requests answered degraded (an optional call failed)",
+    ),
+    doc(
+        "client.<c>.success_ratio",
+        "ratio",
+        "success / requests that finished in the window (0 when none finished)",
+    ),
+    doc(
+        "client.<c>.goodput_rps",
+        "1/s",
+        "success per second of the window",
+    ),
+    doc(
+        "client.<c>.latency_p50_ms",
+        "ms",
+        "median time from start to answer or give-up, over every finished request",
+    ),
+    doc(
+        "client.<c>.latency_p90_ms",
+        "ms",
+        "90th percentile of that latency",
+    ),
+    doc(
+        "client.<c>.latency_p99_ms",
+        "ms",
+        "99th percentile of that latency",
+    ),
+    doc(
+        "client.<c>.latency_p999_ms",
+        "ms",
+        "99.9th percentile of that latency",
+    ),
+    doc(
+        "client.<c>.latency_mean_ms",
+        "ms",
+        "mean of that latency (exact, not from the histogram)",
+    ),
     doc("client.<c>.latency_max_ms", "ms", "largest such latency"),
-    doc("client.<c>.errors.<kind>", "count", "requests that failed with this outcome kind"),
-    doc("service.<s>.arrivals", "count", "attempts that reached the service (all instances)"),
-    doc("service.<s>.served", "count", "requests that held a worker and finished"),
-    doc("service.<s>.rejected", "count", "arrivals turned away because the instance's queue was full (answered overloaded)"),
-    doc("service.<s>.dropped_expired", "count", "queued requests skipped unserved because their deadline had passed (drop_expired)"),
+    doc(
+        "client.<c>.errors.<kind>",
+        "count",
+        "requests that failed with this outcome kind",
+    ),
+    doc(
+        "service.<s>.arrivals",
+        "count",
+        "attempts that reached the service (all instances)",
+    ),
+    doc(
+        "service.<s>.served",
+        "count",
+        "requests that held a worker and finished",
+    ),
+    doc(
+        "service.<s>.rejected",
+        "count",
+        "arrivals turned away because the instance's queue was full (answered overloaded)",
+    ),
+    doc(
+        "service.<s>.dropped_expired",
+        "count",
+        "queued requests skipped unserved because their deadline had passed (drop_expired)",
+    ),
     doc("service.<s>.throughput_rps", "1/s", "served per second"),
-    doc("service.<s>.utilization", "ratio", "time-average share of all workers that are busy"),
-    doc("service.<s>.wait_mean_ms", "ms", "mean time from arrival to getting a worker, over requests that got one"),
-    doc("service.<s>.wait_p99_ms", "ms", "99th percentile of that wait"),
-    doc("service.<s>.sojourn_mean_ms", "ms", "mean time from arrival to finishing, over served requests"),
-    doc("service.<s>.in_system_mean", "requests", "time-average number queued or being served"),
-    doc("service.<s>.queue_mean", "requests", "time-average number queued"),
-    doc("service.<s>.wasted_work_s", "worker-seconds", "worker time spent on requests whose caller had already given up (reply discarded)"),
-    doc("edge.<from>.<to>.calls", "count", "logical calls from <from> (a client or service) to service <to>"),
-    doc("edge.<from>.<to>.attempts", "count", "attempts sent on the edge (first tries and retries)"),
-    doc("edge.<from>.<to>.retries", "count", "attempts after the first of their call"),
-    doc("edge.<from>.<to>.amplification", "ratio", "attempts per logical call"),
-    doc("edge.<from>.<to>.success", "count", "calls that ended ok or degraded"),
-    doc("edge.<from>.<to>.errors.<kind>", "count", "calls that ended with this failure kind"),
+    doc(
+        "service.<s>.utilization",
+        "ratio",
+        "time-average share of all workers that are busy",
+    ),
+    doc(
+        "service.<s>.wait_mean_ms",
+        "ms",
+        "mean time from arrival to getting a worker, over requests that got one",
+    ),
+    doc(
+        "service.<s>.wait_p99_ms",
+        "ms",
+        "99th percentile of that wait",
+    ),
+    doc(
+        "service.<s>.sojourn_mean_ms",
+        "ms",
+        "mean time from arrival to finishing, over served requests",
+    ),
+    doc(
+        "service.<s>.in_system_mean",
+        "requests",
+        "time-average number queued or being served",
+    ),
+    doc(
+        "service.<s>.queue_mean",
+        "requests",
+        "time-average number queued",
+    ),
+    doc(
+        "service.<s>.wasted_work_s",
+        "worker-seconds",
+        "worker time spent on requests whose caller had already given up (reply discarded)",
+    ),
+    doc(
+        "edge.<from>.<to>.calls",
+        "count",
+        "logical calls from <from> (a client or service) to service <to>",
+    ),
+    doc(
+        "edge.<from>.<to>.attempts",
+        "count",
+        "attempts sent on the edge (first tries and retries)",
+    ),
+    doc(
+        "edge.<from>.<to>.retries",
+        "count",
+        "attempts after the first of their call",
+    ),
+    doc(
+        "edge.<from>.<to>.amplification",
+        "ratio",
+        "attempts per logical call",
+    ),
+    doc(
+        "edge.<from>.<to>.success",
+        "count",
+        "calls that ended ok or degraded",
+    ),
+    doc(
+        "edge.<from>.<to>.errors.<kind>",
+        "count",
+        "calls that ended with this failure kind",
+    ),
 ];
 
 /// Whether `name` is an instance of `pattern` (each placeholder stands for one dotless segment;
@@ -52,7 +168,10 @@ pub const CATALOGUE: &[MetricDoc] = &[
 pub fn matches(pattern: &str, name: &str) -> bool {
     let p: Vec<&str> = pattern.split('.').collect();
     let n: Vec<&str> = name.split('.').collect();
-    p.len() == n.len() && p.iter().zip(&n).all(|(p, n)| p == n || (p.starts_with('<') && !n.is_empty()))
+    p.len() == n.len()
+        && p.iter()
+            .zip(&n)
+            .all(|(p, n)| p == n || (p.starts_with('<') && !n.is_empty()))
 }
 
 /// The catalogue entry describing `name`.
@@ -67,8 +186,14 @@ mod tests {
     #[test]
     fn patterns_match_concrete_names() {
         assert!(matches("client.<c>.requests", "client.web.requests"));
-        assert!(matches("edge.<from>.<to>.errors.<kind>", "edge.api.db.errors.timeout"));
+        assert!(matches(
+            "edge.<from>.<to>.errors.<kind>",
+            "edge.api.db.errors.timeout"
+        ));
         assert!(!matches("client.<c>.requests", "client.web.success"));
-        assert_eq!(describe("service.db.utilization").map(|d| d.unit), Some("ratio"));
+        assert_eq!(
+            describe("service.db.utilization").map(|d| d.unit),
+            Some("ratio")
+        );
     }
 }

@@ -16,7 +16,8 @@ pub struct LatencyHist {
 impl Default for LatencyHist {
     fn default() -> Self {
         LatencyHist {
-            hist: Histogram::new_with_bounds(1, HIGHEST_US, 3).expect("static histogram bounds are valid"),
+            hist: Histogram::new_with_bounds(1, HIGHEST_US, 3)
+                .expect("static histogram bounds are valid"),
             sum_ns: 0.0,
             max_ns: 0,
         }
@@ -46,7 +47,11 @@ impl LatencyHist {
     }
 
     pub fn mean_ms(&self) -> f64 {
-        if self.hist.is_empty() { 0.0 } else { self.sum_ns / self.count() as f64 / 1e6 }
+        if self.hist.is_empty() {
+            0.0
+        } else {
+            self.sum_ns / self.count() as f64 / 1e6
+        }
     }
 
     pub fn max_ms(&self) -> f64 {
@@ -54,7 +59,9 @@ impl LatencyHist {
     }
 
     pub fn merge(&mut self, other: &LatencyHist) {
-        self.hist.add(&other.hist).expect("histograms share their bounds");
+        self.hist
+            .add(&other.hist)
+            .expect("histograms share their bounds");
         self.sum_ns += other.sum_ns;
         self.max_ns = self.max_ns.max(other.max_ns);
     }

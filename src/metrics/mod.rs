@@ -21,16 +21,27 @@ pub struct RunMetrics {
 impl RunMetrics {
     /// The summary value of `name`.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.summary.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.summary
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
 
     pub fn buckets(&self) -> usize {
-        if self.names.is_empty() { 0 } else { self.series.len() / self.names.len() }
+        if self.names.is_empty() {
+            0
+        } else {
+            self.series.len() / self.names.len()
+        }
     }
 
     /// The per-bucket values of one metric.
     pub fn series_of(&self, name: &str) -> Option<Vec<f64>> {
         let m = self.names.iter().position(|n| n == name)?;
-        Some((0..self.buckets()).map(|b| self.series[b * self.names.len() + m]).collect())
+        Some(
+            (0..self.buckets())
+                .map(|b| self.series[b * self.names.len() + m])
+                .collect(),
+        )
     }
 }

@@ -1,9 +1,9 @@
 //! Collects a run's metrics as the engine reports them: counters and histograms per time
 //! bucket, levels integrated over time, buckets closed in order as simulated time passes.
 
+use super::RunMetrics;
 use super::acc::{ClientAcc, EdgeAcc, Emit, ServiceAcc};
 use super::level::Level;
-use super::RunMetrics;
 use crate::model::Model;
 
 /// The time-integrated levels of one service, summed over its instances.
@@ -36,13 +36,28 @@ impl Recorder {
         let services: Vec<ServiceAcc> = model
             .services
             .iter()
-            .map(|s| ServiceAcc { capacity: f64::from(s.instances) * f64::from(s.workers), ..Default::default() })
+            .map(|s| ServiceAcc {
+                capacity: f64::from(s.instances) * f64::from(s.workers),
+                ..Default::default()
+            })
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
         let prefixes = (
-            model.clients.iter().map(|c| format!("client.{}", c.name)).collect(),
-            model.services.iter().map(|s| format!("service.{}", s.name)).collect(),
-            model.edges.iter().map(|e| format!("edge.{}", e.name)).collect(),
+            model
+                .clients
+                .iter()
+                .map(|c| format!("client.{}", c.name))
+                .collect(),
+            model
+                .services
+                .iter()
+                .map(|s| format!("service.{}", s.name))
+                .collect(),
+            model
+                .edges
+                .iter()
+                .map(|e| format!("edge.{}", e.name))
+                .collect(),
         );
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
@@ -69,7 +84,9 @@ impl Recorder {
     /// Closes every bucket that ends at or before `now`. Call before handling an event at `now`.
     #[inline]
     pub fn advance_to(&mut self, now: u64) {
-        while now >= self.bucket_start + self.bucket_ns && self.bucket_start + self.bucket_ns <= self.end {
+        while now >= self.bucket_start + self.bucket_ns
+            && self.bucket_start + self.bucket_ns <= self.end
+        {
             self.close_bucket(self.bucket_start + self.bucket_ns);
         }
     }
@@ -100,7 +117,14 @@ impl Recorder {
     }
 
     fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
-        emit_entities(&self.prefixes, &self.clients, &self.services, &self.edges, span, out);
+        emit_entities(
+            &self.prefixes,
+            &self.clients,
+            &self.services,
+            &self.edges,
+            span,
+            out,
+        );
     }
 
     /// Closes the last (possibly partial) bucket and returns the run's metrics.
@@ -111,10 +135,20 @@ impl Recorder {
         }
         let mut summary = Vec::with_capacity(self.names.len());
         let duration = self.end - self.warmup;
-        emit_entities(&self.prefixes, &self.totals.0, &self.totals.1, &self.totals.2, duration, &mut |n, v| {
-            summary.push((n.to_string(), v))
-        });
-        RunMetrics { summary, names: self.names, series: self.series, bucket_ns: self.bucket_ns }
+        emit_entities(
+            &self.prefixes,
+            &self.totals.0,
+            &self.totals.1,
+            &self.totals.2,
+            duration,
+            &mut |n, v| summary.push((n.to_string(), v)),
+        );
+        RunMetrics {
+            summary,
+            names: self.names,
+            series: self.series,
+            bucket_ns: self.bucket_ns,
+        }
     }
 }
 

@@ -10,19 +10,35 @@ const Z99: f64 = 2.326_347_874_040_840_8;
 #[derive(Debug, Clone)]
 pub enum Latency {
     Constant(u64),
-    Uniform { min: f64, max: f64 },
-    Exponential { mean: f64 },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
+    Exponential {
+        mean: f64,
+    },
     /// Normal truncated at zero (negative draws are redrawn).
-    Normal { mean: f64, stddev: f64 },
+    Normal {
+        mean: f64,
+        stddev: f64,
+    },
     LogNormal(LogNormal<f64>),
     Gamma(Gamma<f64>),
     Weibull(Weibull<f64>),
     /// Pareto type I: `scale` is the minimum, `shape` the tail index.
-    Pareto { scale: f64, shape: f64 },
+    Pareto {
+        scale: f64,
+        shape: f64,
+    },
     /// Components chosen by cumulative weight (weights normalised to sum to 1).
-    Mixture { cumulative: Vec<f64>, parts: Vec<Latency> },
+    Mixture {
+        cumulative: Vec<f64>,
+        parts: Vec<Latency>,
+    },
     /// Percentile table (percent, ns), from 0 to 100, interpolated linearly.
-    Empirical { points: Vec<(f64, f64)> },
+    Empirical {
+        points: Vec<(f64, f64)>,
+    },
 }
 
 impl Latency {
@@ -34,15 +50,21 @@ impl Latency {
     }
 
     pub fn lognormal(mu: f64, sigma: f64) -> Result<Latency, String> {
-        LogNormal::new(mu, sigma).map(Latency::LogNormal).map_err(|e| format!("lognormal: {e}"))
+        LogNormal::new(mu, sigma)
+            .map(Latency::LogNormal)
+            .map_err(|e| format!("lognormal: {e}"))
     }
 
     pub fn gamma(shape: f64, scale: f64) -> Result<Latency, String> {
-        Gamma::new(shape, scale).map(Latency::Gamma).map_err(|e| format!("gamma: {e}"))
+        Gamma::new(shape, scale)
+            .map(Latency::Gamma)
+            .map_err(|e| format!("gamma: {e}"))
     }
 
     pub fn weibull(scale: f64, shape: f64) -> Result<Latency, String> {
-        Weibull::new(scale, shape).map(Latency::Weibull).map_err(|e| format!("weibull: {e}"))
+        Weibull::new(scale, shape)
+            .map(Latency::Weibull)
+            .map_err(|e| format!("weibull: {e}"))
     }
 
     /// Draws one duration in nanoseconds.
@@ -74,14 +96,25 @@ impl Latency {
             Latency::Pareto { scale, shape } => scale * (1.0 - unit(rng)).powf(-1.0 / shape),
             Latency::Mixture { cumulative, parts } => {
                 let u = unit(rng);
-                let i = cumulative.iter().position(|c| u < *c).unwrap_or(parts.len() - 1);
+                let i = cumulative
+                    .iter()
+                    .position(|c| u < *c)
+                    .unwrap_or(parts.len() - 1);
                 parts[i].sample_f64(rng)
             }
             Latency::Empirical { points } => {
                 let p = unit(rng) * 100.0;
-                let i = points.iter().position(|(q, _)| *q >= p).unwrap_or(points.len() - 1).max(1);
+                let i = points
+                    .iter()
+                    .position(|(q, _)| *q >= p)
+                    .unwrap_or(points.len() - 1)
+                    .max(1);
                 let ((p0, v0), (p1, v1)) = (points[i - 1], points[i]);
-                if p1 <= p0 { v1 } else { v0 + (v1 - v0) * (p - p0) / (p1 - p0) }
+                if p1 <= p0 {
+                    v1
+                } else {
+                    v0 + (v1 - v0) * (p - p0) / (p1 - p0)
+                }
             }
         }
     }
@@ -95,7 +128,11 @@ impl Latency {
             Latency::Normal { mean, stddev } => truncated_normal_mean(*mean, *stddev),
             Latency::LogNormal(_) | Latency::Gamma(_) | Latency::Weibull(_) => self.numeric_mean(),
             Latency::Pareto { scale, shape } => {
-                if *shape > 1.0 { shape * scale / (shape - 1.0) } else { f64::INFINITY }
+                if *shape > 1.0 {
+                    shape * scale / (shape - 1.0)
+                } else {
+                    f64::INFINITY
+                }
             }
             Latency::Mixture { cumulative, parts } => {
                 let mut prev = 0.0;
@@ -130,7 +167,11 @@ fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 
 fn to_ns(x: f64) -> u64 {
     // `+ 0.5` then truncation rounds a positive value without a libm call; the cast saturates.
-    if x > 0.0 { (x + 0.5).min(u64::MAX as f64 / 4.0) as u64 } else { 0 }
+    if x > 0.0 {
+        (x + 0.5).min(u64::MAX as f64 / 4.0) as u64
+    } else {
+        0
+    }
 }
 
 fn truncated_normal_mean(mean: f64, sd: f64) -> f64 {
@@ -147,14 +188,17 @@ fn truncated_normal_mean(mean: f64, sd: f64) -> f64 {
 fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
-    let r = t * (-z * z - 1.265_512_23
-        + t * (1.000_023_68
-            + t * (0.374_091_96
-                + t * (0.096_784_18
-                    + t * (-0.186_288_06
-                        + t * (0.278_868_07
-                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-        .exp();
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
@@ -192,7 +236,10 @@ mod tests {
 
     #[test]
     fn truncated_normal_never_negative_and_mean_matches_formula() {
-        let d = Latency::Normal { mean: 1e6, stddev: 1e6 };
+        let d = Latency::Normal {
+            mean: 1e6,
+            stddev: 1e6,
+        };
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
         assert!((0..10_000).all(|_| d.sample(&mut rng) < u64::MAX / 8));
         assert!((sample_mean(&d, 400_000) / d.mean() - 1.0).abs() < 0.01);
@@ -200,7 +247,10 @@ mod tests {
 
     #[test]
     fn pareto_minimum_and_mean() {
-        let d = Latency::Pareto { scale: 1e6, shape: 3.0 };
+        let d = Latency::Pareto {
+            scale: 1e6,
+            shape: 3.0,
+        };
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         assert!((0..10_000).all(|_| d.sample(&mut rng) >= 1_000_000));
         assert!((sample_mean(&d, 400_000) / 1.5e6 - 1.0).abs() < 0.02);
@@ -214,7 +264,9 @@ mod tests {
         };
         assert!((m.mean() - 2e6).abs() < 1e-6);
         assert!((sample_mean(&m, 200_000) / 2e6 - 1.0).abs() < 0.02);
-        let e = Latency::Empirical { points: vec![(0.0, 0.0), (50.0, 2e6), (100.0, 4e6)] };
+        let e = Latency::Empirical {
+            points: vec![(0.0, 0.0), (50.0, 2e6), (100.0, 4e6)],
+        };
         assert_eq!(e.mean(), 2e6);
         assert!((sample_mean(&e, 200_000) / 2e6 - 1.0).abs() < 0.01);
         assert!((quantile(&e, 0.25, 200_000) / 1e6 - 1.0).abs() < 0.02);

@@ -35,42 +35,56 @@ impl RateSchedule {
         for c in changes {
             let (at, target) = (c.at as f64, c.rate_per_s / 1e9);
             if at > t {
-                segments.push(Segment { start: t, end: at, r0: r, r1: r });
+                segments.push(Segment {
+                    start: t,
+                    end: at,
+                    r0: r,
+                    r1: r,
+                });
             }
             if c.ramp > 0 {
                 let end = at + c.ramp as f64;
-                segments.push(Segment { start: at, end, r0: r, r1: target });
+                segments.push(Segment {
+                    start: at,
+                    end,
+                    r0: r,
+                    r1: target,
+                });
                 t = end;
             } else {
                 t = at;
             }
             r = target;
         }
-        segments.push(Segment { start: t, end: f64::INFINITY, r0: r, r1: r });
+        segments.push(Segment {
+            start: t,
+            end: f64::INFINITY,
+            r0: r,
+            r1: r,
+        });
         RateSchedule { segments }
     }
 
     /// The rate (per second) at time `t` ns.
     pub fn rate_at(&self, t: u64) -> f64 {
         let t = t as f64;
-        let s = self.segments.iter().rev().find(|s| s.start <= t).unwrap_or(&self.segments[0]);
+        let s = self
+            .segments
+            .iter()
+            .rev()
+            .find(|s| s.start <= t)
+            .unwrap_or(&self.segments[0]);
         s.rate(t) * 1e9
     }
 
-    /// The time (ns) after `t` at which the integrated rate reaches `e`, or `None` when the rate
-    /// stays zero forever. `cursor` caches the segment index between calls of one client.
-    pub fn next_after(&self, t: u64, mut e: f64, cursor: &mut usize) -> Option<u64> {
+    /// The exact time (ns) after `t` at which the integrated rate reaches `e`, or `None` when
+    /// the rate stays zero forever. Callers keep the exact time and round only when scheduling,
+    /// so rounding never accumulates. `cursor` caches the segment index between calls.
+    pub fn next_after(&self, mut t: f64, mut e: f64, cursor: &mut usize) -> Option<f64> {
         if let [only] = self.segments.as_slice() {
             // A constant rate: the common case, kept to one division.
-            if only.r0 <= 0.0 {
-                return None;
-            }
-            let x = e / only.r0;
-            let whole = x as u64;
-            // Rounds up to the next nanosecond (and at least one) without a libm call.
-            return Some(t + (whole + u64::from((whole as f64) < x)).max(1));
+            return (only.r0 > 0.0).then(|| t + e / only.r0);
         }
-        let mut t = t as f64;
         let mut i = (*cursor).min(self.segments.len() - 1);
         while self.segments[i].end <= t {
             i += 1;
@@ -83,7 +97,11 @@ impl RateSchedule {
             let slope = s.slope();
             let r = s.rate(t);
             let span = s.end - t;
-            let area = if span.is_finite() { r * span + slope * span * span / 2.0 } else { f64::INFINITY };
+            let area = if span.is_finite() {
+                r * span + slope * span * span / 2.0
+            } else {
+                f64::INFINITY
+            };
             if area >= e {
                 *cursor = i;
                 let x = if slope == 0.0 {
@@ -95,8 +113,7 @@ impl RateSchedule {
                     // Root of slope/2 x^2 + r x - e = 0, in the form that stays stable as slope -> 0.
                     2.0 * e / (r + (r * r + 2.0 * slope * e).max(0.0).sqrt())
                 };
-                let at = t + x;
-                return if at < u64::MAX as f64 { Some(at.ceil().max(t + 1.0) as u64) } else { None };
+                return Some(t + x);
             }
             e -= area;
             t = s.end;
@@ -122,43 +139,66 @@ impl Segment {
 mod tests {
     use super::*;
 
-    const S: u64 = 1_000_000_000;
+    const S: f64 = 1e9;
+    const SN: u64 = 1_000_000_000;
 
     #[test]
     fn constant_rate_spaces_unit_draws_evenly() {
         let r = RateSchedule::new(100.0, &[]);
         let mut c = 0;
-        assert_eq!(r.next_after(0, 1.0, &mut c), Some(10_000_000));
-        assert_eq!(r.next_after(10_000_000, 1.0, &mut c), Some(20_000_000));
+        assert_eq!(r.next_after(0.0, 1.0, &mut c), Some(10_000_000.0));
+        assert_eq!(r.next_after(10_000_000.0, 1.0, &mut c), Some(20_000_000.0));
     }
 
     #[test]
     fn step_changes_the_spacing_at_the_boundary() {
-        let r = RateSchedule::new(1.0, &[RateChange { at: 10 * S, rate_per_s: 10.0, ramp: 0 }]);
+        let r = RateSchedule::new(
+            1.0,
+            &[RateChange {
+                at: 10 * SN,
+                rate_per_s: 10.0,
+                ramp: 0,
+            }],
+        );
         let mut c = 0;
         // From 9.5 s: half a unit at rate 1 reaches 10 s, the other half at rate 10 takes 0.05 s.
-        assert_eq!(r.next_after(9 * S + S / 2, 1.0, &mut c), Some(10 * S + S / 20));
-        assert_eq!(r.rate_at(5 * S), 1.0);
-        assert_eq!(r.rate_at(11 * S), 10.0);
+        let t = r.next_after(9.5 * S, 1.0, &mut c).unwrap();
+        assert!((t - 10.05 * S).abs() < 1e-3, "{t}");
+        assert_eq!(r.rate_at(5 * SN), 1.0);
+        assert_eq!(r.rate_at(11 * SN), 10.0);
     }
 
     #[test]
     fn ramp_integrates_linearly() {
         // From 0 to 2/s over 10 s: the integral from 0 to x is x^2/10, so 2.5 arrivals by 5 s.
-        let r = RateSchedule::new(0.0, &[RateChange { at: 0, rate_per_s: 2.0, ramp: 10 * S }]);
+        let r = RateSchedule::new(
+            0.0,
+            &[RateChange {
+                at: 0,
+                rate_per_s: 2.0,
+                ramp: 10 * SN,
+            }],
+        );
         let mut c = 0;
-        let t = r.next_after(0, 2.5, &mut c).unwrap();
-        assert!((t as f64 - 5e9).abs() < 10.0, "{t}");
-        assert!((r.rate_at(5 * S) - 1.0).abs() < 1e-9);
+        let t = r.next_after(0.0, 2.5, &mut c).unwrap();
+        assert!((t - 5e9).abs() < 10.0, "{t}");
+        assert!((r.rate_at(5 * SN) - 1.0).abs() < 1e-9);
         // After the ramp the rate stays at 2/s.
-        assert_eq!(r.next_after(20 * S, 1.0, &mut c), Some(20 * S + S / 2));
+        assert_eq!(r.next_after(20.0 * S, 1.0, &mut c), Some(20.5 * S));
     }
 
     #[test]
     fn zero_rate_forever_yields_none_and_zero_phase_is_skipped() {
         let r = RateSchedule::new(0.0, &[]);
-        assert_eq!(r.next_after(0, 1.0, &mut 0), None);
-        let r = RateSchedule::new(0.0, &[RateChange { at: 5 * S, rate_per_s: 1.0, ramp: 0 }]);
-        assert_eq!(r.next_after(0, 1.0, &mut 0), Some(6 * S));
+        assert_eq!(r.next_after(0.0, 1.0, &mut 0), None);
+        let r = RateSchedule::new(
+            0.0,
+            &[RateChange {
+                at: 5 * SN,
+                rate_per_s: 1.0,
+                ramp: 0,
+            }],
+        );
+        assert_eq!(r.next_after(0.0, 1.0, &mut 0), Some(6.0 * S));
     }
 }

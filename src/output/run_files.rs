@@ -28,7 +28,12 @@ pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
     );
     for (i, (name, value)) in metrics.summary.iter().enumerate() {
         let sep = if i == 0 { "" } else { "," };
-        let _ = write!(s, "{sep}\n    {}: {}", serde_json::Value::String(name.clone()), number(*value));
+        let _ = write!(
+            s,
+            "{sep}\n    {}: {}",
+            serde_json::Value::String(name.clone()),
+            number(*value)
+        );
     }
     s.push_str("\n  }\n}\n");
     s
@@ -50,7 +55,13 @@ pub fn timeseries_csv(metrics: &RunMetrics) -> String {
 
 pub fn run_json(model: &Model, facts: &RunFacts) -> String {
     let sim_s = model.end() as f64 / 1e9;
-    let per_s = |n: f64| if facts.wall_s > 0.0 { n / facts.wall_s } else { 0.0 };
+    let per_s = |n: f64| {
+        if facts.wall_s > 0.0 {
+            n / facts.wall_s
+        } else {
+            0.0
+        }
+    };
     let v = serde_json::json!({
         "scenario": model.name,
         "seed": model.seed,
@@ -63,12 +74,21 @@ pub fn run_json(model: &Model, facts: &RunFacts) -> String {
         "speedup": per_s(sim_s),
         "peak_in_flight": facts.peak_in_flight,
     });
-    format!("{}\n", serde_json::to_string_pretty(&v).expect("plain JSON values"))
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&v).expect("plain JSON values")
+    )
 }
 
 /// Writes the three files of a run into `dir`.
 pub fn write_run(dir: &Path, model: &Model, metrics: &RunMetrics, facts: &RunFacts) -> Result<()> {
-    write_atomic(&dir.join("summary.json"), summary_json(model, metrics).as_bytes())?;
-    write_atomic(&dir.join("timeseries.csv"), timeseries_csv(metrics).as_bytes())?;
+    write_atomic(
+        &dir.join("summary.json"),
+        summary_json(model, metrics).as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join("timeseries.csv"),
+        timeseries_csv(metrics).as_bytes(),
+    )?;
     write_atomic(&dir.join("run.json"), run_json(model, facts).as_bytes())
 }

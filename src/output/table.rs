@@ -13,7 +13,10 @@ pub struct Table {
 
 impl Table {
     pub fn new(header: &[&str]) -> Table {
-        Table { header: header.iter().map(|h| h.to_string()).collect(), rows: Vec::new() }
+        Table {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -64,7 +67,7 @@ pub fn count(v: f64) -> String {
     let digits = n.abs().to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -96,11 +99,20 @@ pub fn percent(v: f64) -> String {
 fn errors(m: &RunMetrics, prefix: &str) -> String {
     let mut e: Vec<(f64, &str)> = Outcome::failures()
         .iter()
-        .map(|o| (m.get(&format!("{prefix}.errors.{}", o.name())).unwrap_or(0.0), o.name()))
+        .map(|o| {
+            (
+                m.get(&format!("{prefix}.errors.{}", o.name()))
+                    .unwrap_or(0.0),
+                o.name(),
+            )
+        })
         .filter(|(n, _)| *n > 0.0)
         .collect();
     e.sort_by(|a, b| b.0.total_cmp(&a.0));
-    e.iter().map(|(n, k)| format!("{k} {}", count(*n))).collect::<Vec<_>>().join(", ")
+    e.iter()
+        .map(|(n, k)| format!("{k} {}", count(*n)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
@@ -112,7 +124,17 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         format_duration(model.duration),
         format_duration(model.warmup)
     );
-    let mut t = Table::new(&["client", "requests", "success", "goodput/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors"]);
+    let mut t = Table::new(&[
+        "client",
+        "requests",
+        "success",
+        "goodput/s",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "errors",
+    ]);
     for c in &model.clients {
         let p = format!("client.{}", c.name);
         t.row(vec![
@@ -130,7 +152,17 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     out.push_str(&t.render());
     out.push('\n');
     let mut t = Table::new(&[
-        "service", "arrivals", "served", "rejected", "dropped", "util", "wait ms", "wait p99", "sojourn ms", "queue", "wasted s",
+        "service",
+        "arrivals",
+        "served",
+        "rejected",
+        "dropped",
+        "util",
+        "wait ms",
+        "wait p99",
+        "sojourn ms",
+        "queue",
+        "wasted s",
     ]);
     for s in &model.services {
         let p = format!("service.{}", s.name);
@@ -150,7 +182,14 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     }
     out.push_str(&t.render());
     out.push('\n');
-    let mut t = Table::new(&["edge", "calls", "attempts", "amplification", "success", "errors"]);
+    let mut t = Table::new(&[
+        "edge",
+        "calls",
+        "attempts",
+        "amplification",
+        "success",
+        "errors",
+    ]);
     for e in &model.edges {
         let p = format!("edge.{}", e.name);
         t.row(vec![
@@ -175,7 +214,7 @@ mod tests {
         assert_eq!(count(1234567.0), "1,234,567");
         assert_eq!(count(-1000.0), "-1,000");
         assert_eq!(count(12.0), "12");
-        assert_eq!(sig3(3.14159), "3.14");
+        assert_eq!(sig3(4.56789), "4.57");
         assert_eq!(sig3(31.4159), "31.4");
         assert_eq!(sig3(314.159), "314");
         assert_eq!(sig3(0.0314), "0.031");
@@ -187,6 +226,9 @@ mod tests {
         let mut t = Table::new(&["name", "n", "note"]);
         t.row(vec!["a".into(), "100".into(), "x".into()]);
         t.row(vec!["long".into(), "5".into(), "".into()]);
-        assert_eq!(t.render(), "name    n  note\n---------------\na     100  x\nlong    5\n");
+        assert_eq!(
+            t.render(),
+            "name    n  note\n---------------\na     100  x\nlong    5\n"
+        );
     }
 }

@@ -4,12 +4,17 @@
 use super::dist::compile_dist;
 use super::document::Source;
 use super::schema::*;
-use crate::error::{closest, ScenarioError};
-use crate::model::{self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule};
+use crate::error::closest;
+use crate::model::{
+    self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule,
+};
 use crate::time::NANOS_PER_SEC;
 use std::collections::BTreeMap;
 
-type Res<T> = Result<T, ScenarioError>;
+type Res<T> = super::document::Located<T>;
+
+/// Steps per service and calls per parallel step: the engine counts them in 16 bits.
+const MAX_CALLS: usize = 1000;
 
 pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     let meta = &raw.scenario;
@@ -22,7 +27,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         return Err(src.error_at("scenario.bucket", "must be longer than zero"));
     }
     let warmup = meta.warmup.map_or(0, |w| w.0);
-    if warmup % bucket != 0 {
+    if !warmup.is_multiple_of(bucket) {
         return Err(src.error_at(
             "scenario.warmup",
             "must be a whole number of buckets, so that time-series buckets after the warm-up add up to the summary",
@@ -32,7 +37,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         return Err(src.error_at("scenario", "the scenario has no [[service]]"));
     }
     if raw.client.is_empty() {
-        return Err(src.error_at("scenario", "the scenario has no [[client]] to send requests"));
+        return Err(src.error_at(
+            "scenario",
+            "the scenario has no [[client]] to send requests",
+        ));
     }
 
     let service_ids = index_names(src, "service", raw.service.iter().map(|s| s.name.as_str()))?;
@@ -43,7 +51,19 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
             format!("`{name}` names both a client and a service; edge metrics need them apart"),
         ));
     }
-    let mut ctx = Ctx { src, raw, service_ids, edges: Vec::new() };
+    for name in raw.policy.keys() {
+        check_name(src, &format!("policy.{name}"), name)?;
+    }
+    let mut ctx = Ctx {
+        src,
+        raw,
+        service_ids,
+        edges: Vec::new(),
+    };
+    // Every policy is checked, used or not: a broken one must not wait for its first caller.
+    for name in raw.policy.keys() {
+        ctx.policy(&format!("policy.{name}"), Some(name))?;
+    }
 
     // Clients first, so their edges lead the edge list (and every table of edges).
     let mut clients = Vec::new();
@@ -84,8 +104,19 @@ impl Ctx<'_> {
             None => Latency::Constant(0),
         };
         let mut steps = Vec::new();
-        for (i, step) in s.calls.iter().flatten().enumerate() {
-            let step_path = at(&format!("calls.{}", step.to.clone().unwrap_or_else(|| i.to_string())));
+        let calls = s.calls.as_deref().unwrap_or_default();
+        let too_wide = |c: &RawStep| c.parallel.as_ref().is_some_and(|p| p.len() > MAX_CALLS);
+        if calls.len() > MAX_CALLS || calls.iter().any(too_wide) {
+            return Err(self.src.error_at(
+                &at("calls"),
+                format!("at most {MAX_CALLS} steps, and {MAX_CALLS} calls in one parallel step"),
+            ));
+        }
+        for (i, step) in calls.iter().enumerate() {
+            let step_path = at(&format!(
+                "calls.{}",
+                step.to.clone().unwrap_or_else(|| i.to_string())
+            ));
             steps.push(self.step(&s.name, &step_path, step)?);
         }
         Ok(model::Service {
@@ -115,17 +146,28 @@ impl Ctx<'_> {
             }
             (None, Some(calls)) => {
                 if calls.is_empty() {
-                    return Err(self.src.error_at(&format!("{path}.parallel"), "needs at least one call"));
+                    return Err(self
+                        .src
+                        .error_at(&format!("{path}.parallel"), "needs at least one call"));
                 }
-                if step.policy.is_some() || step.optional.is_some() || step.latency.is_some() || step.fail_as.is_some() {
+                if step.policy.is_some()
+                    || step.optional.is_some()
+                    || step.latency.is_some()
+                    || step.fail_as.is_some()
+                {
                     return Err(self.src.error_at(
                         path,
                         "a `parallel` step takes its settings on each call inside it, not beside `parallel`",
                     ));
                 }
-                calls.iter().map(|c| self.call(from, &format!("{path}.parallel.{}", c.to), c)).collect()
+                calls
+                    .iter()
+                    .map(|c| self.call(from, &format!("{path}.parallel.{}", c.to), c))
+                    .collect()
             }
-            _ => Err(self.src.error_at(path, "a call step needs exactly one of `to` or `parallel`")),
+            _ => Err(self
+                .src
+                .error_at(path, "a call step needs exactly one of `to` or `parallel`")),
         }
     }
 
@@ -139,17 +181,30 @@ impl Ctx<'_> {
         let fail_as = match c.fail_as.as_deref() {
             None => FailAs::Kind(Outcome::Unavailable),
             Some("propagate") => FailAs::Propagate,
-            Some(name) => match Outcome::from_name(name).filter(|o| !o.is_success()) {
-                Some(o) => FailAs::Kind(o),
+            Some(name) => match Outcome::from_name(name) {
+                Some(o) if !o.is_success() => FailAs::Kind(o),
+                Some(o) => {
+                    return Err(self.src.error_at(
+                        &format!("{path}.fail_as"),
+                        format!(
+                            "`{}` is not a failure: use a failure kind or \"propagate\"",
+                            o.name()
+                        ),
+                    ));
+                }
                 None => {
-                    let mut names: Vec<&str> = Outcome::failures().iter().map(|o| o.name()).collect();
+                    let mut names: Vec<&str> =
+                        Outcome::failures().iter().map(|o| o.name()).collect();
                     names.push("propagate");
                     let hint = closest(name, names.iter().copied())
                         .map(|b| format!(" (did you mean `{b}`?)"))
                         .unwrap_or_default();
                     return Err(self.src.error_at(
                         &format!("{path}.fail_as"),
-                        format!("unknown outcome `{name}`{hint}; valid: {}", names.join(", ")),
+                        format!(
+                            "unknown outcome `{name}`{hint}; valid: {}",
+                            names.join(", ")
+                        ),
                     ));
                 }
             },
@@ -171,10 +226,16 @@ impl Ctx<'_> {
             ArrivalKind::Closed => {
                 for (key, set) in [("rate", c.rate.is_some()), ("phases", c.phases.is_some())] {
                     if set {
-                        return Err(self.src.error_at(&at(key), "a closed-loop client has `users` and `think`, not a rate"));
+                        return Err(self.src.error_at(
+                            &at(key),
+                            "a closed-loop client has `users` and `think`, not a rate",
+                        ));
                     }
                 }
-                let users = c.users.ok_or_else(|| self.src.error_at(&at("users"), "a closed-loop client needs `users`"))?;
+                let users = c.users.ok_or_else(|| {
+                    self.src
+                        .error_at(&at("users"), "a closed-loop client needs `users`")
+                })?;
                 let users = positive_u32(self.src, &at("users"), users)?;
                 let think = match &c.think {
                     Some(d) => self.dist(&at("think"), d)?,
@@ -185,17 +246,32 @@ impl Ctx<'_> {
             kind => {
                 for (key, set) in [("users", c.users.is_some()), ("think", c.think.is_some())] {
                     if set {
-                        return Err(self.src.error_at(&at(key), "only a closed-loop client (arrival = \"closed\") has this"));
+                        return Err(self.src.error_at(
+                            &at(key),
+                            "only a closed-loop client (arrival = \"closed\") has this",
+                        ));
                     }
                 }
-                let rate = c.rate.ok_or_else(|| self.src.error_at(&at("rate"), "an open-loop client needs `rate` (requests per second)"))?;
+                let rate = c.rate.ok_or_else(|| {
+                    self.src.error_at(
+                        &at("rate"),
+                        "an open-loop client needs `rate` (requests per second)",
+                    )
+                })?;
                 check_rate(self.src, &at("rate"), rate)?;
-                let changes = self.phases(&at("phases"), c.phases.as_deref().unwrap_or_default())?;
-                Load::Open { poisson: kind == ArrivalKind::Poisson, rate: RateSchedule::new(rate, &changes) }
+                let changes =
+                    self.phases(&at("phases"), c.phases.as_deref().unwrap_or_default())?;
+                Load::Open {
+                    poisson: kind == ArrivalKind::Poisson,
+                    rate: RateSchedule::new(rate, &changes),
+                }
             }
         };
         if c.deadline == Some(Dur(0)) {
-            return Err(self.src.error_at(&at("deadline"), "must be longer than zero (leave it out for no deadline)"));
+            return Err(self.src.error_at(
+                &at("deadline"),
+                "must be longer than zero (leave it out for no deadline)",
+            ));
         }
         let call = CallSpec {
             to,
@@ -221,17 +297,26 @@ impl Ctx<'_> {
             let here = format!("{path}.{i}");
             check_rate(self.src, &format!("{here}.rate"), p.rate)?;
             if i > 0 && p.at.0 < free_from {
-                return Err(self.src.error_at(&format!("{here}.at"), "phases must be in time order, each after the previous one's ramp"));
+                return Err(self.src.error_at(
+                    &format!("{here}.at"),
+                    "phases must be in time order, each after the previous one's ramp",
+                ));
             }
             let ramp = p.ramp.map_or(0, |r| r.0);
             free_from = p.at.0 + ramp;
-            out.push(model::rate::RateChange { at: p.at.0, rate_per_s: p.rate, ramp });
+            out.push(model::rate::RateChange {
+                at: p.at.0,
+                rate_per_s: p.rate,
+                ramp,
+            });
         }
         Ok(out)
     }
 
     fn policy(&self, path: &str, name: Option<&str>) -> Res<Policy> {
-        let Some(name) = name else { return Ok(Policy::default()) };
+        let Some(name) = name else {
+            return Ok(Policy::default());
+        };
         let Some(p) = self.raw.policy.get(name) else {
             let hint = closest(name, self.raw.policy.keys().map(String::as_str))
                 .map(|b| format!(" (did you mean `{b}`?)"))
@@ -239,9 +324,16 @@ impl Ctx<'_> {
             return Err(self.src.error_at(path, format!("no [policy.{name}]{hint}")));
         };
         if p.timeout == Some(Dur(0)) {
-            return Err(self.src.error_at(&format!("policy.{name}.timeout"), "must be longer than zero (leave it out for none)"));
+            return Err(self.src.error_at(
+                &format!("policy.{name}.timeout"),
+                "must be longer than zero (leave it out for none)",
+            ));
         }
-        Ok(Policy { name: Some(name.to_string()), timeout: p.timeout.map(|d| d.0), reserve: p.reserve.map_or(0, |d| d.0) })
+        Ok(Policy {
+            name: Some(name.to_string()),
+            timeout: p.timeout.map(|d| d.0),
+            reserve: p.reserve.map_or(0, |d| d.0),
+        })
     }
 
     fn service_id(&self, path: &str, name: &str) -> Res<usize> {
@@ -249,7 +341,8 @@ impl Ctx<'_> {
             let hint = closest(name, self.service_ids.keys().map(String::as_str))
                 .map(|b| format!(" (did you mean `{b}`?)"))
                 .unwrap_or_default();
-            self.src.error_at(path, format!("no service named `{name}`{hint}"))
+            self.src
+                .error_at(path, format!("no service named `{name}`{hint}"))
         })
     }
 
@@ -268,7 +361,11 @@ impl Ctx<'_> {
 }
 
 fn positive_u32(src: &Source, path: &str, v: u32) -> Res<u32> {
-    if v == 0 { Err(src.error_at(path, "must be at least 1")) } else { Ok(v) }
+    if v == 0 {
+        Err(src.error_at(path, "must be at least 1"))
+    } else {
+        Ok(v)
+    }
 }
 
 fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
@@ -280,20 +377,33 @@ fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
 }
 
 fn check_name(src: &Source, path: &str, name: &str) -> Res<()> {
-    let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if ok {
         Ok(())
     } else {
-        Err(src.error_at(path, format!("`{name}` is not a valid name: use letters, digits, `-` and `_`")))
+        Err(src.error_at(
+            path,
+            format!("`{name}` is not a valid name: use letters, digits, `-` and `_`"),
+        ))
     }
 }
 
-fn index_names<'a>(src: &Source, kind: &str, names: impl Iterator<Item = &'a str>) -> Res<BTreeMap<String, usize>> {
+fn index_names<'a>(
+    src: &Source,
+    kind: &str,
+    names: impl Iterator<Item = &'a str>,
+) -> Res<BTreeMap<String, usize>> {
     let mut ids = BTreeMap::new();
     for (i, name) in names.enumerate() {
         check_name(src, &format!("{kind}.{name}.name"), name)?;
         if ids.insert(name.to_string(), i).is_some() {
-            return Err(src.error_at(&format!("{kind}.{name}.name"), format!("two {kind}s are named `{name}`")));
+            return Err(src.error_at(
+                &format!("{kind}.{name}.name"),
+                format!("two {kind}s are named `{name}`"),
+            ));
         }
     }
     Ok(ids)
@@ -302,13 +412,21 @@ fn index_names<'a>(src: &Source, kind: &str, names: impl Iterator<Item = &'a str
 /// Rejects a call graph with a cycle, naming it (`a -> b -> a`).
 fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
     // 0 = unvisited, 1 = on the current path, 2 = done.
-    fn visit(s: usize, services: &[model::Service], state: &mut [u8], path: &mut Vec<usize>) -> Option<Vec<usize>> {
+    fn visit(
+        s: usize,
+        services: &[model::Service],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
         state[s] = 1;
         path.push(s);
         for call in services[s].steps.iter().flatten() {
             match state[call.to] {
                 1 => {
-                    let start = path.iter().position(|&p| p == call.to).expect("on the path");
+                    let start = path
+                        .iter()
+                        .position(|&p| p == call.to)
+                        .expect("on the path");
                     let mut cycle = path[start..].to_vec();
                     cycle.push(call.to);
                     return Some(cycle);
@@ -327,15 +445,14 @@ fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
     }
     let mut state = vec![0u8; services.len()];
     for s in 0..services.len() {
-        if state[s] == 0 {
-            if let Some(cycle) = visit(s, services, &mut state, &mut Vec::new()) {
+        if state[s] == 0
+            && let Some(cycle) = visit(s, services, &mut state, &mut Vec::new()) {
                 let names: Vec<&str> = cycle.iter().map(|&i| services[i].name.as_str()).collect();
                 return Err(src.error_at(
                     &format!("service.{}.calls", names[0]),
                     format!("the call graph has a cycle: {}", names.join(" -> ")),
                 ));
             }
-        }
     }
     Ok(())
 }

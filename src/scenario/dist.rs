@@ -28,8 +28,13 @@ pub fn compile_dist(raw: &RawDist) -> Result<Latency, String> {
 fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> {
     let kind = t.dist.as_str();
     if !KINDS.contains(&kind) {
-        let hint = closest(kind, KINDS).map(|b| format!(" (did you mean `{b}`?)")).unwrap_or_default();
-        return Err(format!("unknown dist `{kind}`{hint}; valid: {}", KINDS.join(", ")));
+        let hint = closest(kind, KINDS)
+            .map(|b| format!(" (did you mean `{b}`?)"))
+            .unwrap_or_default();
+        return Err(format!(
+            "unknown dist `{kind}`{hint}; valid: {}",
+            KINDS.join(", ")
+        ));
     }
     let lognormal_by_log = t.mu.is_some() || t.sigma.is_some();
     let allowed: &[&str] = match kind {
@@ -49,16 +54,28 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             continue;
         }
         if !allowed.contains(&field) {
-            return Err(format!("`{field}` does not apply to dist `{kind}`, which takes: {}", allowed.join(", ")));
+            return Err(format!(
+                "`{field}` does not apply to dist `{kind}`, which takes: {}",
+                allowed.join(", ")
+            ));
         }
     }
     let need = |v: Option<crate::scenario::schema::Dur>, name: &str| {
-        v.map(|d| d.0 as f64).ok_or_else(|| format!("dist `{kind}` needs `{name}`"))
+        v.map(|d| d.0 as f64)
+            .ok_or_else(|| format!("dist `{kind}` needs `{name}`"))
     };
     let positive = |v: f64, name: &str| {
-        if v > 0.0 && v.is_finite() { Ok(v) } else { Err(format!("`{name}` must be positive")) }
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(format!("`{name}` must be positive"))
+        }
     };
-    let shape = || t.shape.ok_or_else(|| format!("dist `{kind}` needs `shape`")).and_then(|s| positive(s, "shape"));
+    let shape = || {
+        t.shape
+            .ok_or_else(|| format!("dist `{kind}` needs `shape`"))
+            .and_then(|s| positive(s, "shape"))
+    };
     match kind {
         "constant" => Ok(Latency::Constant(need(t.value, "value")? as u64)),
         "uniform" => {
@@ -68,18 +85,30 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             }
             Ok(Latency::Uniform { min, max })
         }
-        "exponential" => Ok(Latency::Exponential { mean: positive(need(t.mean, "mean")?, "mean")? }),
+        "exponential" => Ok(Latency::Exponential {
+            mean: positive(need(t.mean, "mean")?, "mean")?,
+        }),
         "normal" => {
             let mean = positive(need(t.mean, "mean")?, "mean")?;
-            Ok(Latency::Normal { mean, stddev: need(t.stddev, "stddev")? })
+            Ok(Latency::Normal {
+                mean,
+                stddev: need(t.stddev, "stddev")?,
+            })
         }
         "lognormal" if lognormal_by_log => {
-            let mu = t.mu.ok_or("lognormal by mu/sigma needs `mu` (ln of milliseconds)")?;
-            let sigma = positive(t.sigma.ok_or("lognormal by mu/sigma needs `sigma`")?, "sigma")?;
+            let mu =
+                t.mu.filter(|m| m.is_finite())
+                    .ok_or("lognormal by mu/sigma needs a finite `mu` (ln of milliseconds)")?;
+            let sigma = positive(
+                t.sigma.ok_or("lognormal by mu/sigma needs `sigma`")?,
+                "sigma",
+            )?;
             // mu is written as the log of milliseconds; the model works in nanoseconds.
             Latency::lognormal(mu + 1e6f64.ln(), sigma)
         }
-        "lognormal" => Latency::lognormal_from_median_p99(need(t.median, "median")?, need(t.p99, "p99")?),
+        "lognormal" => {
+            Latency::lognormal_from_median_p99(need(t.median, "median")?, need(t.p99, "p99")?)
+        }
         "gamma" => {
             let shape = shape()?;
             let scale = match (t.scale, t.mean) {
@@ -90,7 +119,10 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             Latency::gamma(shape, scale)
         }
         "weibull" => Latency::weibull(positive(need(t.scale, "scale")?, "scale")?, shape()?),
-        "pareto" => Ok(Latency::Pareto { scale: positive(need(t.scale, "scale")?, "scale")?, shape: shape()? }),
+        "pareto" => Ok(Latency::Pareto {
+            scale: positive(need(t.scale, "scale")?, "scale")?,
+            shape: shape()?,
+        }),
         "mixture" => compile_mixture(t.of.as_deref().unwrap_or_default()),
         _ => compile_empirical(t.percentiles.as_deref().unwrap_or_default()),
     }
@@ -103,7 +135,9 @@ fn compile_mixture(parts: &[RawDistTable]) -> Result<Latency, String> {
     let mut weights = Vec::new();
     let mut compiled = Vec::new();
     for (i, p) in parts.iter().enumerate() {
-        let w = p.weight.ok_or_else(|| format!("mixture part {i} needs `weight`"))?;
+        let w = p
+            .weight
+            .ok_or_else(|| format!("mixture part {i} needs `weight`"))?;
         if !(w > 0.0 && w.is_finite()) {
             return Err(format!("mixture part {i}: `weight` must be positive"));
         }
@@ -119,7 +153,10 @@ fn compile_mixture(parts: &[RawDistTable]) -> Result<Latency, String> {
             acc
         })
         .collect();
-    Ok(Latency::Mixture { cumulative, parts: compiled })
+    Ok(Latency::Mixture {
+        cumulative,
+        parts: compiled,
+    })
 }
 
 fn compile_empirical(points: &[(f64, crate::scenario::schema::Dur)]) -> Result<Latency, String> {
@@ -129,9 +166,11 @@ fn compile_empirical(points: &[(f64, crate::scenario::schema::Dur)]) -> Result<L
         && pts[pts.len() - 1].0 == 100.0
         && pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1);
     if !ok {
-        return Err("empirical needs `percentiles = [[0, \"1ms\"], ..., [100, \"90ms\"]]`: from 0 to 100, \
+        return Err(
+            "empirical needs `percentiles = [[0, \"1ms\"], ..., [100, \"90ms\"]]`: from 0 to 100, \
                     percentiles increasing, durations not decreasing"
-            .into());
+                .into(),
+        );
     }
     Ok(Latency::Empirical { points: pts })
 }
@@ -153,5 +192,9 @@ fn present_fields(t: &RawDistTable) -> Vec<&'static str> {
         ("of", t.of.is_some()),
         ("weight", t.weight.is_some()),
     ];
-    flags.iter().filter(|(_, on)| *on).map(|(n, _)| *n).collect()
+    flags
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| *n)
+        .collect()
 }

@@ -14,7 +14,10 @@ use std::path::Path;
 
 /// Reads, overrides and compiles a scenario file.
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Model> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     load_str(&path.display().to_string(), &text, overrides)
 }
 

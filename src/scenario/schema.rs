@@ -1,8 +1,8 @@
 //! The scenario file as written: serde types that mirror the TOML one to one. Nothing here is
 //! validated beyond its type; `compile` turns these into a `Model`.
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -13,7 +13,9 @@ pub struct Dur(pub u64);
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
         let text = String::deserialize(d)?;
-        crate::time::parse_duration(&text).map(Dur).map_err(de::Error::custom)
+        crate::time::parse_duration(&text)
+            .map(Dur)
+            .map_err(de::Error::custom)
     }
 }
 
@@ -179,7 +181,9 @@ impl<'de> Deserialize<'de> for RawDist {
                 f.write_str("a duration string like \"5ms\" or a table like { dist = \"exponential\", mean = \"5ms\" }")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RawDist, E> {
-                crate::time::parse_duration(v).map(|ns| RawDist::Constant(Dur(ns))).map_err(E::custom)
+                crate::time::parse_duration(v)
+                    .map(|ns| RawDist::Constant(Dur(ns)))
+                    .map_err(E::custom)
             }
             fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<RawDist, M::Error> {
                 let table = RawDistTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
