@@ -446,13 +446,14 @@ fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
     let mut state = vec![0u8; services.len()];
     for s in 0..services.len() {
         if state[s] == 0
-            && let Some(cycle) = visit(s, services, &mut state, &mut Vec::new()) {
-                let names: Vec<&str> = cycle.iter().map(|&i| services[i].name.as_str()).collect();
-                return Err(src.error_at(
-                    &format!("service.{}.calls", names[0]),
-                    format!("the call graph has a cycle: {}", names.join(" -> ")),
-                ));
-            }
+            && let Some(cycle) = visit(s, services, &mut state, &mut Vec::new())
+        {
+            let names: Vec<&str> = cycle.iter().map(|&i| services[i].name.as_str()).collect();
+            return Err(src.error_at(
+                &format!("service.{}.calls", names[0]),
+                format!("the call graph has a cycle: {}", names.join(" -> ")),
+            ));
+        }
     }
     Ok(())
 }

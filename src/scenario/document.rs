@@ -206,25 +206,27 @@ fn first_line(msg: &str) -> String {
 fn explain(message: &str) -> (String, Option<String>) {
     let message = first_line(message);
     if let Some(rest) = message.strip_prefix("unknown field `")
-        && let Some((field, expected)) = rest.split_once('`') {
-            let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-            let mut help = match closest(field, valid.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`? "),
-                None => String::new(),
-            };
-            if !valid.is_empty() {
-                help.push_str(&format!("valid keys here: {}", valid.join(", ")));
-            }
-            return (format!("unknown key `{field}`"), Some(help));
+        && let Some((field, expected)) = rest.split_once('`')
+    {
+        let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let mut help = match closest(field, valid.iter().copied()) {
+            Some(best) => format!("did you mean `{best}`? "),
+            None => String::new(),
+        };
+        if !valid.is_empty() {
+            help.push_str(&format!("valid keys here: {}", valid.join(", ")));
         }
+        return (format!("unknown key `{field}`"), Some(help));
+    }
     if let Some(rest) = message.strip_prefix("unknown variant `")
-        && let Some((variant, expected)) = rest.split_once('`') {
-            let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-            let help = closest(variant, valid.iter().copied())
-                .map(|best| format!("did you mean `{best}`? valid values: {}", valid.join(", ")))
-                .or_else(|| Some(format!("valid values: {}", valid.join(", "))));
-            return (format!("unknown value `{variant}`"), help);
-        }
+        && let Some((variant, expected)) = rest.split_once('`')
+    {
+        let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let help = closest(variant, valid.iter().copied())
+            .map(|best| format!("did you mean `{best}`? valid values: {}", valid.join(", ")))
+            .or_else(|| Some(format!("valid values: {}", valid.join(", "))));
+        return (format!("unknown value `{variant}`"), help);
+    }
     // serde names the Rust type it expected; the user wrote (or should write) a table.
     let message = match message.find("expected struct Raw") {
         Some(i) => format!("{}expected a table", &message[..i]),
