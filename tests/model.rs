@@ -433,3 +433,32 @@ name = "s"
     // The 3,000,010th arrival falls exactly at 10 s, outside the run.
     assert_eq!(metric(&run(&text), "client.load.requests"), 3_000_009.0);
 }
+
+#[test]
+fn the_stepping_api_drives_a_run_event_by_event() {
+    let text = scenario(
+        r#"
+[[client]]
+name = "c"
+target = "s"
+arrival = "constant"
+rate = 10
+
+[[service]]
+name = "s"
+work = "50ms"
+"#,
+    );
+    let model = cascade::scenario::load_str("t", &text, &[]).unwrap();
+    let mut sim = cascade::Simulation::new(model);
+    // First arrival at 100 ms: one request in flight until its work ends at 150 ms.
+    assert_eq!(sim.step(), Some(100_000_000));
+    assert_eq!(sim.in_flight(), (1, 1));
+    sim.run_until(120_000_000);
+    assert_eq!(sim.now(), 120_000_000);
+    assert_eq!(sim.in_flight(), (1, 1));
+    assert_eq!(sim.step(), Some(150_000_000));
+    assert_eq!(sim.in_flight(), (0, 0));
+    let result = sim.run();
+    assert_eq!(result.metrics.get("client.c.requests"), Some(199.0));
+}
