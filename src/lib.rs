@@ -8,6 +8,7 @@ pub mod error;
 pub mod metrics;
 pub mod model;
 pub mod output;
+pub mod policy;
 pub mod scenario;
 pub mod time;
 

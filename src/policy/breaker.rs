@@ -1,0 +1,351 @@
+//! A circuit breaker: closed → open → half-open → closed, over virtual time.
+//!
+//! * **Window**: the last `n` recorded calls (`window = 100`, resilience4j COUNT_BASED), or a
+//!   duration (`window = "10s"`) kept as ten buckets aligned to multiples of a tenth of it
+//!   (resilience4j TIME_BASED keeps epoch-aligned one-second buckets).
+//! * **Trip**: once at least `min_calls` are in the window (for a count window, at most `n`), the
+//!   breaker opens when failures / calls ≥ `failure_rate`, or slow calls / calls ≥
+//!   `slow_call_rate` (a call is slow when it took longer than `slow_call_duration`), or on
+//!   `consecutive_failures` failures in a row.
+//! * **Open** for `open`, then lazily half-open at the first call after that (resilience4j's and
+//!   Polly's default). Each re-open from half-open multiplies the open time by `open_multiplier`,
+//!   up to `open_max`; closing resets it.
+//! * **Half-open**: `half_open_calls` probes are let through, others are rejected; all must
+//!   succeed to close, any failure re-opens (`half_open_calls = 1` is Polly's single probe).
+//! * Only outcomes in `count` are failures; anything else recorded is a success. Local
+//!   rejections and `invalid` never count.
+
+use crate::model::Outcome;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Window {
+    Calls(u32),
+    /// ns
+    Time(u64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerConfig {
+    pub window: Window,
+    pub min_calls: u32,
+    pub failure_rate: f64,
+    pub slow_call_rate: f64,
+    /// ns
+    pub slow_call_duration: u64,
+    /// 0 = not used.
+    pub consecutive_failures: u32,
+    /// ns
+    pub open: u64,
+    pub open_multiplier: f64,
+    /// ns
+    pub open_max: u64,
+    pub half_open_calls: u32,
+    /// Failure kinds, as a bit set over `Outcome::index`.
+    pub count: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Closed,
+    Open { until: u64 },
+    HalfOpen { admitted: u32, succeeded: u32 },
+}
+
+/// What happened on a transition, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    None,
+    Opened,
+    HalfOpened,
+    Closed,
+}
+
+#[derive(Debug, Clone)]
+pub struct Breaker {
+    cfg: BreakerConfig,
+    state: State,
+    /// The open duration to use next (grows while probes fail).
+    next_open: u64,
+    consecutive: u32,
+    /// Count window: ring of (failed, slow) for the last n calls.
+    ring: Vec<(bool, bool)>,
+    ring_pos: usize,
+    ring_len: usize,
+    /// Time window: (bucket number, calls, failures, slow) per slot.
+    buckets: [(u64, u32, u32, u32); 10],
+}
+
+impl Breaker {
+    pub fn new(cfg: BreakerConfig) -> Breaker {
+        let ring = match cfg.window {
+            Window::Calls(n) => vec![(false, false); n as usize],
+            Window::Time(_) => Vec::new(),
+        };
+        Breaker {
+            next_open: cfg.open,
+            cfg,
+            state: State::Closed,
+            consecutive: 0,
+            ring,
+            ring_pos: 0,
+            ring_len: 0,
+            buckets: [(u64::MAX, 0, 0, 0); 10],
+        }
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self.state, State::Open { .. })
+    }
+
+    /// Asks to let a call through at `now`. Returns whether it may pass, and any transition
+    /// (open → half-open happens here, lazily).
+    pub fn try_acquire(&mut self, now: u64) -> (bool, Transition) {
+        match self.state {
+            State::Closed => (true, Transition::None),
+            State::Open { until } if now < until => (false, Transition::None),
+            State::Open { .. } => {
+                self.state = State::HalfOpen { admitted: 1, succeeded: 0 };
+                (true, Transition::HalfOpened)
+            }
+            State::HalfOpen { admitted, succeeded } => {
+                if admitted < self.cfg.half_open_calls {
+                    self.state = State::HalfOpen { admitted: admitted + 1, succeeded };
+                    (true, Transition::None)
+                } else {
+                    (false, Transition::None)
+                }
+            }
+        }
+    }
+
+    /// Records the outcome of a call that was let through, `took` ns after it started.
+    pub fn record(&mut self, now: u64, outcome: Outcome, took: u64) -> Transition {
+        let failed = self.cfg.count & (1 << outcome.index()) != 0;
+        let slow = took > self.cfg.slow_call_duration;
+        match self.state {
+            State::HalfOpen { admitted, succeeded } => {
+                if failed || (slow && self.detects_slow_calls()) {
+                    return self.open(now, true);
+                }
+                let succeeded = succeeded + 1;
+                if succeeded >= self.cfg.half_open_calls {
+                    self.close();
+                    return Transition::Closed;
+                }
+                self.state = State::HalfOpen { admitted, succeeded };
+                Transition::None
+            }
+            // Results that arrive while open (calls let through before it opened) are dropped.
+            State::Open { .. } => Transition::None,
+            State::Closed => {
+                self.consecutive = if failed { self.consecutive + 1 } else { 0 };
+                let (calls, failures, slows) = self.push(now, failed, slow);
+                let cfg = &self.cfg;
+                let enough = calls >= self.min_calls();
+                let calls_f = f64::from(calls);
+                let trip = (cfg.consecutive_failures > 0 && self.consecutive >= cfg.consecutive_failures)
+                    || (enough && f64::from(failures) >= cfg.failure_rate * calls_f)
+                    || (enough && f64::from(slows) >= cfg.slow_call_rate * calls_f);
+                if trip { self.open(now, false) } else { Transition::None }
+            }
+        }
+    }
+
+    /// Whether slow calls are watched at all (a slow probe then fails like a failed one).
+    fn detects_slow_calls(&self) -> bool {
+        self.cfg.slow_call_rate <= 1.0 && self.cfg.slow_call_duration < u64::MAX
+    }
+
+    fn min_calls(&self) -> u32 {
+        match self.cfg.window {
+            Window::Calls(n) => self.cfg.min_calls.min(n).max(1),
+            Window::Time(_) => self.cfg.min_calls.max(1),
+        }
+    }
+
+    fn open(&mut self, now: u64, from_half_open: bool) -> Transition {
+        if from_half_open {
+            let grown = self.next_open as f64 * self.cfg.open_multiplier;
+            self.next_open = (grown.min(self.cfg.open_max as f64) as u64).max(self.cfg.open.min(self.cfg.open_max));
+        }
+        self.state = State::Open { until: now.saturating_add(self.next_open) };
+        self.reset_window();
+        Transition::Opened
+    }
+
+    fn close(&mut self) {
+        self.state = State::Closed;
+        self.next_open = self.cfg.open;
+        self.reset_window();
+    }
+
+    fn reset_window(&mut self) {
+        self.consecutive = 0;
+        self.ring_pos = 0;
+        self.ring_len = 0;
+        self.buckets = [(u64::MAX, 0, 0, 0); 10];
+    }
+
+    /// Adds a result to the window; returns (calls, failures, slow calls) in it.
+    fn push(&mut self, now: u64, failed: bool, slow: bool) -> (u32, u32, u32) {
+        match self.cfg.window {
+            Window::Calls(n) => {
+                self.ring[self.ring_pos] = (failed, slow);
+                self.ring_pos = (self.ring_pos + 1) % n as usize;
+                self.ring_len = (self.ring_len + 1).min(n as usize);
+                // The ring fills from slot 0 after every reset, so its first `ring_len` are live.
+                let live = &self.ring[..self.ring_len];
+                let failures = live.iter().filter(|(f, _)| *f).count() as u32;
+                let slows = live.iter().filter(|(_, s)| *s).count() as u32;
+                (self.ring_len as u32, failures, slows)
+            }
+            Window::Time(w) => {
+                let width = (w / 10).max(1);
+                let b = now / width;
+                let slot = &mut self.buckets[(b % 10) as usize];
+                if slot.0 != b {
+                    *slot = (b, 0, 0, 0);
+                }
+                slot.1 += 1;
+                slot.2 += u32::from(failed);
+                slot.3 += u32::from(slow);
+                self.buckets
+                    .iter()
+                    .filter(|s| s.0 != u64::MAX && s.0 + 10 > b)
+                    .fold((0, 0, 0), |(c, f, s), x| (c + x.1, f + x.2, s + x.3))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::retry::outcome_set;
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000_000_000;
+
+    fn cfg() -> BreakerConfig {
+        BreakerConfig {
+            window: Window::Calls(10),
+            min_calls: 4,
+            failure_rate: 0.5,
+            slow_call_rate: 2.0, // off
+            slow_call_duration: u64::MAX,
+            consecutive_failures: 0,
+            open: 5 * S,
+            open_multiplier: 1.0,
+            open_max: 60 * S,
+            half_open_calls: 2,
+            count: outcome_set(&[Outcome::Timeout, Outcome::Unavailable]),
+        }
+    }
+
+    fn feed(b: &mut Breaker, now: u64, outcomes: &[Outcome]) -> Vec<Transition> {
+        outcomes
+            .iter()
+            .map(|o| {
+                assert!(b.try_acquire(now).0, "call let through");
+                b.record(now, *o, MS)
+            })
+            .collect()
+    }
+
+    use Outcome::{Internal, Ok as Good, Timeout as Bad};
+
+    #[test]
+    fn stays_closed_below_min_calls_and_trips_at_the_failure_rate() {
+        let mut b = Breaker::new(cfg());
+        // Three failures: below min_calls (4), no decision.
+        assert_eq!(feed(&mut b, 0, &[Bad, Bad, Bad]), vec![Transition::None; 3]);
+        // The fourth call makes 3 of 4 failed: 75% >= 50%.
+        assert_eq!(feed(&mut b, 0, &[Good]), vec![Transition::Opened]);
+        assert!(b.is_open());
+    }
+
+    #[test]
+    fn uncounted_kinds_are_successes() {
+        let mut b = Breaker::new(cfg());
+        feed(&mut b, 0, &[Internal, Internal, Internal, Internal, Bad]);
+        assert_eq!(b.state(), State::Closed, "1 of 5 failed");
+    }
+
+    #[test]
+    fn count_window_keeps_only_the_last_n() {
+        let mut b = Breaker::new(BreakerConfig { min_calls: 10, ..cfg() });
+        feed(&mut b, 0, &[Bad, Bad, Bad, Bad, Good, Good, Good, Good, Good, Good]);
+        assert_eq!(b.state(), State::Closed, "4 of 10");
+        // Two more successes push two failures out: 2 of 10. One more failure: 3 of 10.
+        feed(&mut b, 0, &[Good, Good, Bad]);
+        assert_eq!(b.state(), State::Closed);
+        // The next failures overwrite the oldest results (a failure, then successes): 4 of 10
+        // after three, 5 of 10 after four, which trips at 50%.
+        let t = feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        assert_eq!(t, vec![Transition::None, Transition::None, Transition::None, Transition::Opened]);
+    }
+
+    #[test]
+    fn open_rejects_then_half_opens_lazily_and_closes_when_probes_succeed() {
+        let mut b = Breaker::new(cfg());
+        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        assert_eq!(b.try_acquire(4 * S), (false, Transition::None));
+        assert_eq!(b.try_acquire(5 * S), (true, Transition::HalfOpened));
+        assert_eq!(b.try_acquire(5 * S), (true, Transition::None), "second probe");
+        assert_eq!(b.try_acquire(5 * S), (false, Transition::None), "beyond half_open_calls");
+        assert_eq!(b.record(5 * S, Good, MS), Transition::None);
+        assert_eq!(b.record(5 * S, Good, MS), Transition::Closed);
+        assert_eq!(b.state(), State::Closed);
+    }
+
+    #[test]
+    fn a_failed_probe_reopens_with_growing_open_time() {
+        let mut b = Breaker::new(BreakerConfig { open_multiplier: 2.0, open_max: 15 * S, half_open_calls: 1, ..cfg() });
+        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        assert_eq!(b.state(), State::Open { until: 5 * S });
+        assert!(b.try_acquire(5 * S).0);
+        assert_eq!(b.record(5 * S, Bad, MS), Transition::Opened);
+        assert_eq!(b.state(), State::Open { until: 15 * S }, "5 s doubled to 10 s");
+        assert!(b.try_acquire(15 * S).0);
+        b.record(15 * S, Bad, MS);
+        assert_eq!(b.state(), State::Open { until: 30 * S }, "20 s capped at 15 s");
+        assert!(b.try_acquire(30 * S).0);
+        assert_eq!(b.record(30 * S, Good, MS), Transition::Closed);
+        // Closing resets the open time.
+        feed(&mut b, 31 * S, &[Bad, Bad, Bad, Bad]);
+        assert_eq!(b.state(), State::Open { until: 36 * S });
+    }
+
+    #[test]
+    fn consecutive_failures_trip_without_a_rate() {
+        let mut b = Breaker::new(BreakerConfig { consecutive_failures: 3, min_calls: 100, ..cfg() });
+        feed(&mut b, 0, &[Bad, Bad, Good, Bad, Bad]);
+        assert_eq!(b.state(), State::Closed);
+        assert_eq!(feed(&mut b, 0, &[Bad]), vec![Transition::Opened]);
+    }
+
+    #[test]
+    fn slow_calls_trip_at_the_slow_rate() {
+        let mut b = Breaker::new(BreakerConfig { slow_call_rate: 0.5, slow_call_duration: 100 * MS, ..cfg() });
+        for took in [200, 10, 200, 10] {
+            assert!(b.try_acquire(0).0);
+            b.record(0, Good, took * MS);
+        }
+        assert!(b.is_open(), "2 of 4 slow");
+    }
+
+    #[test]
+    fn time_window_forgets_old_buckets() {
+        let mut b = Breaker::new(BreakerConfig { window: Window::Time(10 * S), min_calls: 4, ..cfg() });
+        feed(&mut b, 0, &[Bad, Bad, Bad]);
+        // 10 s later those three are out of the window: 1 failure in 4 does not trip.
+        feed(&mut b, 10 * S, &[Bad, Good, Good, Good]);
+        assert_eq!(b.state(), State::Closed);
+        feed(&mut b, 11 * S, &[Bad, Bad]);
+        assert!(b.is_open(), "3 of 6 within the window");
+    }
+}

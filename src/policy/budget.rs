@@ -1,0 +1,199 @@
+//! Retry budgets: state shared by every call of one client, limiting retries as a whole.
+//!
+//! * `Ratio` — Finagle `RetryBudget` / tower `TpsBudget`: over a sliding window (`window`,
+//!   ten slots), retries may not exceed `ratio` × calls + `min_per_s` × window seconds. Every
+//!   logical call deposits; every retry withdraws. (Finagle's defaults: ratio 0.2, 10/s, 10 s.)
+//! * `TokenBucket` — gRPC `retryThrottling`: tokens start at `max_tokens`; a retryable failure
+//!   costs 1, a success earns `token_ratio`; retries are allowed only while tokens > max/2.
+//! * `Concurrency` — Envoy `retry_budget`: a retry is allowed while retries in progress (in
+//!   backoff or in flight) < max(`percent` × calls in progress, `min`). (Envoy: 20%, 3.)
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BudgetConfig {
+    Ratio { ratio: f64, min_per_s: f64, window: u64 },
+    TokenBucket { max_tokens: f64, token_ratio: f64 },
+    Concurrency { percent: f64, min: u32 },
+}
+
+const SLOTS: usize = 10;
+
+#[derive(Debug, Clone)]
+pub enum Budget {
+    Ratio {
+        ratio: f64,
+        reserve: f64,
+        slot_ns: u64,
+        /// (slot number, calls, retries) per ring position.
+        slots: [(u64, f64, f64); SLOTS],
+    },
+    TokenBucket { max: f64, ratio: f64, tokens: f64 },
+    Concurrency { percent: f64, min: u32, active_calls: u32, active_retries: u32 },
+}
+
+impl Budget {
+    pub fn new(c: &BudgetConfig) -> Budget {
+        match *c {
+            BudgetConfig::Ratio { ratio, min_per_s, window } => Budget::Ratio {
+                ratio,
+                reserve: min_per_s * window as f64 / 1e9,
+                slot_ns: (window / SLOTS as u64).max(1),
+                slots: [(u64::MAX, 0.0, 0.0); SLOTS],
+            },
+            BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
+                Budget::TokenBucket { max: max_tokens, ratio: token_ratio, tokens: max_tokens }
+            }
+            BudgetConfig::Concurrency { percent, min } => {
+                Budget::Concurrency { percent, min, active_calls: 0, active_retries: 0 }
+            }
+        }
+    }
+
+    /// A logical call starts.
+    pub fn on_call(&mut self, now: u64) {
+        match self {
+            Budget::Ratio { slot_ns, slots, .. } => slot_at(slots, *slot_ns, now).1 += 1.0,
+            Budget::TokenBucket { .. } => {}
+            Budget::Concurrency { active_calls, .. } => *active_calls += 1,
+        }
+    }
+
+    /// A logical call ends.
+    pub fn on_call_end(&mut self) {
+        if let Budget::Concurrency { active_calls, .. } = self {
+            *active_calls = active_calls.saturating_sub(1);
+        }
+    }
+
+    /// An attempt ended: successes refill a token bucket, retryable failures drain it.
+    pub fn on_attempt(&mut self, success: bool, retryable_failure: bool) {
+        if let Budget::TokenBucket { max, ratio, tokens } = self {
+            if success {
+                *tokens = (*tokens + *ratio).min(*max);
+            } else if retryable_failure {
+                *tokens = (*tokens - 1.0).max(0.0);
+            }
+        }
+    }
+
+    /// Asks for one retry; on success the retry is counted (withdrawn or made active).
+    pub fn try_retry(&mut self, now: u64) -> bool {
+        match self {
+            Budget::Ratio { ratio, reserve, slot_ns, slots } => {
+                let horizon = now / *slot_ns;
+                let (calls, retries) = slots
+                    .iter()
+                    .filter(|(n, _, _)| *n != u64::MAX && *n + SLOTS as u64 > horizon)
+                    .fold((0.0, 0.0), |(c, r), (_, sc, sr)| (c + sc, r + sr));
+                if retries + 1.0 > *ratio * calls + *reserve {
+                    return false;
+                }
+                slot_at(slots, *slot_ns, now).2 += 1.0;
+                true
+            }
+            Budget::TokenBucket { max, tokens, .. } => *tokens > *max / 2.0,
+            Budget::Concurrency { percent, min, active_calls, active_retries } => {
+                let limit = (*percent * f64::from(*active_calls)).max(f64::from(*min));
+                if f64::from(*active_retries) >= limit {
+                    return false;
+                }
+                *active_retries += 1;
+                true
+            }
+        }
+    }
+
+    /// A retry that was granted has finished (its attempt ended or its call gave up).
+    pub fn on_retry_end(&mut self) {
+        if let Budget::Concurrency { active_retries, .. } = self {
+            *active_retries = active_retries.saturating_sub(1);
+        }
+    }
+}
+
+/// The ring slot for `now`, cleared if it last held an older slot number.
+fn slot_at(slots: &mut [(u64, f64, f64); SLOTS], slot_ns: u64, now: u64) -> &mut (u64, f64, f64) {
+    let n = now / slot_ns;
+    let s = &mut slots[(n % SLOTS as u64) as usize];
+    if s.0 != n {
+        *s = (n, 0.0, 0.0);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn ratio_budget_allows_ratio_of_calls_plus_the_floor() {
+        // 10% of calls, no floor, 10 s window.
+        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.1, min_per_s: 0.0, window: 10 * S });
+        for i in 0..100 {
+            b.on_call(i * S / 100);
+        }
+        let granted = (0..50).filter(|_| b.try_retry(S)).count();
+        assert_eq!(granted, 10);
+        // A floor of 1/s over 10 s adds 10 more.
+        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.1, min_per_s: 1.0, window: 10 * S });
+        for i in 0..100 {
+            b.on_call(i * S / 100);
+        }
+        assert_eq!((0..50).filter(|_| b.try_retry(S)).count(), 20);
+    }
+
+    #[test]
+    fn ratio_budget_forgets_what_left_the_window() {
+        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.5, min_per_s: 0.0, window: 10 * S });
+        for _ in 0..10 {
+            b.on_call(0);
+        }
+        assert_eq!((0..10).filter(|_| b.try_retry(S)).count(), 5);
+        // 11 s later the calls and retries of slot 0 and 1 have left the window.
+        assert!(!b.try_retry(10 * S + S / 2), "slot 1's retries still count");
+        b.on_call(12 * S);
+        b.on_call(12 * S);
+        assert!(b.try_retry(12 * S));
+        assert!(!b.try_retry(12 * S));
+    }
+
+    #[test]
+    fn token_bucket_follows_grpc_throttling() {
+        let mut b = Budget::new(&BudgetConfig::TokenBucket { max_tokens: 10.0, token_ratio: 0.1 });
+        assert!(b.try_retry(0));
+        // Five failures bring 10 to 5: retries need more than half.
+        for _ in 0..5 {
+            b.on_attempt(false, true);
+        }
+        assert!(!b.try_retry(0));
+        b.on_attempt(true, false);
+        assert!(b.try_retry(0), "5.1 > 5");
+        // Non-retryable failures cost nothing; tokens never exceed the maximum.
+        b.on_attempt(false, false);
+        assert!(b.try_retry(0));
+        for _ in 0..200 {
+            b.on_attempt(true, false);
+        }
+        if let Budget::TokenBucket { tokens, .. } = b {
+            assert_eq!(tokens, 10.0);
+        }
+    }
+
+    #[test]
+    fn concurrency_budget_follows_envoy() {
+        let mut b = Budget::new(&BudgetConfig::Concurrency { percent: 0.2, min: 3 });
+        for _ in 0..10 {
+            b.on_call(0);
+        }
+        // max(0.2 * 10, 3) = 3 retries at once.
+        assert_eq!((0..10).filter(|_| b.try_retry(0)).count(), 3);
+        b.on_retry_end();
+        assert!(b.try_retry(0));
+        for _ in 0..40 {
+            b.on_call(0);
+        }
+        // 50 active calls: up to 10 active retries.
+        assert_eq!((0..20).filter(|_| b.try_retry(0)).count(), 7);
+    }
+}

@@ -1,0 +1,8 @@
+//! Resilience policies: small state machines over virtual time that know nothing of the
+//! engine. Each takes `now` (and a random stream where it draws) and returns a decision.
+
+pub mod backoff;
+pub mod breaker;
+pub mod budget;
+pub mod bulkhead;
+pub mod retry;
