@@ -1,6 +1,9 @@
 //! The deterministic discrete-event engine.
 
 pub mod arena;
+mod calls;
+mod jobs;
+mod policy_state;
 pub mod queue;
 pub mod rng;
 mod sim;

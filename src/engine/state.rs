@@ -24,6 +24,20 @@ pub enum Parent {
     Job(Ref),
 }
 
+/// Where a logical call stands between its attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// An attempt is in flight (or about to be sent).
+    Attempting,
+    /// Sleeping before the next attempt.
+    Backoff,
+    /// Waiting for a bulkhead permit.
+    WaitingPermit,
+}
+
+/// No policy state: the call's policy keeps none.
+pub const NO_SLOT: u32 = u32::MAX;
+
 /// A logical call: caller-side state across its attempts.
 #[derive(Debug, Clone)]
 pub struct Call {
@@ -36,6 +50,19 @@ pub struct Call {
     pub attempt: u32,
     /// The job serving the current attempt, while the caller still waits for it.
     pub current: Option<Ref>,
+    pub phase: Phase,
+    /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
+    pub slot: u32,
+    pub attempt_started: u64,
+    /// The breaker the current attempt passed (index within the slot's breakers).
+    pub breaker: Option<u32>,
+    pub holds_permit: bool,
+    /// The current attempt is a retry counted by a concurrency budget.
+    pub retry_active: bool,
+    /// The last backoff, which decorrelated jitter grows from.
+    pub last_delay: u64,
+    /// The callee instance chosen for the current attempt.
+    pub instance: u32,
 }
 
 /// One attempt being handled at a service instance (queued, working, or waiting on its calls),
@@ -58,6 +85,8 @@ pub struct Job {
     pub failure: Option<Outcome>,
     pub degraded: bool,
     pub outcome: Outcome,
+    /// A Retry-After the reply carries (ns), for overloaded or unavailable answers.
+    pub retry_after: Option<u64>,
 }
 
 pub struct InstanceState {
@@ -97,4 +126,17 @@ pub enum Event {
     Reply(Ref),
     /// An attempt's timeout (or the call's deadline) expires; stale if the attempt is over.
     AttemptTimer { call: Ref, attempt: u32 },
+    /// A call continues: its backoff is over, or a bulkhead permit was handed to it.
+    Resume { call: Ref, attempt: u32 },
+    /// A call waiting for a bulkhead permit gives up.
+    PermitTimeout { call: Ref, attempt: u32 },
+}
+
+/// The state one caller instance keeps for one call path's policy.
+pub struct PolicyState {
+    /// One breaker, or one per callee instance (`scope = "instance"`).
+    pub breakers: Vec<crate::policy::breaker::Breaker>,
+    pub budget: Option<crate::policy::budget::Budget>,
+    pub bulkhead: Option<crate::policy::bulkhead::Bulkhead<(Ref, u32)>>,
+    pub jitter_rng: Stream,
 }

@@ -170,6 +170,12 @@ pub struct EdgeAcc {
     pub attempts: u64,
     pub retries: u64,
     pub outcomes: Outcomes,
+    pub rejected_breaker: u64,
+    pub rejected_bulkhead: u64,
+    pub budget_exhausted: u64,
+    pub breaker_opens: u64,
+    /// Integral over time (ns × breakers) of breakers in the open state.
+    pub breaker_open_area: f64,
 }
 
 impl EdgeAcc {
@@ -178,6 +184,11 @@ impl EdgeAcc {
         self.attempts += o.attempts;
         self.retries += o.retries;
         self.outcomes.merge(&o.outcomes);
+        self.rejected_breaker += o.rejected_breaker;
+        self.rejected_bulkhead += o.rejected_bulkhead;
+        self.budget_exhausted += o.budget_exhausted;
+        self.breaker_opens += o.breaker_opens;
+        self.breaker_open_area += o.breaker_open_area;
     }
     pub fn reset(&mut self) {
         *self = EdgeAcc::default();
@@ -192,5 +203,10 @@ impl EdgeAcc {
         );
         emit("success", self.outcomes.success() as f64);
         self.outcomes.emit_errors(emit);
+        emit("rejected_breaker", self.rejected_breaker as f64);
+        emit("rejected_bulkhead", self.rejected_bulkhead as f64);
+        emit("budget_exhausted", self.budget_exhausted as f64);
+        emit("breaker_opens", self.breaker_opens as f64);
+        emit("breaker_open_s", self.breaker_open_area / 1e9);
     }
 }

@@ -161,6 +161,31 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "count",
         "calls that ended with this failure kind",
     ),
+    doc(
+        "edge.<from>.<to>.rejected_breaker",
+        "count",
+        "attempts (or calls, with wraps = \"call\") an open breaker refused",
+    ),
+    doc(
+        "edge.<from>.<to>.rejected_bulkhead",
+        "count",
+        "attempts a full bulkhead refused, at once or after waiting max_wait",
+    ),
+    doc(
+        "edge.<from>.<to>.budget_exhausted",
+        "count",
+        "retries the retry budget refused (the call failed instead)",
+    ),
+    doc(
+        "edge.<from>.<to>.breaker_opens",
+        "count",
+        "times a breaker on the edge opened (from closed or from half-open)",
+    ),
+    doc(
+        "edge.<from>.<to>.breaker_open_s",
+        "breaker-seconds",
+        "time the edge's breakers spent open, summed over them (one per caller instance, or per callee instance too)",
+    ),
 ];
 
 /// Whether `name` is an instance of `pattern` (each placeholder stands for one dotless segment;

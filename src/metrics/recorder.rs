@@ -19,6 +19,8 @@ pub struct Recorder {
     pub services: Vec<ServiceAcc>,
     pub edges: Vec<EdgeAcc>,
     pub levels: Vec<ServiceLevels>,
+    /// Per edge: how many of its breakers are open.
+    pub breakers_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     prefixes: (Vec<String>, Vec<String>, Vec<String>),
     bucket_ns: u64,
@@ -62,6 +64,7 @@ impl Recorder {
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
+            breakers_open: vec![Level::default(); edges.len()],
             clients,
             services,
             edges,
@@ -100,6 +103,9 @@ impl Recorder {
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
+        }
+        for (acc, l) in self.edges.iter_mut().zip(self.breakers_open.iter_mut()) {
+            l.close(boundary, &mut acc.breaker_open_area);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);

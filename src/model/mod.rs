@@ -4,7 +4,12 @@ pub mod latency;
 pub mod outcome;
 pub mod rate;
 
+pub use crate::policy::breaker::BreakerConfig;
+pub use crate::policy::budget::BudgetConfig;
+pub use crate::policy::bulkhead::BulkheadConfig;
+pub use crate::policy::retry::RetryPolicy;
 pub use crate::scenario::schema::{BalancerKind, Criticality, Discipline};
+pub use crate::scenario::schema_policy::{BreakerScope, Wraps};
 pub use latency::Latency;
 pub use outcome::Outcome;
 pub use rate::RateSchedule;
@@ -22,6 +27,8 @@ pub struct Model {
     pub services: Vec<Service>,
     /// One per (caller, callee) pair: the unit of edge metrics.
     pub edges: Vec<Edge>,
+    /// Number of call specs (`CallSpec::id` runs over 0..call_specs).
+    pub call_specs: usize,
 }
 
 impl Model {
@@ -67,6 +74,8 @@ pub struct Service {
 /// One call a caller makes: to whom, through which policy, over which network latency.
 #[derive(Debug, Clone)]
 pub struct CallSpec {
+    /// Dense number of this call spec in the model (clients' first), for per-call state.
+    pub id: usize,
     pub to: usize,
     pub edge: usize,
     pub policy: Policy,
@@ -74,6 +83,16 @@ pub struct CallSpec {
     pub latency: Option<Latency>,
     pub optional: bool,
     pub fail_as: FailAs,
+    /// Safe to repeat; a non-idempotent call is retried only with an idempotency key.
+    pub idempotent: bool,
+    pub idempotency_key: bool,
+}
+
+impl CallSpec {
+    /// Whether a failed attempt of this call may be repeated at all.
+    pub fn retry_allowed(&self) -> bool {
+        self.idempotent || self.idempotency_key
+    }
 }
 
 /// What a caller's request becomes when a required call fails.
@@ -92,6 +111,22 @@ pub struct Policy {
     pub timeout: Option<u64>,
     /// Kept back from the caller's remaining deadline for its own work after the call, ns.
     pub reserve: u64,
+    /// No attempt starts with less than this left before the deadline, ns.
+    pub min_attempt: u64,
+    pub retry: Option<RetryPolicy>,
+    pub budget: Option<BudgetConfig>,
+    pub breaker: Option<BreakerPolicy>,
+    pub bulkhead: Option<BulkheadConfig>,
+}
+
+/// A breaker and where it sits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerPolicy {
+    pub config: BreakerConfig,
+    /// Around each attempt (each retry passes it) or around the whole call.
+    pub wraps: Wraps,
+    /// One breaker per call path, or one per callee instance.
+    pub scope: BreakerScope,
 }
 
 #[derive(Debug, Clone)]

@@ -55,7 +55,9 @@ impl Backoff {
         let d = match self.schedule {
             Schedule::Constant => base,
             Schedule::Linear => base * f64::from(k),
-            Schedule::Exponential { multiplier } => base * multiplier.powi(k.saturating_sub(1).min(1000) as i32),
+            Schedule::Exponential { multiplier } => {
+                base * multiplier.powi(k.saturating_sub(1).min(1000) as i32)
+            }
         }
         .min(max);
         let u = unit(rng);
@@ -86,7 +88,12 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn backoff(schedule: Schedule, jitter: Jitter) -> Backoff {
-        Backoff { schedule, base: 50 * MS, max: 1000 * MS, jitter }
+        Backoff {
+            schedule,
+            base: 50 * MS,
+            max: 1000 * MS,
+            jitter,
+        }
     }
 
     fn rng() -> rand_pcg::Pcg64Mcg {
@@ -99,9 +106,15 @@ mod tests {
         let c = backoff(Schedule::Constant, Jitter::None);
         assert_eq!([1, 2, 5].map(|k| c.delay(k, 0, r)), [50 * MS; 3]);
         let l = backoff(Schedule::Linear, Jitter::None);
-        assert_eq!([1, 2, 3].map(|k| l.delay(k, 0, r)), [50 * MS, 100 * MS, 150 * MS]);
+        assert_eq!(
+            [1, 2, 3].map(|k| l.delay(k, 0, r)),
+            [50 * MS, 100 * MS, 150 * MS]
+        );
         let e = backoff(Schedule::Exponential { multiplier: 2.0 }, Jitter::None);
-        assert_eq!([1, 2, 3, 4].map(|k| e.delay(k, 0, r)), [50 * MS, 100 * MS, 200 * MS, 400 * MS]);
+        assert_eq!(
+            [1, 2, 3, 4].map(|k| e.delay(k, 0, r)),
+            [50 * MS, 100 * MS, 200 * MS, 400 * MS]
+        );
         // Capped at max.
         assert_eq!(e.delay(10, 0, r), 1000 * MS);
         assert_eq!(e.delay(u32::MAX, 0, r), 1000 * MS);
@@ -119,7 +132,11 @@ mod tests {
                 let full = backoff(exp, Jitter::Full).delay(k, 0, r);
                 assert!(full < d.max(1), "full {full} < {d}");
                 let equal = backoff(exp, Jitter::Equal).delay(k, 0, r);
-                assert!(equal >= d / 2 && equal <= d, "equal {equal} in [{}, {d}]", d / 2);
+                assert!(
+                    equal >= d / 2 && equal <= d,
+                    "equal {equal} in [{}, {d}]",
+                    d / 2
+                );
                 let p = backoff(exp, Jitter::Proportional { factor: 0.2 }).delay(k, 0, r);
                 assert!(p as f64 >= d as f64 * 0.8 - 1.0 && p as f64 <= d as f64 * 1.2 + 1.0);
             }
@@ -137,12 +154,19 @@ mod tests {
     #[test]
     fn decorrelated_grows_from_the_previous_delay_and_never_exceeds_its_cap() {
         let r = &mut rng();
-        let b = backoff(Schedule::Exponential { multiplier: 2.0 }, Jitter::Decorrelated);
+        let b = backoff(
+            Schedule::Exponential { multiplier: 2.0 },
+            Jitter::Decorrelated,
+        );
         let mut prev = 0;
         for k in 1..200 {
             let d = b.delay(k, prev, r);
             assert!(d >= 50 * MS && d <= 1000 * MS, "{d}");
-            let upper = if prev == 0 { 150 * MS } else { (3 * prev).max(50 * MS) };
+            let upper = if prev == 0 {
+                150 * MS
+            } else {
+                (3 * prev).max(50 * MS)
+            };
             assert!(d <= upper.min(1000 * MS));
             prev = d;
         }

@@ -108,12 +108,21 @@ impl Breaker {
             State::Closed => (true, Transition::None),
             State::Open { until } if now < until => (false, Transition::None),
             State::Open { .. } => {
-                self.state = State::HalfOpen { admitted: 1, succeeded: 0 };
+                self.state = State::HalfOpen {
+                    admitted: 1,
+                    succeeded: 0,
+                };
                 (true, Transition::HalfOpened)
             }
-            State::HalfOpen { admitted, succeeded } => {
+            State::HalfOpen {
+                admitted,
+                succeeded,
+            } => {
                 if admitted < self.cfg.half_open_calls {
-                    self.state = State::HalfOpen { admitted: admitted + 1, succeeded };
+                    self.state = State::HalfOpen {
+                        admitted: admitted + 1,
+                        succeeded,
+                    };
                     (true, Transition::None)
                 } else {
                     (false, Transition::None)
@@ -122,12 +131,29 @@ impl Breaker {
         }
     }
 
+    /// Gives back a half-open probe that was admitted but never sent (a bulkhead refused it).
+    pub fn release_unused(&mut self) {
+        if let State::HalfOpen {
+            admitted,
+            succeeded,
+        } = self.state
+        {
+            self.state = State::HalfOpen {
+                admitted: admitted.saturating_sub(1),
+                succeeded,
+            };
+        }
+    }
+
     /// Records the outcome of a call that was let through, `took` ns after it started.
     pub fn record(&mut self, now: u64, outcome: Outcome, took: u64) -> Transition {
         let failed = self.cfg.count & (1 << outcome.index()) != 0;
         let slow = took > self.cfg.slow_call_duration;
         match self.state {
-            State::HalfOpen { admitted, succeeded } => {
+            State::HalfOpen {
+                admitted,
+                succeeded,
+            } => {
                 if failed || (slow && self.detects_slow_calls()) {
                     return self.open(now, true);
                 }
@@ -136,7 +162,10 @@ impl Breaker {
                     self.close();
                     return Transition::Closed;
                 }
-                self.state = State::HalfOpen { admitted, succeeded };
+                self.state = State::HalfOpen {
+                    admitted,
+                    succeeded,
+                };
                 Transition::None
             }
             // Results that arrive while open (calls let through before it opened) are dropped.
@@ -147,10 +176,15 @@ impl Breaker {
                 let cfg = &self.cfg;
                 let enough = calls >= self.min_calls();
                 let calls_f = f64::from(calls);
-                let trip = (cfg.consecutive_failures > 0 && self.consecutive >= cfg.consecutive_failures)
+                let trip = (cfg.consecutive_failures > 0
+                    && self.consecutive >= cfg.consecutive_failures)
                     || (enough && f64::from(failures) >= cfg.failure_rate * calls_f)
                     || (enough && f64::from(slows) >= cfg.slow_call_rate * calls_f);
-                if trip { self.open(now, false) } else { Transition::None }
+                if trip {
+                    self.open(now, false)
+                } else {
+                    Transition::None
+                }
             }
         }
     }
@@ -170,9 +204,12 @@ impl Breaker {
     fn open(&mut self, now: u64, from_half_open: bool) -> Transition {
         if from_half_open {
             let grown = self.next_open as f64 * self.cfg.open_multiplier;
-            self.next_open = (grown.min(self.cfg.open_max as f64) as u64).max(self.cfg.open.min(self.cfg.open_max));
+            self.next_open = (grown.min(self.cfg.open_max as f64) as u64)
+                .max(self.cfg.open.min(self.cfg.open_max));
         }
-        self.state = State::Open { until: now.saturating_add(self.next_open) };
+        self.state = State::Open {
+            until: now.saturating_add(self.next_open),
+        };
         self.reset_window();
         Transition::Opened
     }
@@ -277,8 +314,15 @@ mod tests {
 
     #[test]
     fn count_window_keeps_only_the_last_n() {
-        let mut b = Breaker::new(BreakerConfig { min_calls: 10, ..cfg() });
-        feed(&mut b, 0, &[Bad, Bad, Bad, Bad, Good, Good, Good, Good, Good, Good]);
+        let mut b = Breaker::new(BreakerConfig {
+            min_calls: 10,
+            ..cfg()
+        });
+        feed(
+            &mut b,
+            0,
+            &[Bad, Bad, Bad, Bad, Good, Good, Good, Good, Good, Good],
+        );
         assert_eq!(b.state(), State::Closed, "4 of 10");
         // Two more successes push two failures out: 2 of 10. One more failure: 3 of 10.
         feed(&mut b, 0, &[Good, Good, Bad]);
@@ -286,7 +330,15 @@ mod tests {
         // The next failures overwrite the oldest results (a failure, then successes): 4 of 10
         // after three, 5 of 10 after four, which trips at 50%.
         let t = feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
-        assert_eq!(t, vec![Transition::None, Transition::None, Transition::None, Transition::Opened]);
+        assert_eq!(
+            t,
+            vec![
+                Transition::None,
+                Transition::None,
+                Transition::None,
+                Transition::Opened
+            ]
+        );
     }
 
     #[test]
@@ -295,8 +347,16 @@ mod tests {
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.try_acquire(4 * S), (false, Transition::None));
         assert_eq!(b.try_acquire(5 * S), (true, Transition::HalfOpened));
-        assert_eq!(b.try_acquire(5 * S), (true, Transition::None), "second probe");
-        assert_eq!(b.try_acquire(5 * S), (false, Transition::None), "beyond half_open_calls");
+        assert_eq!(
+            b.try_acquire(5 * S),
+            (true, Transition::None),
+            "second probe"
+        );
+        assert_eq!(
+            b.try_acquire(5 * S),
+            (false, Transition::None),
+            "beyond half_open_calls"
+        );
         assert_eq!(b.record(5 * S, Good, MS), Transition::None);
         assert_eq!(b.record(5 * S, Good, MS), Transition::Closed);
         assert_eq!(b.state(), State::Closed);
@@ -304,15 +364,28 @@ mod tests {
 
     #[test]
     fn a_failed_probe_reopens_with_growing_open_time() {
-        let mut b = Breaker::new(BreakerConfig { open_multiplier: 2.0, open_max: 15 * S, half_open_calls: 1, ..cfg() });
+        let mut b = Breaker::new(BreakerConfig {
+            open_multiplier: 2.0,
+            open_max: 15 * S,
+            half_open_calls: 1,
+            ..cfg()
+        });
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 5 * S });
         assert!(b.try_acquire(5 * S).0);
         assert_eq!(b.record(5 * S, Bad, MS), Transition::Opened);
-        assert_eq!(b.state(), State::Open { until: 15 * S }, "5 s doubled to 10 s");
+        assert_eq!(
+            b.state(),
+            State::Open { until: 15 * S },
+            "5 s doubled to 10 s"
+        );
         assert!(b.try_acquire(15 * S).0);
         b.record(15 * S, Bad, MS);
-        assert_eq!(b.state(), State::Open { until: 30 * S }, "20 s capped at 15 s");
+        assert_eq!(
+            b.state(),
+            State::Open { until: 30 * S },
+            "20 s capped at 15 s"
+        );
         assert!(b.try_acquire(30 * S).0);
         assert_eq!(b.record(30 * S, Good, MS), Transition::Closed);
         // Closing resets the open time.
@@ -322,7 +395,11 @@ mod tests {
 
     #[test]
     fn consecutive_failures_trip_without_a_rate() {
-        let mut b = Breaker::new(BreakerConfig { consecutive_failures: 3, min_calls: 100, ..cfg() });
+        let mut b = Breaker::new(BreakerConfig {
+            consecutive_failures: 3,
+            min_calls: 100,
+            ..cfg()
+        });
         feed(&mut b, 0, &[Bad, Bad, Good, Bad, Bad]);
         assert_eq!(b.state(), State::Closed);
         assert_eq!(feed(&mut b, 0, &[Bad]), vec![Transition::Opened]);
@@ -330,7 +407,11 @@ mod tests {
 
     #[test]
     fn slow_calls_trip_at_the_slow_rate() {
-        let mut b = Breaker::new(BreakerConfig { slow_call_rate: 0.5, slow_call_duration: 100 * MS, ..cfg() });
+        let mut b = Breaker::new(BreakerConfig {
+            slow_call_rate: 0.5,
+            slow_call_duration: 100 * MS,
+            ..cfg()
+        });
         for took in [200, 10, 200, 10] {
             assert!(b.try_acquire(0).0);
             b.record(0, Good, took * MS);
@@ -340,7 +421,11 @@ mod tests {
 
     #[test]
     fn time_window_forgets_old_buckets() {
-        let mut b = Breaker::new(BreakerConfig { window: Window::Time(10 * S), min_calls: 4, ..cfg() });
+        let mut b = Breaker::new(BreakerConfig {
+            window: Window::Time(10 * S),
+            min_calls: 4,
+            ..cfg()
+        });
         feed(&mut b, 0, &[Bad, Bad, Bad]);
         // 10 s later those three are out of the window: 1 failure in 4 does not trip.
         feed(&mut b, 10 * S, &[Bad, Good, Good, Good]);

@@ -10,9 +10,19 @@
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum BudgetConfig {
-    Ratio { ratio: f64, min_per_s: f64, window: u64 },
-    TokenBucket { max_tokens: f64, token_ratio: f64 },
-    Concurrency { percent: f64, min: u32 },
+    Ratio {
+        ratio: f64,
+        min_per_s: f64,
+        window: u64,
+    },
+    TokenBucket {
+        max_tokens: f64,
+        token_ratio: f64,
+    },
+    Concurrency {
+        percent: f64,
+        min: u32,
+    },
 }
 
 const SLOTS: usize = 10;
@@ -26,25 +36,46 @@ pub enum Budget {
         /// (slot number, calls, retries) per ring position.
         slots: [(u64, f64, f64); SLOTS],
     },
-    TokenBucket { max: f64, ratio: f64, tokens: f64 },
-    Concurrency { percent: f64, min: u32, active_calls: u32, active_retries: u32 },
+    TokenBucket {
+        max: f64,
+        ratio: f64,
+        tokens: f64,
+    },
+    Concurrency {
+        percent: f64,
+        min: u32,
+        active_calls: u32,
+        active_retries: u32,
+    },
 }
 
 impl Budget {
     pub fn new(c: &BudgetConfig) -> Budget {
         match *c {
-            BudgetConfig::Ratio { ratio, min_per_s, window } => Budget::Ratio {
+            BudgetConfig::Ratio {
+                ratio,
+                min_per_s,
+                window,
+            } => Budget::Ratio {
                 ratio,
                 reserve: min_per_s * window as f64 / 1e9,
                 slot_ns: (window / SLOTS as u64).max(1),
                 slots: [(u64::MAX, 0.0, 0.0); SLOTS],
             },
-            BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
-                Budget::TokenBucket { max: max_tokens, ratio: token_ratio, tokens: max_tokens }
-            }
-            BudgetConfig::Concurrency { percent, min } => {
-                Budget::Concurrency { percent, min, active_calls: 0, active_retries: 0 }
-            }
+            BudgetConfig::TokenBucket {
+                max_tokens,
+                token_ratio,
+            } => Budget::TokenBucket {
+                max: max_tokens,
+                ratio: token_ratio,
+                tokens: max_tokens,
+            },
+            BudgetConfig::Concurrency { percent, min } => Budget::Concurrency {
+                percent,
+                min,
+                active_calls: 0,
+                active_retries: 0,
+            },
         }
     }
 
@@ -78,7 +109,12 @@ impl Budget {
     /// Asks for one retry; on success the retry is counted (withdrawn or made active).
     pub fn try_retry(&mut self, now: u64) -> bool {
         match self {
-            Budget::Ratio { ratio, reserve, slot_ns, slots } => {
+            Budget::Ratio {
+                ratio,
+                reserve,
+                slot_ns,
+                slots,
+            } => {
                 let horizon = now / *slot_ns;
                 let (calls, retries) = slots
                     .iter()
@@ -91,7 +127,12 @@ impl Budget {
                 true
             }
             Budget::TokenBucket { max, tokens, .. } => *tokens > *max / 2.0,
-            Budget::Concurrency { percent, min, active_calls, active_retries } => {
+            Budget::Concurrency {
+                percent,
+                min,
+                active_calls,
+                active_retries,
+            } => {
                 let limit = (*percent * f64::from(*active_calls)).max(f64::from(*min));
                 if f64::from(*active_retries) >= limit {
                     return false;
@@ -129,14 +170,22 @@ mod tests {
     #[test]
     fn ratio_budget_allows_ratio_of_calls_plus_the_floor() {
         // 10% of calls, no floor, 10 s window.
-        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.1, min_per_s: 0.0, window: 10 * S });
+        let mut b = Budget::new(&BudgetConfig::Ratio {
+            ratio: 0.1,
+            min_per_s: 0.0,
+            window: 10 * S,
+        });
         for i in 0..100 {
             b.on_call(i * S / 100);
         }
         let granted = (0..50).filter(|_| b.try_retry(S)).count();
         assert_eq!(granted, 10);
         // A floor of 1/s over 10 s adds 10 more.
-        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.1, min_per_s: 1.0, window: 10 * S });
+        let mut b = Budget::new(&BudgetConfig::Ratio {
+            ratio: 0.1,
+            min_per_s: 1.0,
+            window: 10 * S,
+        });
         for i in 0..100 {
             b.on_call(i * S / 100);
         }
@@ -145,7 +194,11 @@ mod tests {
 
     #[test]
     fn ratio_budget_forgets_what_left_the_window() {
-        let mut b = Budget::new(&BudgetConfig::Ratio { ratio: 0.5, min_per_s: 0.0, window: 10 * S });
+        let mut b = Budget::new(&BudgetConfig::Ratio {
+            ratio: 0.5,
+            min_per_s: 0.0,
+            window: 10 * S,
+        });
         for _ in 0..10 {
             b.on_call(0);
         }
@@ -160,7 +213,10 @@ mod tests {
 
     #[test]
     fn token_bucket_follows_grpc_throttling() {
-        let mut b = Budget::new(&BudgetConfig::TokenBucket { max_tokens: 10.0, token_ratio: 0.1 });
+        let mut b = Budget::new(&BudgetConfig::TokenBucket {
+            max_tokens: 10.0,
+            token_ratio: 0.1,
+        });
         assert!(b.try_retry(0));
         // Five failures bring 10 to 5: retries need more than half.
         for _ in 0..5 {
@@ -182,7 +238,10 @@ mod tests {
 
     #[test]
     fn concurrency_budget_follows_envoy() {
-        let mut b = Budget::new(&BudgetConfig::Concurrency { percent: 0.2, min: 3 });
+        let mut b = Budget::new(&BudgetConfig::Concurrency {
+            percent: 0.2,
+            min: 3,
+        });
         for _ in 0..10 {
             b.on_call(0);
         }

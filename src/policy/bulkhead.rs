@@ -30,7 +30,11 @@ pub struct Bulkhead<T> {
 
 impl<T: PartialEq> Bulkhead<T> {
     pub fn new(cfg: BulkheadConfig) -> Bulkhead<T> {
-        Bulkhead { cfg, in_use: 0, waiting: VecDeque::new() }
+        Bulkhead {
+            cfg,
+            in_use: 0,
+            waiting: VecDeque::new(),
+        }
     }
 
     pub fn max_wait(&self) -> u64 {
@@ -83,7 +87,11 @@ mod tests {
 
     #[test]
     fn grants_queues_rejects_and_hands_permits_to_waiters_in_order() {
-        let mut b = Bulkhead::new(BulkheadConfig { max_concurrent: 2, queue: 1, max_wait: 10 });
+        let mut b = Bulkhead::new(BulkheadConfig {
+            max_concurrent: 2,
+            queue: 1,
+            max_wait: 10,
+        });
         assert_eq!(b.acquire(1), Admission::Granted);
         assert_eq!(b.acquire(2), Admission::Granted);
         assert_eq!(b.acquire(3), Admission::Queued);
@@ -96,10 +104,22 @@ mod tests {
 
     #[test]
     fn no_waiting_without_max_wait_and_waiters_can_leave() {
-        let mut b = Bulkhead::new(BulkheadConfig { max_concurrent: 1, queue: 5, max_wait: 0 });
+        let mut b = Bulkhead::new(BulkheadConfig {
+            max_concurrent: 1,
+            queue: 5,
+            max_wait: 0,
+        });
         assert_eq!(b.acquire(1), Admission::Granted);
-        assert_eq!(b.acquire(2), Admission::Rejected, "resilience4j default: wait 0 rejects");
-        let mut b = Bulkhead::new(BulkheadConfig { max_concurrent: 1, queue: 5, max_wait: 5 });
+        assert_eq!(
+            b.acquire(2),
+            Admission::Rejected,
+            "resilience4j default: wait 0 rejects"
+        );
+        let mut b = Bulkhead::new(BulkheadConfig {
+            max_concurrent: 1,
+            queue: 5,
+            max_wait: 5,
+        });
         b.acquire(1);
         assert_eq!(b.acquire(2), Admission::Queued);
         assert!(b.abandon(&2));

@@ -41,7 +41,12 @@ pub fn in_set(set: u16, o: Outcome) -> bool {
 }
 
 /// The retry kinds retried when `on` is not given: transport failures, timeouts, 503 and 429.
-pub const DEFAULT_RETRY_ON: [Outcome; 4] = [Outcome::Timeout, Outcome::Unavailable, Outcome::Overloaded, Outcome::Refused];
+pub const DEFAULT_RETRY_ON: [Outcome; 4] = [
+    Outcome::Timeout,
+    Outcome::Unavailable,
+    Outcome::Overloaded,
+    Outcome::Refused,
+];
 
 /// Kinds that no policy may retry: a bad request stays bad, and local rejections mean "stop".
 pub const NEVER_RETRIED: [Outcome; 6] = [
@@ -102,7 +107,12 @@ mod tests {
         RetryPolicy {
             attempts,
             on: outcome_set(&DEFAULT_RETRY_ON),
-            backoff: Backoff { schedule: Schedule::Constant, base: 40 * MS, max: 40 * MS, jitter: Jitter::None },
+            backoff: Backoff {
+                schedule: Schedule::Constant,
+                base: 40 * MS,
+                max: 40 * MS,
+                jitter: Jitter::None,
+            },
             retry_after: true,
         }
     }
@@ -111,14 +121,38 @@ mod tests {
     fn retries_only_listed_kinds_within_the_attempt_limit() {
         let p = policy(3);
         let d = || 40 * MS;
-        assert_eq!(p.decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d), Ok(40 * MS));
-        assert_eq!(p.decide(2, Outcome::Unavailable, true, None, 0, NONE, 0, d), Ok(40 * MS));
-        assert_eq!(p.decide(3, Outcome::Timeout, true, None, 0, NONE, 0, d), Err(NoRetry::AttemptsExhausted));
-        assert_eq!(p.decide(1, Outcome::Internal, true, None, 0, NONE, 0, d), Err(NoRetry::NotRetryable));
-        assert_eq!(p.decide(1, Outcome::Invalid, true, None, 0, NONE, 0, d), Err(NoRetry::NotRetryable));
-        assert_eq!(p.decide(1, Outcome::BreakerOpen, true, None, 0, NONE, 0, d), Err(NoRetry::NotRetryable));
-        assert_eq!(p.decide(1, Outcome::Timeout, false, None, 0, NONE, 0, d), Err(NoRetry::NotIdempotent));
-        assert_eq!(policy(1).decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d), Err(NoRetry::AttemptsExhausted));
+        assert_eq!(
+            p.decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d),
+            Ok(40 * MS)
+        );
+        assert_eq!(
+            p.decide(2, Outcome::Unavailable, true, None, 0, NONE, 0, d),
+            Ok(40 * MS)
+        );
+        assert_eq!(
+            p.decide(3, Outcome::Timeout, true, None, 0, NONE, 0, d),
+            Err(NoRetry::AttemptsExhausted)
+        );
+        assert_eq!(
+            p.decide(1, Outcome::Internal, true, None, 0, NONE, 0, d),
+            Err(NoRetry::NotRetryable)
+        );
+        assert_eq!(
+            p.decide(1, Outcome::Invalid, true, None, 0, NONE, 0, d),
+            Err(NoRetry::NotRetryable)
+        );
+        assert_eq!(
+            p.decide(1, Outcome::BreakerOpen, true, None, 0, NONE, 0, d),
+            Err(NoRetry::NotRetryable)
+        );
+        assert_eq!(
+            p.decide(1, Outcome::Timeout, false, None, 0, NONE, 0, d),
+            Err(NoRetry::NotIdempotent)
+        );
+        assert_eq!(
+            policy(1).decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d),
+            Err(NoRetry::AttemptsExhausted)
+        );
     }
 
     #[test]
@@ -127,7 +161,18 @@ mod tests {
         // 180 ms first attempt timing out at 240 ms, 40 ms backoff: the retry starts at 280 ms
         // with min(180, 450 - 280) = 170 ms.
         let p = policy(2);
-        let wait = p.decide(1, Outcome::Timeout, true, None, 240 * MS, 450 * MS, 0, || 40 * MS).unwrap();
+        let wait = p
+            .decide(
+                1,
+                Outcome::Timeout,
+                true,
+                None,
+                240 * MS,
+                450 * MS,
+                0,
+                || 40 * MS,
+            )
+            .unwrap();
         assert_eq!(wait, 40 * MS);
         let start = 240 * MS + wait;
         assert_eq!((180 * MS).min(450 * MS - start), 170 * MS);
@@ -136,18 +181,72 @@ mod tests {
     #[test]
     fn never_sleeps_past_the_deadline_and_keeps_min_attempt() {
         let p = policy(3);
-        assert_eq!(p.decide(1, Outcome::Timeout, true, None, 400 * MS, 450 * MS, 0, || 60 * MS), Err(NoRetry::NoTimeLeft));
-        assert_eq!(p.decide(1, Outcome::Timeout, true, None, 400 * MS, 450 * MS, 20 * MS, || 40 * MS), Err(NoRetry::NoTimeLeft));
-        assert_eq!(p.decide(1, Outcome::Timeout, true, None, 400 * MS, 450 * MS, 10 * MS, || 40 * MS), Ok(40 * MS));
+        assert_eq!(
+            p.decide(
+                1,
+                Outcome::Timeout,
+                true,
+                None,
+                400 * MS,
+                450 * MS,
+                0,
+                || 60 * MS
+            ),
+            Err(NoRetry::NoTimeLeft)
+        );
+        assert_eq!(
+            p.decide(
+                1,
+                Outcome::Timeout,
+                true,
+                None,
+                400 * MS,
+                450 * MS,
+                20 * MS,
+                || 40 * MS
+            ),
+            Err(NoRetry::NoTimeLeft)
+        );
+        assert_eq!(
+            p.decide(
+                1,
+                Outcome::Timeout,
+                true,
+                None,
+                400 * MS,
+                450 * MS,
+                10 * MS,
+                || 40 * MS
+            ),
+            Ok(40 * MS)
+        );
     }
 
     #[test]
     fn retry_after_replaces_the_backoff_when_honoured_and_fitting() {
         let mut p = policy(3);
         let d = || 40 * MS;
-        assert_eq!(p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d), Ok(100 * MS));
-        assert_eq!(p.decide(1, Outcome::Overloaded, true, Some(900 * MS), 0, 500 * MS, 0, d), Err(NoRetry::NoTimeLeft));
+        assert_eq!(
+            p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d),
+            Ok(100 * MS)
+        );
+        assert_eq!(
+            p.decide(
+                1,
+                Outcome::Overloaded,
+                true,
+                Some(900 * MS),
+                0,
+                500 * MS,
+                0,
+                d
+            ),
+            Err(NoRetry::NoTimeLeft)
+        );
         p.retry_after = false;
-        assert_eq!(p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d), Ok(40 * MS));
+        assert_eq!(
+            p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d),
+            Ok(40 * MS)
+        );
     }
 }

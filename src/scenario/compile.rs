@@ -59,6 +59,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         raw,
         service_ids,
         edges: Vec::new(),
+        call_specs: 0,
     };
     // Every policy is checked, used or not: a broken one must not wait for its first caller.
     for name in raw.policy.keys() {
@@ -84,6 +85,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         clients,
         services,
         edges: ctx.edges,
+        call_specs: ctx.call_specs,
     })
 }
 
@@ -92,6 +94,7 @@ struct Ctx<'a> {
     raw: &'a RawScenario,
     service_ids: BTreeMap<String, usize>,
     edges: Vec<Edge>,
+    call_specs: usize,
 }
 
 impl Ctx<'_> {
@@ -141,6 +144,8 @@ impl Ctx<'_> {
                     optional: step.optional,
                     latency: step.latency.clone(),
                     fail_as: step.fail_as.clone(),
+                    idempotent: step.idempotent,
+                    idempotency_key: step.idempotency_key,
                 };
                 Ok(vec![self.call(from, path, &call)?])
             }
@@ -150,7 +155,9 @@ impl Ctx<'_> {
                         .src
                         .error_at(&format!("{path}.parallel"), "needs at least one call"));
                 }
-                if step.policy.is_some()
+                if step.idempotent.is_some()
+                    || step.idempotency_key.is_some()
+                    || step.policy.is_some()
                     || step.optional.is_some()
                     || step.latency.is_some()
                     || step.fail_as.is_some()
@@ -210,12 +217,15 @@ impl Ctx<'_> {
             },
         };
         Ok(CallSpec {
+            id: self.next_spec_id(),
             to,
             edge: self.edge(from, to),
             policy,
             latency,
             optional: c.optional.unwrap_or(false),
             fail_as,
+            idempotent: c.idempotent.unwrap_or(true),
+            idempotency_key: c.idempotency_key.unwrap_or(false),
         })
     }
 
@@ -274,12 +284,15 @@ impl Ctx<'_> {
             ));
         }
         let call = CallSpec {
+            id: self.next_spec_id(),
             to,
             edge: self.edge(&c.name, to),
             policy: self.policy(&at("policy"), c.policy.as_deref())?,
             latency: None,
             optional: false,
             fail_as: FailAs::Propagate,
+            idempotent: true,
+            idempotency_key: false,
         };
         Ok(model::Client {
             name: c.name.clone(),
@@ -323,17 +336,7 @@ impl Ctx<'_> {
                 .unwrap_or_default();
             return Err(self.src.error_at(path, format!("no [policy.{name}]{hint}")));
         };
-        if p.timeout == Some(Dur(0)) {
-            return Err(self.src.error_at(
-                &format!("policy.{name}.timeout"),
-                "must be longer than zero (leave it out for none)",
-            ));
-        }
-        Ok(Policy {
-            name: Some(name.to_string()),
-            timeout: p.timeout.map(|d| d.0),
-            reserve: p.reserve.map_or(0, |d| d.0),
-        })
+        super::policy::compile_policy(self.src, name, p)
     }
 
     fn service_id(&self, path: &str, name: &str) -> Res<usize> {
@@ -344,6 +347,11 @@ impl Ctx<'_> {
             self.src
                 .error_at(path, format!("no service named `{name}`{hint}"))
         })
+    }
+
+    fn next_spec_id(&mut self) -> usize {
+        self.call_specs += 1;
+        self.call_specs - 1
     }
 
     fn edge(&mut self, from: &str, to: usize) -> usize {

@@ -4,7 +4,9 @@
 mod compile;
 mod dist;
 pub mod document;
+mod policy;
 pub mod schema;
+pub mod schema_policy;
 
 pub use document::{Override, Source};
 

@@ -125,6 +125,8 @@ pub struct RawStep {
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,
     pub fail_as: Option<String>,
+    pub idempotent: Option<bool>,
+    pub idempotency_key: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -135,6 +137,8 @@ pub struct RawCall {
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,
     pub fail_as: Option<String>,
+    pub idempotent: Option<bool>,
+    pub idempotency_key: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -142,6 +146,10 @@ pub struct RawCall {
 pub struct RawPolicy {
     pub timeout: Option<Dur>,
     pub reserve: Option<Dur>,
+    pub min_attempt: Option<Dur>,
+    pub retry: Option<super::schema_policy::RawRetry>,
+    pub breaker: Option<super::schema_policy::RawBreaker>,
+    pub bulkhead: Option<super::schema_policy::RawBulkhead>,
 }
 
 /// A latency distribution: a bare duration string (constant) or a table with `dist`.

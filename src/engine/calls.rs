@@ -1,0 +1,448 @@
+//! Caller side: logical calls and their attempts, through the policy stack of DESIGN.md:
+//! deadline → retry loop (backoff, budget) → breaker → bulkhead → attempt with its timeout.
+//! The policies decide (`crate::policy`); this file keeps their state and moves the call on.
+
+use super::arena::Ref;
+use super::sim::{Simulation, spec_of};
+use super::state::*;
+use crate::metrics::recorder::Recorder;
+use crate::model::{BreakerScope, Load, Outcome, Wraps};
+use crate::policy::breaker::Transition;
+use crate::policy::bulkhead::Admission;
+use crate::policy::retry::in_set;
+
+impl Simulation {
+    pub(super) fn start_client_request(&mut self, client: u32, user: u32) {
+        self.rec.clients[client as usize].requests += 1;
+        let deadline = self.model.clients[client as usize]
+            .deadline
+            .map_or(NO_DEADLINE, |d| self.now + d);
+        self.start_call(
+            Parent::Client { client, user },
+            SpecId::Client(client),
+            deadline,
+        );
+    }
+
+    pub(super) fn client_done(&mut self, client: u32, user: u32, started: u64, outcome: Outcome) {
+        let acc = &mut self.rec.clients[client as usize];
+        acc.outcomes.record(outcome);
+        acc.latency.record(self.now - started);
+        if let Load::Closed { think, .. } = &self.model.clients[client as usize].load {
+            let t = think.sample(&mut self.clients[client as usize].think_rng);
+            self.queue
+                .push(self.now + t, Event::UserStart { client, user });
+        }
+    }
+
+    pub(super) fn start_call(&mut self, parent: Parent, spec_id: SpecId, caller_deadline: u64) {
+        let now = self.now;
+        let spec = spec_of(&self.model, spec_id);
+        self.rec.edges[spec.edge].calls += 1;
+        let deadline = if caller_deadline == NO_DEADLINE {
+            NO_DEADLINE
+        } else {
+            caller_deadline.saturating_sub(spec.policy.reserve)
+        };
+        let caller_instance = match parent {
+            Parent::Client { .. } => 0,
+            Parent::Job(j) => self.jobs.get(j).map_or(0, |j| j.instance),
+        };
+        let slot = match self.policy_base[spec.id] {
+            NO_SLOT => NO_SLOT,
+            base => base + caller_instance,
+        };
+        let wraps_call = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Call);
+        let call = Call {
+            parent,
+            spec: spec_id,
+            deadline,
+            started: now,
+            attempt: 0,
+            current: None,
+            phase: Phase::Attempting,
+            slot,
+            attempt_started: now,
+            breaker: None,
+            holds_permit: false,
+            retry_active: false,
+            last_delay: 0,
+            instance: 0,
+        };
+        if let Some(b) = self.policy_mut(slot).and_then(|p| p.budget.as_mut()) {
+            b.on_call(now);
+        }
+        let cr = self.calls.insert(call);
+        // A breaker around the whole call is asked once, here, and told the final outcome.
+        if wraps_call {
+            if !self.breaker_admits(cr, 0) {
+                self.finish_call(cr, Outcome::BreakerOpen);
+                return;
+            }
+            self.calls.get_mut(cr).expect("just inserted").breaker = Some(0);
+        }
+        self.try_attempt(cr);
+    }
+
+    /// Starts the next attempt: deadline check, breaker, bulkhead, then send.
+    fn try_attempt(&mut self, cr: Ref) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("attempt of a live call");
+        call.attempt += 1;
+        call.phase = Phase::Attempting;
+        let (deadline, attempt, slot) = (call.deadline, call.attempt, call.slot);
+        let spec = spec_of(&self.model, call.spec);
+        let policy = &spec.policy;
+        if deadline <= now || deadline - now < policy.min_attempt {
+            // Too little time left to start: fail fast without sending anything.
+            self.finish_call(cr, Outcome::DeadlineExceeded);
+            return;
+        }
+        let (to, edge) = (spec.to, spec.edge);
+        let per_attempt_breaker = policy
+            .breaker
+            .as_ref()
+            .filter(|b| b.wraps == Wraps::Attempt)
+            .map(|b| b.scope);
+        let instance = self.pick_instance(to);
+        self.calls.get_mut(cr).expect("live").instance = instance;
+        if let Some(scope) = per_attempt_breaker {
+            let which = if scope == BreakerScope::Instance {
+                instance
+            } else {
+                0
+            };
+            if !self.breaker_admits(cr, which) {
+                self.finish_call(cr, Outcome::BreakerOpen);
+                return;
+            }
+            self.calls.get_mut(cr).expect("live").breaker = Some(which);
+        }
+        if let Some(bulkhead) = self.policy_mut(slot).and_then(|p| p.bulkhead.as_mut()) {
+            match bulkhead.acquire((cr, attempt)) {
+                Admission::Granted => self.calls.get_mut(cr).expect("live").holds_permit = true,
+                Admission::Queued => {
+                    let until = now.saturating_add(bulkhead.max_wait()).min(deadline);
+                    self.calls.get_mut(cr).expect("live").phase = Phase::WaitingPermit;
+                    self.queue
+                        .push(until, Event::PermitTimeout { call: cr, attempt });
+                    return;
+                }
+                Admission::Rejected => {
+                    self.rec.edges[edge].rejected_bulkhead += 1;
+                    self.release_unused_breaker(cr);
+                    self.finish_call(cr, Outcome::BulkheadFull);
+                    return;
+                }
+            }
+        }
+        self.send_attempt(cr);
+    }
+
+    /// Sends the current attempt to the instance chosen for it.
+    fn send_attempt(&mut self, cr: Ref) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("attempt of a live call");
+        call.phase = Phase::Attempting;
+        call.attempt_started = now;
+        let (spec_id, attempt, instance) = (call.spec, call.attempt, call.instance);
+        let spec = spec_of(&self.model, spec_id);
+        let expiry = spec
+            .policy
+            .timeout
+            .map_or(NO_DEADLINE, |t| now.saturating_add(t))
+            .min(call.deadline);
+        let (to, edge) = (spec.to, spec.edge);
+        let criticality = match call.parent {
+            Parent::Client { client, .. } => self.model.clients[client as usize].criticality,
+            Parent::Job(j) => self
+                .jobs
+                .get(j)
+                .map_or(Default::default(), |j| j.criticality),
+        };
+        let edge_acc = &mut self.rec.edges[edge];
+        edge_acc.attempts += 1;
+        if attempt > 1 {
+            edge_acc.retries += 1;
+        }
+        let job = Job {
+            service: to as u32,
+            instance,
+            caller: cr,
+            spec: spec_id,
+            deadline: expiry,
+            criticality,
+            arrived: now,
+            started: now,
+            busy_ns: 0,
+            step: 0,
+            pending: 0,
+            failure: None,
+            degraded: false,
+            outcome: Outcome::Ok,
+            retry_after: None,
+        };
+        let jr = self.jobs.insert(job);
+        self.calls.get_mut(cr).expect("live").current = Some(jr);
+        if expiry != NO_DEADLINE {
+            self.queue
+                .push(expiry, Event::AttemptTimer { call: cr, attempt });
+        }
+        match self.network_delay(spec_id) {
+            0 => self.arrive(jr),
+            d => self.queue.push(now + d, Event::Deliver(jr)),
+        }
+    }
+
+    /// One-way network latency of the call, drawn from the edge's stream.
+    pub(super) fn network_delay(&mut self, spec_id: SpecId) -> u64 {
+        let spec = spec_of(&self.model, spec_id);
+        match &spec.latency {
+            Some(l) => l.sample(&mut self.edge_rngs[spec.edge]),
+            None => 0,
+        }
+    }
+
+    pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        if call.attempt != attempt || call.current.is_none() {
+            return;
+        }
+        // The caller stops waiting; the job carries on and its reply will be discarded.
+        call.current = None;
+        let outcome = if call.deadline <= self.now {
+            Outcome::DeadlineExceeded
+        } else {
+            Outcome::Timeout
+        };
+        self.finish_attempt(cr, outcome, None);
+    }
+
+    /// A backoff ended, or a bulkhead permit was handed over: the call goes on.
+    pub(super) fn resume(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        if call.attempt != attempt {
+            return;
+        }
+        match call.phase {
+            Phase::Backoff => self.try_attempt(cr),
+            Phase::WaitingPermit => {
+                call.holds_permit = true;
+                if call.deadline <= self.now {
+                    self.finish_call(cr, Outcome::DeadlineExceeded);
+                } else {
+                    self.send_attempt(cr);
+                }
+            }
+            Phase::Attempting => {}
+        }
+    }
+
+    /// A call waited for a bulkhead permit as long as it may.
+    pub(super) fn permit_timeout(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get(cr) else {
+            return;
+        };
+        if call.attempt != attempt || call.phase != Phase::WaitingPermit {
+            return;
+        }
+        let (slot, edge) = (call.slot, spec_of(&self.model, call.spec).edge);
+        let left = self
+            .policy_mut(slot)
+            .and_then(|p| p.bulkhead.as_mut())
+            .is_some_and(|b| b.abandon(&(cr, attempt)));
+        // Not waiting any more means a permit was handed over at this very instant: the
+        // `Resume` already queued carries on.
+        if left {
+            self.rec.edges[edge].rejected_bulkhead += 1;
+            self.release_unused_breaker(cr);
+            self.finish_call(cr, Outcome::BulkheadFull);
+        }
+    }
+
+    /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
+    /// retry loop decides whether the call tries again.
+    pub(super) fn finish_attempt(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("attempt of a live call");
+        let took = now - call.attempt_started;
+        let holds_permit = std::mem::take(&mut call.holds_permit);
+        let was_retry = std::mem::take(&mut call.retry_active);
+        let (slot, spec_id, attempt, deadline, last_delay) = (
+            call.slot,
+            call.spec,
+            call.attempt,
+            call.deadline,
+            call.last_delay,
+        );
+        let spec = spec_of(&self.model, spec_id);
+        let edge = spec.edge;
+        let per_attempt = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Attempt);
+        let breaker = if per_attempt {
+            call.breaker.take()
+        } else {
+            None
+        };
+        let Some(state) = self.policies.get_mut(slot as usize) else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        if holds_permit {
+            if let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release()) {
+                self.queue.push(
+                    now,
+                    Event::Resume {
+                        call: next,
+                        attempt: next_attempt,
+                    },
+                );
+            }
+        }
+        let retryable = spec
+            .policy
+            .retry
+            .as_ref()
+            .is_some_and(|r| in_set(r.on, outcome));
+        if let Some(b) = state.budget.as_mut() {
+            b.on_attempt(outcome.is_success(), retryable);
+            if was_retry {
+                b.on_retry_end();
+            }
+        }
+        let transition = breaker.map_or(Transition::None, |i| {
+            state.breakers[i as usize].record(now, outcome, took)
+        });
+        book_breaker(&mut self.rec, edge, self.now, transition);
+        let state = &mut self.policies[slot as usize];
+        let Some(retry) = spec.policy.retry.as_ref().filter(|_| !outcome.is_success()) else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        let rng = &mut state.jitter_rng;
+        let decision = retry.decide(
+            attempt,
+            outcome,
+            spec.retry_allowed(),
+            retry_after,
+            now,
+            deadline,
+            spec.policy.min_attempt,
+            || retry.backoff.delay(attempt, last_delay, rng),
+        );
+        let Ok(wait) = decision else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        let granted = state.budget.as_mut().is_none_or(|b| b.try_retry(now));
+        if !granted {
+            self.rec.edges[edge].budget_exhausted += 1;
+            self.finish_call(cr, outcome);
+            return;
+        }
+        let has_budget = state.budget.is_some();
+        let call = self.calls.get_mut(cr).expect("live");
+        call.phase = Phase::Backoff;
+        call.last_delay = wait;
+        call.retry_active = has_budget;
+        self.queue
+            .push(now + wait, Event::Resume { call: cr, attempt });
+    }
+
+    pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let call = self.calls.remove(cr).expect("finishing a live call");
+        let spec = spec_of(&self.model, call.spec);
+        let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
+        let wraps_call = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Call);
+        if let Some(state) = self.policies.get_mut(call.slot as usize) {
+            if call.holds_permit {
+                if let Some((next, next_attempt)) =
+                    state.bulkhead.as_mut().and_then(|b| b.release())
+                {
+                    self.queue.push(
+                        now,
+                        Event::Resume {
+                            call: next,
+                            attempt: next_attempt,
+                        },
+                    );
+                }
+            }
+            if let Some(b) = state.budget.as_mut() {
+                if call.retry_active {
+                    b.on_retry_end();
+                }
+                b.on_call_end();
+            }
+            let transition = match call.breaker {
+                Some(i) if wraps_call => {
+                    state.breakers[i as usize].record(now, outcome, now - call.started)
+                }
+                _ => Transition::None,
+            };
+            book_breaker(&mut self.rec, edge, self.now, transition);
+        }
+        self.rec.edges[edge].outcomes.record(outcome);
+        match call.parent {
+            Parent::Client { client, user } => {
+                self.client_done(client, user, call.started, outcome)
+            }
+            Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
+        }
+    }
+
+    fn policy_mut(&mut self, slot: u32) -> Option<&mut PolicyState> {
+        self.policies.get_mut(slot as usize)
+    }
+
+    /// Asks breaker `which` of the call's policy state; counts a rejection.
+    fn breaker_admits(&mut self, cr: Ref, which: u32) -> bool {
+        let call = self.calls.get(cr).expect("live");
+        let edge = spec_of(&self.model, call.spec).edge;
+        let state = &mut self.policies[call.slot as usize];
+        let (admitted, transition) = state.breakers[which as usize].try_acquire(self.now);
+        book_breaker(&mut self.rec, edge, self.now, transition);
+        if !admitted {
+            self.rec.edges[edge].rejected_breaker += 1;
+        }
+        admitted
+    }
+
+    /// A breaker let the attempt through but it was never sent: give back a half-open probe.
+    fn release_unused_breaker(&mut self, cr: Ref) {
+        let call = self.calls.get_mut(cr).expect("live");
+        if let Some(i) = call.breaker.take() {
+            self.policies[call.slot as usize].breakers[i as usize].release_unused();
+        }
+    }
+}
+
+/// Books a breaker's change of state: opens, and time spent open.
+fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
+    let acc = &mut rec.edges[edge];
+    let level = &mut rec.breakers_open[edge];
+    match t {
+        Transition::Opened => {
+            acc.breaker_opens += 1;
+            level.add(now, 1, &mut acc.breaker_open_area);
+        }
+        Transition::HalfOpened => level.add(now, -1, &mut acc.breaker_open_area),
+        Transition::Closed | Transition::None => {}
+    }
+}

@@ -1,0 +1,209 @@
+//! Service side: picking an instance, queueing, working, making a job's own calls in steps,
+//! and answering.
+
+use super::arena::Ref;
+use super::sim::Simulation;
+use super::state::*;
+use crate::model::{BalancerKind, Discipline, FailAs, Outcome};
+use rand::RngExt;
+
+impl Simulation {
+    pub(super) fn pick_instance(&mut self, s: usize) -> u32 {
+        let st = &mut self.services[s];
+        let n = st.instances.len() as u32;
+        if n == 1 {
+            return 0;
+        }
+        let outstanding = |st: &ServiceState, i: u32| {
+            let inst = &st.instances[i as usize];
+            inst.busy as usize + inst.queue.len()
+        };
+        match self.model.services[s].balancer {
+            BalancerKind::RoundRobin => {
+                let i = st.next_rr;
+                st.next_rr = (i + 1) % n;
+                i
+            }
+            BalancerKind::Random => st.balancer_rng.random_range(0..n),
+            BalancerKind::LeastOutstanding => {
+                // Ties go to the first instance after a rotating start, so equal instances share.
+                let start = st.next_rr;
+                st.next_rr = (start + 1) % n;
+                (0..n)
+                    .map(|k| (start + k) % n)
+                    .min_by_key(|&i| outstanding(st, i))
+                    .expect("n > 1")
+            }
+            BalancerKind::PowerOfTwo => {
+                let a = st.balancer_rng.random_range(0..n);
+                let b = (a + 1 + st.balancer_rng.random_range(0..n - 1)) % n;
+                if outstanding(st, b) < outstanding(st, a) {
+                    b
+                } else {
+                    a
+                }
+            }
+        }
+    }
+
+    pub(super) fn arrive(&mut self, jr: Ref) {
+        let now = self.now;
+        let job = self.jobs.get_mut(jr).expect("arriving job");
+        job.arrived = now;
+        let (s, i) = (job.service as usize, job.instance as usize);
+        let svc = &self.model.services[s];
+        let inst = &mut self.services[s].instances[i];
+        let acc = &mut self.rec.services[s];
+        let levels = &mut self.rec.levels[s];
+        acc.arrivals += 1;
+        if inst.busy < svc.workers {
+            inst.busy += 1;
+            levels.busy.add(now, 1, &mut acc.busy_area);
+            self.start_work(jr);
+        } else if (inst.queue.len() as u64) < svc.queue {
+            inst.queue.push_back(jr);
+            levels.queue.add(now, 1, &mut acc.queue_area);
+        } else {
+            acc.rejected += 1;
+            job.outcome = Outcome::Overloaded;
+            self.send_reply(jr);
+        }
+    }
+
+    /// Starts a job on a worker already taken for it.
+    pub(super) fn start_work(&mut self, jr: Ref) {
+        let now = self.now;
+        let job = self.jobs.get_mut(jr).expect("job to start");
+        job.started = now;
+        let (s, i) = (job.service as usize, job.instance as usize);
+        self.rec.services[s].wait.record(now - job.arrived);
+        let work = self.model.services[s]
+            .work
+            .sample(&mut self.services[s].instances[i].work_rng);
+        self.queue.push(now + work, Event::WorkDone(jr));
+    }
+
+    /// After the job's work, or after a step of its calls: start the next step or finish.
+    pub(super) fn advance_job(&mut self, jr: Ref) {
+        let job = self.jobs.get(jr).expect("job to advance");
+        let s = job.service as usize;
+        let step = job.step as usize;
+        let steps = self.model.services[s].steps.len();
+        if job.failure.is_some() || step >= steps {
+            self.complete_job(jr);
+            return;
+        }
+        let deadline = job.deadline;
+        let n = self.model.services[s].steps[step].len();
+        self.jobs.get_mut(jr).expect("live").pending = n as u16;
+        // Calls can finish at once (a deadline already spent, a full queue); the job advances
+        // when the last one does, which can only happen during the last start below.
+        for index in 0..n {
+            let spec = SpecId::Step {
+                service: s as u32,
+                step: step as u16,
+                index: index as u16,
+            };
+            self.start_call(Parent::Job(jr), spec, deadline);
+        }
+    }
+
+    pub(super) fn child_done(
+        &mut self,
+        jr: Ref,
+        optional: bool,
+        fail_as: FailAs,
+        outcome: Outcome,
+    ) {
+        let job = self
+            .jobs
+            .get_mut(jr)
+            .expect("parent job waits for its calls");
+        if outcome == Outcome::Degraded || (optional && !outcome.is_success()) {
+            job.degraded = true;
+        } else if !outcome.is_success() && job.failure.is_none() {
+            job.failure = Some(match fail_as {
+                FailAs::Kind(k) => k,
+                FailAs::Propagate => outcome,
+            });
+        }
+        job.pending -= 1;
+        if job.pending == 0 {
+            job.step += 1;
+            self.advance_job(jr);
+        }
+    }
+
+    pub(super) fn complete_job(&mut self, jr: Ref) {
+        let now = self.now;
+        let job = self.jobs.get_mut(jr).expect("job to complete");
+        job.outcome = match (job.failure, job.degraded) {
+            (Some(f), _) => f,
+            (None, true) => Outcome::Degraded,
+            (None, false) => Outcome::Ok,
+        };
+        job.busy_ns = now - job.started;
+        let (s, i, arrived) = (job.service as usize, job.instance as usize, job.arrived);
+        let acc = &mut self.rec.services[s];
+        let levels = &mut self.rec.levels[s];
+        acc.served += 1;
+        acc.sojourn_sum_ns += (now - arrived) as f64;
+        self.services[s].instances[i].busy -= 1;
+        levels.busy.add(now, -1, &mut acc.busy_area);
+        self.dispatch_next(s, i);
+        self.send_reply(jr);
+    }
+
+    /// Gives a freed worker the next queued job, skipping those already expired if asked to.
+    pub(super) fn dispatch_next(&mut self, s: usize, i: usize) {
+        let now = self.now;
+        loop {
+            let svc = &self.model.services[s];
+            let inst = &mut self.services[s].instances[i];
+            if inst.busy >= svc.workers {
+                return;
+            }
+            let next = match svc.discipline {
+                Discipline::Fifo => inst.queue.pop_front(),
+                Discipline::Lifo => inst.queue.pop_back(),
+            };
+            let Some(next) = next else { return };
+            let acc = &mut self.rec.services[s];
+            let levels = &mut self.rec.levels[s];
+            levels.queue.add(now, -1, &mut acc.queue_area);
+            let job = self.jobs.get_mut(next).expect("queued job");
+            if svc.drop_expired && job.deadline <= now {
+                acc.dropped_expired += 1;
+                job.outcome = Outcome::DeadlineExceeded;
+                // Answered through the queue, not inline, so its caller cannot re-enter this
+                // instance while the worker is being handed out.
+                self.queue.push(now, Event::Answer(next));
+                continue;
+            }
+            inst.busy += 1;
+            levels.busy.add(now, 1, &mut acc.busy_area);
+            self.start_work(next);
+            return;
+        }
+    }
+
+    pub(super) fn send_reply(&mut self, jr: Ref) {
+        let spec = self.jobs.get(jr).expect("replying job").spec;
+        match self.network_delay(spec) {
+            0 => self.deliver_reply(jr),
+            d => self.queue.push(self.now + d, Event::Reply(jr)),
+        }
+    }
+
+    pub(super) fn deliver_reply(&mut self, jr: Ref) {
+        let job = self.jobs.remove(jr).expect("reply of a live job");
+        match self.calls.get_mut(job.caller) {
+            Some(call) if call.current == Some(jr) => {
+                call.current = None;
+                self.finish_attempt(job.caller, job.outcome, job.retry_after);
+            }
+            // The caller gave up on this attempt: its work was for nothing.
+            _ => self.rec.services[job.service as usize].wasted_ns += job.busy_ns as f64,
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Lays out the policy state of a model: every call path whose policy keeps state (a breaker, a
+//! budget, a bulkhead, or jitter to draw) gets one state per instance of its caller — each
+//! caller process runs its own copy of the policy, as a client library would.
+
+use super::rng::stream;
+use super::state::{NO_SLOT, PolicyState};
+use crate::model::{BreakerScope, CallSpec, Model};
+use crate::policy::breaker::Breaker;
+use crate::policy::budget::Budget;
+use crate::policy::bulkhead::Bulkhead;
+
+/// The states, and for each call spec the index of its first state (`NO_SLOT` for none).
+pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
+    let mut states = Vec::new();
+    let mut base = vec![NO_SLOT; model.call_specs];
+    let client_specs = model.clients.iter().map(|c| (&c.call, 1));
+    let service_specs = model
+        .services
+        .iter()
+        .flat_map(|s| s.steps.iter().flatten().map(move |c| (c, s.instances)));
+    for (spec, callers) in client_specs.chain(service_specs) {
+        if !keeps_state(spec) {
+            continue;
+        }
+        base[spec.id] = u32::try_from(states.len()).expect("fewer than 4 billion policy states");
+        let edge = &model.edges[spec.edge].name;
+        for caller in 0..callers {
+            states.push(new_state(model, spec, &format!("edge.{edge}#{caller}")));
+        }
+    }
+    (states, base)
+}
+
+fn keeps_state(spec: &CallSpec) -> bool {
+    let p = &spec.policy;
+    p.retry.is_some() || p.breaker.is_some() || p.bulkhead.is_some()
+}
+
+fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
+    let p = &spec.policy;
+    let breakers = match &p.breaker {
+        None => Vec::new(),
+        Some(b) => {
+            let n = if b.scope == BreakerScope::Instance {
+                model.services[spec.to].instances
+            } else {
+                1
+            };
+            (0..n).map(|_| Breaker::new(b.config.clone())).collect()
+        }
+    };
+    PolicyState {
+        breakers,
+        budget: p.budget.as_ref().map(Budget::new),
+        bulkhead: p.bulkhead.clone().map(Bulkhead::new),
+        jitter_rng: stream(model.seed, name, "jitter"),
+    }
+}

@@ -1,0 +1,373 @@
+//! Compiles `[policy.NAME]` into the model's `Policy`: defaults applied, ranges checked.
+//! Defaults follow the library named beside each one in docs/policies.md.
+
+use super::document::{Located, Source};
+use super::schema::{Dur, RawPolicy};
+use super::schema_policy::*;
+use crate::error::closest;
+use crate::model::{BreakerPolicy, Outcome, Policy};
+use crate::policy::backoff::{Backoff, Jitter, Schedule};
+use crate::policy::breaker::{BreakerConfig, Window};
+use crate::policy::budget::BudgetConfig;
+use crate::policy::bulkhead::BulkheadConfig;
+use crate::policy::retry::{DEFAULT_RETRY_ON, NEVER_RETRIED, RetryPolicy, outcome_set};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// Failure kinds a breaker counts unless `count` is given.
+pub const DEFAULT_BREAKER_COUNT: [Outcome; 6] = [
+    Outcome::Timeout,
+    Outcome::DeadlineExceeded,
+    Outcome::Unavailable,
+    Outcome::Overloaded,
+    Outcome::Internal,
+    Outcome::Refused,
+];
+
+/// Kinds a breaker may never count: the callee did not fail, the caller's own request did.
+const NEVER_COUNTED: [Outcome; 6] = [
+    Outcome::Ok,
+    Outcome::Degraded,
+    Outcome::Invalid,
+    Outcome::BreakerOpen,
+    Outcome::BulkheadFull,
+    Outcome::Throttled,
+];
+
+pub fn compile_policy(src: &Source, name: &str, p: &RawPolicy) -> Located<Policy> {
+    let at = |f: &str| format!("policy.{name}.{f}");
+    if p.timeout == Some(Dur(0)) {
+        return Err(src.error_at(
+            &at("timeout"),
+            "must be longer than zero (leave it out for none)",
+        ));
+    }
+    let (retry, budget) = match &p.retry {
+        Some(r) => {
+            let (retry, budget) = compile_retry(src, &at("retry"), r)?;
+            (Some(retry), budget)
+        }
+        None => (None, None),
+    };
+    Ok(Policy {
+        name: Some(name.to_string()),
+        timeout: p.timeout.map(|d| d.0),
+        reserve: p.reserve.map_or(0, |d| d.0),
+        min_attempt: p.min_attempt.map_or(0, |d| d.0),
+        retry,
+        budget,
+        breaker: p
+            .breaker
+            .as_ref()
+            .map(|b| compile_breaker(src, &at("breaker"), b))
+            .transpose()?,
+        bulkhead: p
+            .bulkhead
+            .as_ref()
+            .map(|b| compile_bulkhead(src, &at("bulkhead"), b))
+            .transpose()?,
+    })
+}
+
+fn compile_retry(
+    src: &Source,
+    at: &str,
+    r: &RawRetry,
+) -> Located<(RetryPolicy, Option<BudgetConfig>)> {
+    let field = |f: &str| format!("{at}.{f}");
+    let attempts = match (r.attempts, r.retries) {
+        (Some(_), Some(_)) => {
+            return Err(src.error_at(
+                at,
+                "give `attempts` (first try included) or `retries` (extra tries), not both",
+            ));
+        }
+        (Some(0), None) => {
+            return Err(src.error_at(&field("attempts"), "must be at least 1 (the first try)"));
+        }
+        (Some(a), None) => a,
+        (None, Some(n)) => n.saturating_add(1),
+        (None, None) => 3,
+    };
+    let on = match &r.on {
+        None => DEFAULT_RETRY_ON.to_vec(),
+        Some(names) => outcomes(src, &field("on"), names, &NEVER_RETRIED, "is never retried")?,
+    };
+    let base = r.base.map_or(100 * MS, |d| d.0);
+    let max = r.max.map_or(10 * S, |d| d.0);
+    if max < base {
+        return Err(src.error_at(&field("max"), "must be at least `base`"));
+    }
+    let multiplier = r.multiplier.unwrap_or(2.0);
+    if !(multiplier >= 1.0 && multiplier.is_finite()) {
+        return Err(src.error_at(&field("multiplier"), "must be 1 or more"));
+    }
+    let schedule = match r.backoff.unwrap_or(BackoffKind::Exponential) {
+        BackoffKind::Constant => Schedule::Constant,
+        BackoffKind::Linear => Schedule::Linear,
+        BackoffKind::Exponential => Schedule::Exponential { multiplier },
+    };
+    let factor = r.jitter_factor.unwrap_or(0.2);
+    if !(0.0..=1.0).contains(&factor) {
+        return Err(src.error_at(&field("jitter_factor"), "must be between 0 and 1"));
+    }
+    if r.jitter_factor.is_some() && r.jitter != Some(JitterKind::Proportional) {
+        return Err(src.error_at(
+            &field("jitter_factor"),
+            "applies only to jitter = \"proportional\"",
+        ));
+    }
+    let jitter = match r.jitter.unwrap_or(JitterKind::Full) {
+        JitterKind::None => Jitter::None,
+        JitterKind::Full => Jitter::Full,
+        JitterKind::Equal => Jitter::Equal,
+        JitterKind::Decorrelated => Jitter::Decorrelated,
+        JitterKind::Proportional => Jitter::Proportional { factor },
+    };
+    let budget = r
+        .budget
+        .as_ref()
+        .map(|b| compile_budget(src, &field("budget"), b))
+        .transpose()?;
+    let retry = RetryPolicy {
+        attempts,
+        on: outcome_set(&on),
+        backoff: Backoff {
+            schedule,
+            base,
+            max,
+            jitter,
+        },
+        retry_after: r.retry_after.unwrap_or(true),
+    };
+    Ok((retry, budget))
+}
+
+fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig> {
+    let field = |f: &str| format!("{at}.{f}");
+    let fraction = |v: f64, f: &str| {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(src.error_at(&field(f), "must be between 0 and 1"))
+        }
+    };
+    let t = match b {
+        RawBudget::Ratio(r) if (0.0..=1.0).contains(r) => {
+            return Ok(BudgetConfig::Ratio {
+                ratio: *r,
+                min_per_s: 10.0,
+                window: 10 * S,
+            });
+        }
+        RawBudget::Ratio(_) => {
+            return Err(src.error_at(at, "a ratio budget must be between 0 and 1"));
+        }
+        RawBudget::Table(t) => t,
+    };
+    let kind = t.kind.unwrap_or_default();
+    let allowed: &[&str] = match kind {
+        BudgetKind::Ratio => &["ratio", "min_per_s", "window"],
+        BudgetKind::TokenBucket => &["max_tokens", "token_ratio"],
+        BudgetKind::Concurrency => &["percent", "min"],
+    };
+    let present = [
+        ("ratio", t.ratio.is_some()),
+        ("min_per_s", t.min_per_s.is_some()),
+        ("window", t.window.is_some()),
+        ("max_tokens", t.max_tokens.is_some()),
+        ("token_ratio", t.token_ratio.is_some()),
+        ("percent", t.percent.is_some()),
+        ("min", t.min.is_some()),
+    ];
+    if let Some((f, _)) = present.iter().find(|(f, on)| *on && !allowed.contains(f)) {
+        return Err(src.error_at(
+            &field(f),
+            format!(
+                "does not apply to this budget kind, which takes: {}",
+                allowed.join(", ")
+            ),
+        ));
+    }
+    match kind {
+        BudgetKind::Ratio => {
+            let ratio = fraction(
+                t.ratio
+                    .ok_or_else(|| src.error_at(at, "a ratio budget needs `ratio`"))?,
+                "ratio",
+            )?;
+            let min_per_s = t.min_per_s.unwrap_or(10.0);
+            if !(min_per_s >= 0.0 && min_per_s.is_finite()) {
+                return Err(src.error_at(&field("min_per_s"), "must be zero or more"));
+            }
+            let window = t.window.map_or(10 * S, |d| d.0);
+            if window < 10 {
+                return Err(src.error_at(&field("window"), "must be longer than zero"));
+            }
+            Ok(BudgetConfig::Ratio {
+                ratio,
+                min_per_s,
+                window,
+            })
+        }
+        BudgetKind::TokenBucket => {
+            let max_tokens = t.max_tokens.unwrap_or(10.0);
+            if !(max_tokens > 0.0 && max_tokens <= 1000.0) {
+                return Err(src.error_at(
+                    &field("max_tokens"),
+                    "must be in (0, 1000], as gRPC requires",
+                ));
+            }
+            let token_ratio = t.token_ratio.unwrap_or(0.1);
+            if !(token_ratio > 0.0 && token_ratio.is_finite()) {
+                return Err(src.error_at(&field("token_ratio"), "must be positive"));
+            }
+            Ok(BudgetConfig::TokenBucket {
+                max_tokens,
+                token_ratio,
+            })
+        }
+        BudgetKind::Concurrency => {
+            let percent = t.percent.unwrap_or(20.0);
+            if !(0.0..=100.0).contains(&percent) {
+                return Err(src.error_at(&field("percent"), "must be between 0 and 100"));
+            }
+            Ok(BudgetConfig::Concurrency {
+                percent: percent / 100.0,
+                min: t.min.unwrap_or(3),
+            })
+        }
+    }
+}
+
+fn compile_breaker(src: &Source, at: &str, b: &RawBreaker) -> Located<BreakerPolicy> {
+    let field = |f: &str| format!("{at}.{f}");
+    let window = match &b.window {
+        None => Window::Calls(100),
+        Some(RawWindow::Calls(0)) => {
+            return Err(src.error_at(&field("window"), "must be at least 1 call"));
+        }
+        Some(RawWindow::Calls(n)) => Window::Calls(*n),
+        Some(RawWindow::Time(text)) => match crate::time::parse_duration(text) {
+            Ok(ns) if ns >= 10 => Window::Time(ns),
+            Ok(_) => return Err(src.error_at(&field("window"), "must be longer than zero")),
+            Err(e) => {
+                return Err(src.error_at(
+                    &field("window"),
+                    format!("a call count like 100 or a duration like \"10s\": {e}"),
+                ));
+            }
+        },
+    };
+    let rate = |v: Option<f64>, default: f64, f: &str| {
+        let v = v.unwrap_or(default);
+        if v > 0.0 && v <= 1.0 {
+            Ok(v)
+        } else {
+            Err(src.error_at(&field(f), "must be in (0, 1]"))
+        }
+    };
+    let open = b.open.map_or(60 * S, |d| d.0);
+    if open == 0 {
+        return Err(src.error_at(&field("open"), "must be longer than zero"));
+    }
+    let open_multiplier = b.open_multiplier.unwrap_or(1.0);
+    if !(open_multiplier >= 1.0 && open_multiplier.is_finite()) {
+        return Err(src.error_at(&field("open_multiplier"), "must be 1 or more"));
+    }
+    let open_max = b.open_max.map_or(
+        if open_multiplier > 1.0 {
+            10 * open
+        } else {
+            open
+        },
+        |d| d.0,
+    );
+    if open_max < open {
+        return Err(src.error_at(&field("open_max"), "must be at least `open`"));
+    }
+    let half_open_calls = b.half_open_calls.unwrap_or(10);
+    if half_open_calls == 0 {
+        return Err(src.error_at(&field("half_open_calls"), "must be at least 1"));
+    }
+    let count = match &b.count {
+        None => DEFAULT_BREAKER_COUNT.to_vec(),
+        Some(names) => outcomes(
+            src,
+            &field("count"),
+            names,
+            &NEVER_COUNTED,
+            "never counts as a failure",
+        )?,
+    };
+    let config = BreakerConfig {
+        window,
+        min_calls: b.min_calls.unwrap_or(100),
+        failure_rate: rate(b.failure_rate, 0.5, "failure_rate")?,
+        slow_call_rate: rate(b.slow_call_rate, 1.0, "slow_call_rate")?,
+        slow_call_duration: b.slow_call_duration.map_or(60 * S, |d| d.0),
+        consecutive_failures: b.consecutive_failures.unwrap_or(0),
+        open,
+        open_multiplier,
+        open_max,
+        half_open_calls,
+        count: outcome_set(&count),
+    };
+    Ok(BreakerPolicy {
+        config,
+        wraps: b.wraps.unwrap_or_default(),
+        scope: b.scope.unwrap_or_default(),
+    })
+}
+
+fn compile_bulkhead(src: &Source, at: &str, b: &RawBulkhead) -> Located<BulkheadConfig> {
+    let max_concurrent = b.max_concurrent.unwrap_or(25);
+    if max_concurrent == 0 {
+        return Err(src.error_at(&format!("{at}.max_concurrent"), "must be at least 1"));
+    }
+    let queue = b.queue.unwrap_or(0);
+    let max_wait = b.max_wait.map_or(0, |d| d.0);
+    if queue > 0 && max_wait == 0 {
+        return Err(src.error_at(
+            &format!("{at}.max_wait"),
+            "a bulkhead queue needs `max_wait`, how long a call may wait for a permit",
+        ));
+    }
+    Ok(BulkheadConfig {
+        max_concurrent,
+        queue,
+        max_wait,
+    })
+}
+
+/// Parses a list of outcome kinds, refusing the `forbidden` ones.
+fn outcomes(
+    src: &Source,
+    path: &str,
+    names: &[String],
+    forbidden: &[Outcome],
+    why: &str,
+) -> Located<Vec<Outcome>> {
+    names
+        .iter()
+        .map(|n| match Outcome::from_name(n) {
+            Some(o) if forbidden.contains(&o) => Err(src.error_at(path, format!("`{n}` {why}"))),
+            Some(o) => Ok(o),
+            None => {
+                let valid: Vec<&str> = Outcome::ALL
+                    .iter()
+                    .filter(|o| !forbidden.contains(o))
+                    .map(|o| o.name())
+                    .collect();
+                let hint = closest(n, valid.iter().copied())
+                    .map(|b| format!(" (did you mean `{b}`?)"))
+                    .unwrap_or_default();
+                Err(src.error_at(
+                    path,
+                    format!("unknown outcome `{n}`{hint}; valid: {}", valid.join(", ")),
+                ))
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,118 @@
+//! The policy tables of a scenario as written (`[policy.NAME]` sub-tables).
+
+use super::schema::Dur;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffKind {
+    Constant,
+    Linear,
+    Exponential,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JitterKind {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+    Proportional,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetry {
+    pub attempts: Option<u32>,
+    pub retries: Option<u32>,
+    pub on: Option<Vec<String>>,
+    pub backoff: Option<BackoffKind>,
+    pub base: Option<Dur>,
+    pub max: Option<Dur>,
+    pub multiplier: Option<f64>,
+    pub jitter: Option<JitterKind>,
+    pub jitter_factor: Option<f64>,
+    pub retry_after: Option<bool>,
+    pub budget: Option<RawBudget>,
+}
+
+/// `budget = 0.1` (a ratio) or a table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RawBudget {
+    Ratio(f64),
+    Table(RawBudgetTable),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    #[default]
+    Ratio,
+    TokenBucket,
+    Concurrency,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBudgetTable {
+    pub kind: Option<BudgetKind>,
+    pub ratio: Option<f64>,
+    pub min_per_s: Option<f64>,
+    pub window: Option<Dur>,
+    pub max_tokens: Option<f64>,
+    pub token_ratio: Option<f64>,
+    pub percent: Option<f64>,
+    pub min: Option<u32>,
+}
+
+/// `window = 100` (calls) or `window = "10s"` (time).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RawWindow {
+    Calls(u32),
+    Time(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wraps {
+    #[default]
+    Attempt,
+    Call,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerScope {
+    #[default]
+    Edge,
+    Instance,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBreaker {
+    pub window: Option<RawWindow>,
+    pub min_calls: Option<u32>,
+    pub failure_rate: Option<f64>,
+    pub slow_call_rate: Option<f64>,
+    pub slow_call_duration: Option<Dur>,
+    pub consecutive_failures: Option<u32>,
+    pub open: Option<Dur>,
+    pub open_multiplier: Option<f64>,
+    pub open_max: Option<Dur>,
+    pub half_open_calls: Option<u32>,
+    pub count: Option<Vec<String>>,
+    pub wraps: Option<Wraps>,
+    pub scope: Option<BreakerScope>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBulkhead {
+    pub max_concurrent: Option<u32>,
+    pub queue: Option<u32>,
+    pub max_wait: Option<Dur>,
+}
