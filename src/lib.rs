@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod fault;
 pub mod metrics;
 pub mod model;
 pub mod output;

@@ -151,9 +151,10 @@ impl Simulation {
         call.attempt_started = now;
         let (spec_id, attempt, instance) = (call.spec, call.attempt, call.instance);
         let spec = spec_of(&self.model, spec_id);
-        let expiry = spec
-            .policy
-            .timeout
+        // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
+        let retry_timeout = spec.policy.retry.as_ref().and_then(|r| r.timeout).filter(|_| attempt > 1);
+        let expiry = retry_timeout
+            .or(spec.policy.timeout)
             .map_or(NO_DEADLINE, |t| now.saturating_add(t))
             .min(call.deadline);
         let (to, edge) = (spec.to, spec.edge);
@@ -201,10 +202,11 @@ impl Simulation {
     /// One-way network latency of the call, drawn from the edge's stream.
     pub(super) fn network_delay(&mut self, spec_id: SpecId) -> u64 {
         let spec = spec_of(&self.model, spec_id);
-        match &spec.latency {
+        let delay = match &spec.latency {
             Some(l) => l.sample(&mut self.edge_rngs[spec.edge]),
             None => 0,
-        }
+        };
+        self.slowed_network(spec.edge, delay)
     }
 
     pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {

@@ -51,11 +51,15 @@ impl Simulation {
         let job = self.jobs.get_mut(jr).expect("arriving job");
         job.arrived = now;
         let (s, i) = (job.service as usize, job.instance as usize);
+        self.rec.services[s].arrivals += 1;
+        if self.fault_intercepts(jr, s, i as u32) {
+            return;
+        }
+        let job = self.jobs.get_mut(jr).expect("arriving job");
         let svc = &self.model.services[s];
         let inst = &mut self.services[s].instances[i];
         let acc = &mut self.rec.services[s];
         let levels = &mut self.rec.levels[s];
-        acc.arrivals += 1;
         if inst.busy < svc.workers {
             inst.busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
@@ -80,6 +84,7 @@ impl Simulation {
         let work = self.model.services[s]
             .work
             .sample(&mut self.services[s].instances[i].work_rng);
+        let work = self.slowed_work(s, i as u32, work);
         self.queue.push(now + work, Event::WorkDone(jr));
     }
 

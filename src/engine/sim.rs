@@ -26,6 +26,7 @@ pub struct Simulation {
     /// Policy state per (call spec, caller instance); `policy_base[spec.id]` is the first.
     pub(super) policies: Vec<PolicyState>,
     pub(super) policy_base: Vec<u32>,
+    pub(super) faults: super::faults::FaultIndex,
 }
 
 /// What a finished run hands back: its metrics and how much work the engine did.
@@ -81,7 +82,9 @@ impl Simulation {
             .map(|e| stream(seed, &format!("edge.{}", e.name), "latency"))
             .collect();
         let (policies, policy_base) = super::policy_state::build(&model);
+        let faults = super::faults::FaultIndex::new(&model);
         let mut sim = Simulation {
+            faults,
             policies,
             policy_base,
             now: 0,

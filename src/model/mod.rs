@@ -29,6 +29,7 @@ pub struct Model {
     pub edges: Vec<Edge>,
     /// Number of call specs (`CallSpec::id` runs over 0..call_specs).
     pub call_specs: usize,
+    pub faults: Vec<crate::fault::Fault>,
 }
 
 impl Model {

@@ -20,6 +20,8 @@ pub struct RetryPolicy {
     pub backoff: Backoff,
     /// Honour Retry-After on overloaded/unavailable replies.
     pub retry_after: bool,
+    /// Timeout of the attempts after the first (ns), when it differs from the policy's.
+    pub timeout: Option<u64>,
 }
 
 /// Why a retry is not made: each reason is visible in the metrics.
@@ -114,6 +116,7 @@ mod tests {
                 jitter: Jitter::None,
             },
             retry_after: true,
+            timeout: None,
         }
     }
 

@@ -76,7 +76,15 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         services.push(ctx.service(s)?);
     }
     check_acyclic(src, &services)?;
+    let end = warmup + meta.duration.0;
+    let faults = raw
+        .fault
+        .iter()
+        .enumerate()
+        .map(|(i, f)| super::fault::compile_fault(src, i, f, &services, &ctx.edges, end))
+        .collect::<Res<Vec<_>>>()?;
     Ok(Model {
+        faults,
         name: meta.name.clone(),
         seed: meta.seed.unwrap_or(1),
         duration: meta.duration.0,

@@ -4,6 +4,7 @@
 mod compile;
 mod dist;
 pub mod document;
+mod fault;
 mod policy;
 pub mod schema;
 pub mod schema_policy;

@@ -140,6 +140,10 @@ fn compile_retry(
             jitter,
         },
         retry_after: r.retry_after.unwrap_or(true),
+        timeout: match r.timeout {
+            Some(Dur(0)) => return Err(src.error_at(&field("timeout"), "must be longer than zero")),
+            t => t.map(|d| d.0),
+        },
     };
     Ok((retry, budget))
 }

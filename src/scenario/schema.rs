@@ -29,6 +29,8 @@ pub struct RawScenario {
     pub service: Vec<RawService>,
     #[serde(default)]
     pub policy: BTreeMap<String, RawPolicy>,
+    #[serde(default)]
+    pub fault: Vec<RawFault>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -200,4 +202,37 @@ impl<'de> Deserialize<'de> for RawDist {
         }
         d.deserialize_any(DistVisitor)
     }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFault {
+    pub kind: FaultKind,
+    pub target: String,
+    pub start: Option<Dur>,
+    pub end: Option<Dur>,
+    pub rate: Option<f64>,
+    pub error: Option<String>,
+    pub retry_after: Option<Dur>,
+    pub latency: Option<Dur>,
+    pub factor: Option<f64>,
+    pub add: Option<Dur>,
+    pub dist: Option<RawDist>,
+    pub mode: Option<OutageMode>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Latency,
+    Errors,
+    Outage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OutageMode {
+    #[default]
+    Refuse,
+    Blackhole,
 }

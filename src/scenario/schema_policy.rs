@@ -35,6 +35,7 @@ pub struct RawRetry {
     pub jitter_factor: Option<f64>,
     pub retry_after: Option<bool>,
     pub budget: Option<RawBudget>,
+    pub timeout: Option<Dur>,
 }
 
 /// `budget = 0.1` (a ratio) or a table.

@@ -1,0 +1,126 @@
+//! Applying faults: where a request meets an active fault, the fault answers, slows the work,
+//! or swallows the request.
+
+use super::arena::Ref;
+use super::rng::{stream, Stream};
+use super::sim::{spec_of, Simulation};
+use super::state::Event;
+use crate::fault::{Effect, Fault, Target};
+use crate::model::Model;
+
+/// Which faults can touch each service and each edge, and each fault's random stream.
+pub struct FaultIndex {
+    by_service: Vec<Vec<u32>>,
+    by_edge: Vec<Vec<u32>>,
+    rngs: Vec<Stream>,
+}
+
+impl FaultIndex {
+    pub fn new(model: &Model) -> FaultIndex {
+        let mut by_service = vec![Vec::new(); model.services.len()];
+        let mut by_edge = vec![Vec::new(); model.edges.len()];
+        for (i, f) in model.faults.iter().enumerate() {
+            match f.target {
+                Target::Service(s) | Target::Instance(s, _) => by_service[s].push(i as u32),
+                Target::Edge(e) => by_edge[e].push(i as u32),
+            }
+        }
+        let rngs = (0..model.faults.len()).map(|i| stream(model.seed, &format!("fault.{i}"), "draws")).collect();
+        FaultIndex { by_service, by_edge, rngs }
+    }
+}
+
+/// What an active fault does to an arriving request.
+enum Intercept {
+    Answer { outcome: crate::model::Outcome, after: u64, retry_after: Option<u64> },
+    Swallow,
+}
+
+impl Simulation {
+    /// Lets the faults on the job's service, instance and edge act on its arrival. Returns true
+    /// when a fault took the request (answered or swallowed it), so the service never sees it.
+    pub(super) fn fault_intercepts(&mut self, jr: Ref, service: usize, instance: u32) -> bool {
+        let job = self.jobs.get(jr).expect("arriving job");
+        let edge = spec_of(&self.model, job.spec).edge;
+        let now = self.now;
+        let (by_service, by_edge) = (&self.faults.by_service[service], &self.faults.by_edge[edge]);
+        if by_service.is_empty() && by_edge.is_empty() {
+            return false;
+        }
+        let candidates = by_service.iter().chain(by_edge).copied();
+        let mut hit = None;
+        for i in candidates {
+            let f: &Fault = &self.model.faults[i as usize];
+            if !f.active(now) || !(matches!(f.target, Target::Edge(_)) || f.hits_service(service, instance)) {
+                continue;
+            }
+            match f.effect {
+                Effect::Outage { blackhole: true } => hit = Some(Intercept::Swallow),
+                Effect::Outage { blackhole: false } => {
+                    hit = Some(Intercept::Answer { outcome: crate::model::Outcome::Refused, after: 0, retry_after: None })
+                }
+                Effect::Errors { rate, error, retry_after, latency } => {
+                    let u = unit(&mut self.faults.rngs[i as usize]);
+                    if u < rate {
+                        hit = Some(Intercept::Answer { outcome: error, after: latency, retry_after });
+                    }
+                }
+                Effect::Latency(_) => {}
+            }
+            if hit.is_some() {
+                break;
+            }
+        }
+        match hit {
+            None => false,
+            Some(Intercept::Swallow) => {
+                // Never answered: the caller's timeout (or deadline) ends the attempt.
+                self.jobs.remove(jr);
+                true
+            }
+            Some(Intercept::Answer { outcome, after, retry_after }) => {
+                let job = self.jobs.get_mut(jr).expect("arriving job");
+                job.outcome = outcome;
+                job.retry_after = retry_after;
+                match after {
+                    0 => self.send_reply(jr),
+                    d => self.queue.push(now + d, Event::Answer(jr)),
+                }
+                true
+            }
+        }
+    }
+
+    /// A drawn work time, slowed by the latency faults active on this instance.
+    pub(super) fn slowed_work(&mut self, service: usize, instance: u32, work: u64) -> u64 {
+        let mut work = work;
+        for &i in &self.faults.by_service[service] {
+            let f = &self.model.faults[i as usize];
+            if let Effect::Latency(s) = &f.effect {
+                if f.active(self.now) && f.hits_service(service, instance) {
+                    work = s.apply(work, &mut self.faults.rngs[i as usize]);
+                }
+            }
+        }
+        work
+    }
+
+    /// A drawn network delay on an edge, slowed by the latency faults active on it.
+    pub(super) fn slowed_network(&mut self, edge: usize, delay: u64) -> u64 {
+        let mut delay = delay;
+        for &i in &self.faults.by_edge[edge] {
+            let f = &self.model.faults[i as usize];
+            if let Effect::Latency(s) = &f.effect {
+                if f.active(self.now) {
+                    delay = s.apply(delay, &mut self.faults.rngs[i as usize]);
+                }
+            }
+        }
+        delay
+    }
+}
+
+fn unit(rng: &mut Stream) -> f64 {
+    use rand::Rng;
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}

@@ -1,0 +1,282 @@
+//! The policy stack end to end: the seeds' worked numbers, amplification across layers,
+//! budgets, breakers and bulkheads on scenarios whose outcome can be reasoned out.
+
+mod common;
+use common::*;
+
+#[test]
+fn seed_000_retry_fits_inside_the_total_deadline() {
+    // 500 ms deadline, 50 ms reserve, 60 ms of local work, 180 ms attempts, 40 ms backoff: the
+    // first attempt times out at 240 ms, the second gets min(180, 450 - 280) = 170 ms and the
+    // call fails at 450 ms.
+    let m = run(r#"
+[scenario]
+name = "seed-000"
+duration = "10s"
+
+[[client]]
+name = "page"
+target = "product"
+arrival = "constant"
+rate = 10
+deadline = "500ms"
+phases = [ { at = "9s", rate = 0 } ]   # every request finishes inside the run
+
+[[service]]
+name = "product"
+workers = 100
+work = "60ms"
+calls = [ { to = "inventory", policy = "inventory-client" } ]
+
+[[service]]
+name = "inventory"
+workers = 100
+work = "1s"
+
+[policy.inventory-client]
+timeout = "180ms"
+reserve = "50ms"
+retry = { attempts = 2, on = ["timeout"], backoff = "constant", base = "40ms", jitter = "none" }
+"#);
+    let calls = metric(&m, "edge.product.inventory.calls");
+    assert!(calls > 90.0);
+    assert_eq!(metric(&m, "edge.product.inventory.attempts"), 2.0 * calls);
+    assert_eq!(metric(&m, "edge.product.inventory.errors.deadline_exceeded"), calls, "the second attempt ends at the deadline");
+    assert_eq!(metric(&m, "client.page.latency_max_ms"), 450.0);
+    assert!((metric(&m, "client.page.latency_p50_ms") - 450.0).abs() < 0.5);
+}
+
+fn acme(payment_fault: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(r#"
+[scenario]
+name = "acme"
+duration = "10s"
+
+[[client]]
+name = "shopper"
+target = "checkout"
+arrival = "constant"
+rate = 10
+deadline = "900ms"
+
+[[service]]
+name = "checkout"
+workers = 100
+work = "60ms"
+# A failed payment answers "pending": the checkout is degraded, not failed.
+calls = [ {{ to = "payments", policy = "payments", optional = true, idempotency_key = true, idempotent = false }} ]
+
+[[service]]
+name = "payments"
+workers = 100
+work = "2s"
+
+[policy.payments]
+timeout = "550ms"
+reserve = "120ms"
+min_attempt = "180ms"
+retry = {{ attempts = 2, timeout = "140ms", on = ["timeout", "unavailable"], backoff = "constant", base = "0", jitter = "none" }}
+{payment_fault}
+"#))
+}
+
+#[test]
+fn acme_checkout_retries_only_when_more_than_180ms_remain() {
+    // A slow provider: the 550 ms attempt times out 610 ms in, 780 - 610 = 170 ms remain, less
+    // than 180: no retry, the order is reported pending (degraded) at 610 ms.
+    let m = acme("");
+    assert_eq!(metric(&m, "edge.checkout.payments.amplification"), 1.0);
+    assert_eq!(metric(&m, "client.shopper.degraded"), metric(&m, "client.shopper.success"));
+    assert_eq!(metric(&m, "client.shopper.latency_max_ms"), 610.0);
+    // A provider that fails fast (20 ms) leaves plenty: one 140 ms retry, which fails fast too.
+    let m = acme(r#"
+[[fault]]
+kind = "errors"
+target = "payments"
+latency = "20ms"
+"#);
+    assert_eq!(metric(&m, "edge.checkout.payments.amplification"), 2.0);
+    assert_eq!(metric(&m, "client.shopper.latency_max_ms"), 100.0);
+}
+
+#[test]
+fn three_layers_of_three_attempts_make_27_at_the_bottom() {
+    let m = run(r#"
+[scenario]
+name = "layers"
+duration = "10s"
+
+[[client]]
+name = "user"
+target = "a"
+arrival = "constant"
+rate = 10
+policy = "retry3"
+
+[[service]]
+name = "a"
+workers = 1000
+calls = [ { to = "b", policy = "retry3" } ]
+
+[[service]]
+name = "b"
+workers = 1000
+calls = [ { to = "c", policy = "retry3" } ]
+
+[[service]]
+name = "c"
+workers = 1000
+
+[[fault]]
+kind = "errors"
+target = "c"
+
+[policy.retry3]
+retry = { attempts = 3, backoff = "constant", base = "1ms", jitter = "none" }
+"#);
+    let requests = metric(&m, "client.user.requests");
+    assert_eq!(metric(&m, "service.c.arrivals"), 27.0 * requests);
+    assert_eq!(metric(&m, "service.b.arrivals"), 9.0 * requests);
+    for edge in ["user.a", "a.b", "b.c"] {
+        assert_eq!(metric(&m, &format!("edge.{edge}.amplification")), 3.0, "{edge}");
+    }
+    assert_eq!(metric(&m, "client.user.errors.unavailable"), requests);
+}
+
+fn failing_dependency(budget: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(r#"
+[scenario]
+name = "budget"
+duration = "60s"
+warmup = "10s"
+
+[[client]]
+name = "c"
+target = "s"
+rate = 1000
+policy = "p"
+
+[[service]]
+name = "s"
+workers = 100
+
+[[fault]]
+kind = "errors"
+target = "s"
+
+[policy.p]
+retry = {{ attempts = 4, backoff = "constant", base = "1ms", jitter = "none"{budget} }}
+"#))
+}
+
+#[test]
+fn a_ten_percent_budget_holds_load_near_1_1x_plus_the_floor() {
+    let without = failing_dependency("");
+    assert_close("no budget", metric(&without, "edge.c.s.amplification"), 4.0, 0.001);
+    // Retries <= 10% of calls + 10/s floor: at 1000 calls/s, 1.1 + 0.01.
+    let with = failing_dependency(", budget = 0.1");
+    let amp = metric(&with, "edge.c.s.amplification");
+    assert!(amp <= 1.111 + 0.005 && amp >= 1.10, "{amp}");
+    assert!(metric(&with, "edge.c.s.budget_exhausted") > 0.0);
+    // gRPC throttling: every call fails, tokens drain below half and stay there: almost no retries.
+    let grpc = failing_dependency(r#", budget = { kind = "token_bucket", max_tokens = 10, token_ratio = 0.1 }"#);
+    assert!(metric(&grpc, "edge.c.s.amplification") < 1.01);
+}
+
+#[test]
+fn a_breaker_stops_traffic_to_a_failing_dependency_and_closes_after_it_recovers() {
+    let m = run(r#"
+[scenario]
+name = "breaker"
+duration = "40s"
+
+[[client]]
+name = "c"
+target = "s"
+rate = 200
+policy = "p"
+
+[[service]]
+name = "s"
+workers = 50
+work = "1ms"
+
+[[fault]]
+kind = "errors"
+target = "s"
+start = "10s"
+end = "20s"
+
+[policy.p]
+breaker = { window = 20, min_calls = 10, failure_rate = 0.5, open = "2s", half_open_calls = 3 }
+"#);
+    let arrivals = m.series_of("service.s.arrivals").unwrap();
+    let calls = m.series_of("edge.c.s.calls").unwrap();
+    let during: f64 = arrivals[11..20].iter().sum();
+    let offered: f64 = calls[11..20].iter().sum();
+    assert!(during < 0.02 * offered, "the breaker keeps the dependency dark: {during} of {offered}");
+    // Open for 2 s, then 3 probes, which fail and re-open it: about 5 opens in the 10 s fault.
+    let opens = metric(&m, "edge.c.s.breaker_opens");
+    assert!((4.0..=6.0).contains(&opens), "{opens}");
+    assert!(metric(&m, "edge.c.s.breaker_open_s") > 9.0);
+    assert!(metric(&m, "edge.c.s.rejected_breaker") > 0.9 * offered);
+    // After the fault the first probes succeed and it closes: full success again.
+    let success = m.series_of("client.c.success_ratio").unwrap();
+    assert!(success[23..].iter().all(|s| *s == 1.0), "{:?}", &success[20..]);
+    assert_eq!(metric(&m, "edge.c.s.breaker_open_s"), m.series_of("edge.c.s.breaker_open_s").unwrap().iter().sum::<f64>());
+}
+
+fn login_and_analytics(bulkhead: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(r#"
+[scenario]
+name = "bulkhead"
+duration = "30s"
+warmup = "5s"
+
+[[client]]
+name = "users"
+target = "web"
+rate = 100
+deadline = "2s"
+
+[[service]]
+name = "web"
+workers = 20
+work = "1ms"
+calls = [ {{ parallel = [ {{ to = "login" }}, {{ to = "analytics", optional = true, policy = "analytics" }} ] }} ]
+
+[[service]]
+name = "login"
+workers = 20
+work = "5ms"
+
+[[service]]
+name = "analytics"
+workers = 200
+work = "5ms"
+
+# Analytics turns slow: every call takes 1.5 s.
+[[fault]]
+kind = "latency"
+target = "analytics"
+add = "1.5s"
+
+[policy.analytics]
+timeout = "1.8s"
+{bulkhead}
+"#))
+}
+
+#[test]
+fn a_bulkhead_keeps_a_slow_optional_dependency_from_starving_login() {
+    // Without a bulkhead every web worker waits 1.5 s on analytics: 20 workers serve about 13
+    // requests a second of the 100 offered, and the rest time out.
+    let without = login_and_analytics("");
+    assert!(metric(&without, "client.users.success_ratio") < 0.2);
+    // With at most 5 analytics calls in flight, the rest are refused at once and the page is
+    // answered degraded in milliseconds.
+    let with = login_and_analytics("bulkhead = { max_concurrent = 5 }");
+    assert!(metric(&with, "client.users.success_ratio") > 0.99);
+    assert!(metric(&with, "edge.web.analytics.rejected_bulkhead") > 0.9 * metric(&with, "edge.web.analytics.calls"));
+    assert!(metric(&with, "client.users.latency_p90_ms") < 50.0);
+}
