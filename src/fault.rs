@@ -28,7 +28,12 @@ pub enum Effect {
     /// Work (or, on an edge, the request's network trip) takes longer.
     Latency(Slowdown),
     /// A share of requests fail with `error`, answered after `latency`, without using a worker.
-    Errors { rate: f64, error: Outcome, retry_after: Option<u64>, latency: u64 },
+    Errors {
+        rate: f64,
+        error: Outcome,
+        retry_after: Option<u64>,
+        latency: u64,
+    },
     /// Nothing gets through: refused at once, or never answered (the caller's timeout decides).
     Outage { blackhole: bool },
 }

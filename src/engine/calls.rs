@@ -68,6 +68,7 @@ impl Simulation {
             slot,
             attempt_started: now,
             breaker: None,
+            breaker_epoch: 0,
             holds_permit: false,
             retry_active: false,
             last_delay: 0,
@@ -103,12 +104,18 @@ impl Simulation {
             return;
         }
         let (to, edge) = (spec.to, spec.edge);
+        let guarded = policy.breaker.is_some() || policy.bulkhead.is_some();
+        let instance = self.pick_instance(to);
+        if !guarded {
+            self.send_attempt(cr, instance);
+            return;
+        }
+        let policy = &spec_of(&self.model, self.calls.get(cr).expect("live").spec).policy;
         let per_attempt_breaker = policy
             .breaker
             .as_ref()
             .filter(|b| b.wraps == Wraps::Attempt)
             .map(|b| b.scope);
-        let instance = self.pick_instance(to);
         self.calls.get_mut(cr).expect("live").instance = instance;
         if let Some(scope) = per_attempt_breaker {
             let which = if scope == BreakerScope::Instance {
@@ -140,19 +147,25 @@ impl Simulation {
                 }
             }
         }
-        self.send_attempt(cr);
+        self.send_attempt(cr, instance);
     }
 
-    /// Sends the current attempt to the instance chosen for it.
-    fn send_attempt(&mut self, cr: Ref) {
+    /// Sends the current attempt to `instance`.
+    fn send_attempt(&mut self, cr: Ref, instance: u32) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.phase = Phase::Attempting;
         call.attempt_started = now;
-        let (spec_id, attempt, instance) = (call.spec, call.attempt, call.instance);
+        call.instance = instance;
+        let (spec_id, attempt) = (call.spec, call.attempt);
         let spec = spec_of(&self.model, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
-        let retry_timeout = spec.policy.retry.as_ref().and_then(|r| r.timeout).filter(|_| attempt > 1);
+        let retry_timeout = spec
+            .policy
+            .retry
+            .as_ref()
+            .and_then(|r| r.timeout)
+            .filter(|_| attempt > 1);
         let expiry = retry_timeout
             .or(spec.policy.timeout)
             .map_or(NO_DEADLINE, |t| now.saturating_add(t))
@@ -188,7 +201,7 @@ impl Simulation {
             retry_after: None,
         };
         let jr = self.jobs.insert(job);
-        self.calls.get_mut(cr).expect("live").current = Some(jr);
+        call.current = Some(jr);
         if expiry != NO_DEADLINE {
             self.queue
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
@@ -238,10 +251,12 @@ impl Simulation {
             Phase::Backoff => self.try_attempt(cr),
             Phase::WaitingPermit => {
                 call.holds_permit = true;
-                if call.deadline <= self.now {
+                let min_attempt = spec_of(&self.model, call.spec).policy.min_attempt;
+                if call.deadline <= self.now || call.deadline - self.now < min_attempt {
                     self.finish_call(cr, Outcome::DeadlineExceeded);
                 } else {
-                    self.send_attempt(cr);
+                    let instance = call.instance;
+                    self.send_attempt(cr, instance);
                 }
             }
             Phase::Attempting => {}
@@ -264,9 +279,15 @@ impl Simulation {
         // Not waiting any more means a permit was handed over at this very instant: the
         // `Resume` already queued carries on.
         if left {
-            self.rec.edges[edge].rejected_bulkhead += 1;
             self.release_unused_breaker(cr);
-            self.finish_call(cr, Outcome::BulkheadFull);
+            // Waiting ended by the deadline is the deadline's failure, not the bulkhead's.
+            let deadline = self.calls.get(cr).expect("live").deadline;
+            if deadline <= self.now {
+                self.finish_call(cr, Outcome::DeadlineExceeded);
+            } else {
+                self.rec.edges[edge].rejected_bulkhead += 1;
+                self.finish_call(cr, Outcome::BulkheadFull);
+            }
         }
     }
 
@@ -292,6 +313,7 @@ impl Simulation {
             .breaker
             .as_ref()
             .is_some_and(|b| b.wraps == Wraps::Attempt);
+        let breaker_epoch = call.breaker_epoch;
         let breaker = if per_attempt {
             call.breaker.take()
         } else {
@@ -301,16 +323,16 @@ impl Simulation {
             self.finish_call(cr, outcome);
             return;
         };
-        if holds_permit {
-            if let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release()) {
-                self.queue.push(
-                    now,
-                    Event::Resume {
-                        call: next,
-                        attempt: next_attempt,
-                    },
-                );
-            }
+        if holds_permit
+            && let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release())
+        {
+            self.queue.push(
+                now,
+                Event::Resume {
+                    call: next,
+                    attempt: next_attempt,
+                },
+            );
         }
         let retryable = spec
             .policy
@@ -324,7 +346,7 @@ impl Simulation {
             }
         }
         let transition = breaker.map_or(Transition::None, |i| {
-            state.breakers[i as usize].record(now, outcome, took)
+            state.breakers[i as usize].record(now, outcome, took, breaker_epoch)
         });
         book_breaker(&mut self.rec, edge, self.now, transition);
         let state = &mut self.policies[slot as usize];
@@ -373,18 +395,17 @@ impl Simulation {
             .as_ref()
             .is_some_and(|b| b.wraps == Wraps::Call);
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            if call.holds_permit {
-                if let Some((next, next_attempt)) =
+            if call.holds_permit
+                && let Some((next, next_attempt)) =
                     state.bulkhead.as_mut().and_then(|b| b.release())
-                {
-                    self.queue.push(
-                        now,
-                        Event::Resume {
-                            call: next,
-                            attempt: next_attempt,
-                        },
-                    );
-                }
+            {
+                self.queue.push(
+                    now,
+                    Event::Resume {
+                        call: next,
+                        attempt: next_attempt,
+                    },
+                );
             }
             if let Some(b) = state.budget.as_mut() {
                 if call.retry_active {
@@ -393,9 +414,12 @@ impl Simulation {
                 b.on_call_end();
             }
             let transition = match call.breaker {
-                Some(i) if wraps_call => {
-                    state.breakers[i as usize].record(now, outcome, now - call.started)
-                }
+                Some(i) if wraps_call => state.breakers[i as usize].record(
+                    now,
+                    outcome,
+                    now - call.started,
+                    call.breaker_epoch,
+                ),
                 _ => Transition::None,
             };
             book_breaker(&mut self.rec, edge, self.now, transition);
@@ -415,10 +439,11 @@ impl Simulation {
 
     /// Asks breaker `which` of the call's policy state; counts a rejection.
     fn breaker_admits(&mut self, cr: Ref, which: u32) -> bool {
-        let call = self.calls.get(cr).expect("live");
+        let call = self.calls.get_mut(cr).expect("live");
         let edge = spec_of(&self.model, call.spec).edge;
-        let state = &mut self.policies[call.slot as usize];
-        let (admitted, transition) = state.breakers[which as usize].try_acquire(self.now);
+        let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
+        let (admitted, transition) = breaker.try_acquire(self.now);
+        call.breaker_epoch = breaker.epoch();
         book_breaker(&mut self.rec, edge, self.now, transition);
         if !admitted {
             self.rec.edges[edge].rejected_breaker += 1;
@@ -430,7 +455,8 @@ impl Simulation {
     fn release_unused_breaker(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");
         if let Some(i) = call.breaker.take() {
-            self.policies[call.slot as usize].breakers[i as usize].release_unused();
+            self.policies[call.slot as usize].breakers[i as usize]
+                .release_unused(call.breaker_epoch);
         }
     }
 }

@@ -13,6 +13,8 @@ use crate::policy::bulkhead::Bulkhead;
 pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
     let mut states = Vec::new();
     let mut base = vec![NO_SLOT; model.call_specs];
+    // Two call paths on one edge (a service calling the same callee twice) draw apart.
+    let mut seen_on_edge = vec![0u32; model.edges.len()];
     let client_specs = model.clients.iter().map(|c| (&c.call, 1));
     let service_specs = model
         .services
@@ -24,8 +26,14 @@ pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
         }
         base[spec.id] = u32::try_from(states.len()).expect("fewer than 4 billion policy states");
         let edge = &model.edges[spec.edge].name;
+        let path = seen_on_edge[spec.edge];
+        seen_on_edge[spec.edge] += 1;
         for caller in 0..callers {
-            states.push(new_state(model, spec, &format!("edge.{edge}#{caller}")));
+            states.push(new_state(
+                model,
+                spec,
+                &format!("edge.{edge}/{path}#{caller}"),
+            ));
         }
     }
     (states, base)

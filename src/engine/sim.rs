@@ -37,6 +37,7 @@ pub struct RunResult {
     pub peak_in_flight: usize,
 }
 
+#[inline]
 pub(super) fn spec_of(model: &Model, id: SpecId) -> &CallSpec {
     match id {
         SpecId::Client(c) => &model.clients[c as usize].call,
@@ -209,9 +210,13 @@ impl Simulation {
         st.last_arrival = exact;
         // Scheduled at the exact time rounded up to a nanosecond; the next gap counts from the
         // exact time, so rounding never accumulates into the rate.
-        let t = exact.ceil();
-        if t < self.end as f64 {
-            self.queue.push(t as u64, Event::Arrival(c));
+        if exact < self.end as f64 {
+            // Rounded up without a libm call: the cast truncates a positive value.
+            let whole = exact as u64;
+            let t = whole + u64::from((whole as f64) < exact);
+            if t < self.end {
+                self.queue.push(t, Event::Arrival(c));
+            }
         }
     }
 }

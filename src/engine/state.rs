@@ -54,8 +54,10 @@ pub struct Call {
     /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
     pub slot: u32,
     pub attempt_started: u64,
-    /// The breaker the current attempt passed (index within the slot's breakers).
+    /// The breaker the current attempt passed (index within the slot's breakers), and the
+    /// breaker's epoch when it let the attempt through.
     pub breaker: Option<u32>,
+    pub breaker_epoch: u32,
     pub holds_permit: bool,
     /// The current attempt is a retry counted by a concurrency budget.
     pub retry_active: bool,

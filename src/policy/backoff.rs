@@ -161,7 +161,7 @@ mod tests {
         let mut prev = 0;
         for k in 1..200 {
             let d = b.delay(k, prev, r);
-            assert!(d >= 50 * MS && d <= 1000 * MS, "{d}");
+            assert!((50 * MS..=1000 * MS).contains(&d), "{d}");
             let upper = if prev == 0 {
                 150 * MS
             } else {

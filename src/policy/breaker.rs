@@ -14,6 +14,8 @@
 //!   succeed to close, any failure re-opens (`half_open_calls = 1` is Polly's single probe).
 //! * Only outcomes in `count` are failures; anything else recorded is a success. Local
 //!   rejections and `invalid` never count.
+//! * Every change of state starts a new epoch; a result is recorded only in the epoch its call
+//!   was let through in, so a late answer from before a trip is never taken for a probe.
 
 use crate::model::Outcome;
 
@@ -66,6 +68,8 @@ pub struct Breaker {
     state: State,
     /// The open duration to use next (grows while probes fail).
     next_open: u64,
+    /// Bumped on every change of state.
+    epoch: u32,
     consecutive: u32,
     /// Count window: ring of (failed, slow) for the last n calls.
     ring: Vec<(bool, bool)>,
@@ -85,6 +89,7 @@ impl Breaker {
             next_open: cfg.open,
             cfg,
             state: State::Closed,
+            epoch: 0,
             consecutive: 0,
             ring,
             ring_pos: 0,
@@ -95,6 +100,12 @@ impl Breaker {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The current epoch: read it right after `try_acquire` admits a call, and give it back
+    /// with that call's result.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
     }
 
     pub fn is_open(&self) -> bool {
@@ -112,6 +123,7 @@ impl Breaker {
                     admitted: 1,
                     succeeded: 0,
                 };
+                self.epoch += 1;
                 (true, Transition::HalfOpened)
             }
             State::HalfOpen {
@@ -132,7 +144,10 @@ impl Breaker {
     }
 
     /// Gives back a half-open probe that was admitted but never sent (a bulkhead refused it).
-    pub fn release_unused(&mut self) {
+    pub fn release_unused(&mut self, epoch: u32) {
+        if epoch != self.epoch {
+            return;
+        }
         if let State::HalfOpen {
             admitted,
             succeeded,
@@ -146,7 +161,10 @@ impl Breaker {
     }
 
     /// Records the outcome of a call that was let through, `took` ns after it started.
-    pub fn record(&mut self, now: u64, outcome: Outcome, took: u64) -> Transition {
+    pub fn record(&mut self, now: u64, outcome: Outcome, took: u64, epoch: u32) -> Transition {
+        if epoch != self.epoch {
+            return Transition::None;
+        }
         let failed = self.cfg.count & (1 << outcome.index()) != 0;
         let slow = took > self.cfg.slow_call_duration;
         match self.state {
@@ -210,12 +228,14 @@ impl Breaker {
         self.state = State::Open {
             until: now.saturating_add(self.next_open),
         };
+        self.epoch += 1;
         self.reset_window();
         Transition::Opened
     }
 
     fn close(&mut self) {
         self.state = State::Closed;
+        self.epoch += 1;
         self.next_open = self.cfg.open;
         self.reset_window();
     }
@@ -288,7 +308,8 @@ mod tests {
             .iter()
             .map(|o| {
                 assert!(b.try_acquire(now).0, "call let through");
-                b.record(now, *o, MS)
+                let epoch = b.epoch();
+                b.record(now, *o, MS, epoch)
             })
             .collect()
     }
@@ -357,8 +378,8 @@ mod tests {
             (false, Transition::None),
             "beyond half_open_calls"
         );
-        assert_eq!(b.record(5 * S, Good, MS), Transition::None);
-        assert_eq!(b.record(5 * S, Good, MS), Transition::Closed);
+        assert_eq!(b.record(5 * S, Good, MS, b.epoch()), Transition::None);
+        assert_eq!(b.record(5 * S, Good, MS, b.epoch()), Transition::Closed);
         assert_eq!(b.state(), State::Closed);
     }
 
@@ -373,24 +394,55 @@ mod tests {
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 5 * S });
         assert!(b.try_acquire(5 * S).0);
-        assert_eq!(b.record(5 * S, Bad, MS), Transition::Opened);
+        assert_eq!(b.record(5 * S, Bad, MS, b.epoch()), Transition::Opened);
         assert_eq!(
             b.state(),
             State::Open { until: 15 * S },
             "5 s doubled to 10 s"
         );
         assert!(b.try_acquire(15 * S).0);
-        b.record(15 * S, Bad, MS);
+        b.record(15 * S, Bad, MS, b.epoch());
         assert_eq!(
             b.state(),
             State::Open { until: 30 * S },
             "20 s capped at 15 s"
         );
         assert!(b.try_acquire(30 * S).0);
-        assert_eq!(b.record(30 * S, Good, MS), Transition::Closed);
+        assert_eq!(b.record(30 * S, Good, MS, b.epoch()), Transition::Closed);
         // Closing resets the open time.
         feed(&mut b, 31 * S, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 36 * S });
+    }
+
+    #[test]
+    fn results_from_before_a_trip_are_not_taken_for_probes() {
+        let mut b = Breaker::new(BreakerConfig {
+            half_open_calls: 1,
+            ..cfg()
+        });
+        assert!(b.try_acquire(0).0);
+        let stale = b.epoch();
+        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        assert!(b.try_acquire(5 * S).0, "the probe");
+        let probe = b.epoch();
+        // The call admitted before the trip answers late: ignored.
+        assert_eq!(b.record(5 * S, Good, MS, stale), Transition::None);
+        assert_eq!(
+            b.state(),
+            State::HalfOpen {
+                admitted: 1,
+                succeeded: 0
+            }
+        );
+        b.release_unused(stale);
+        assert_eq!(
+            b.state(),
+            State::HalfOpen {
+                admitted: 1,
+                succeeded: 0
+            }
+        );
+        assert_eq!(b.record(5 * S, Good, MS, probe), Transition::Closed);
     }
 
     #[test]
@@ -414,7 +466,7 @@ mod tests {
         });
         for took in [200, 10, 200, 10] {
             assert!(b.try_acquire(0).0);
-            b.record(0, Good, took * MS);
+            b.record(0, Good, took * MS, b.epoch());
         }
         assert!(b.is_open(), "2 of 4 slow");
     }

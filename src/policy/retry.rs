@@ -4,7 +4,7 @@
 //! `max_attempts`); `retries` counts only the extra tries (Polly `MaxRetryAttempts`, Envoy
 //! `num_retries`): `retries = N` is `attempts = N + 1`. Only outcomes listed in `on` are retried;
 //! `invalid` and local rejections never are. A non-idempotent call is retried only when it
-//! carries an idempotency key. A Retry-After carried by the reply replaces the backoff when
+//! carries an idempotency key. A Retry-After carried by a failed reply replaces the backoff when
 //! `retry_after` is on and it still fits the deadline. No retry sleeps past the deadline: a retry
 //! that could not start with at least `min_attempt` left is not made.
 
@@ -18,13 +18,13 @@ pub struct RetryPolicy {
     /// Retryable outcome kinds, as a bit set over `Outcome::index`.
     pub on: u16,
     pub backoff: Backoff,
-    /// Honour Retry-After on overloaded/unavailable replies.
+    /// Honour a Retry-After that a failed reply carries (whatever its kind).
     pub retry_after: bool,
     /// Timeout of the attempts after the first (ns), when it differs from the policy's.
     pub timeout: Option<u64>,
 }
 
-/// Why a retry is not made: each reason is visible in the metrics.
+/// Why a retry is not made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRetry {
     NotRetryable,

@@ -7,7 +7,14 @@ use crate::error::closest;
 use crate::fault::{Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
-pub fn compile_fault(src: &Source, i: usize, f: &RawFault, services: &[Service], edges: &[Edge], end: u64) -> Located<Fault> {
+pub fn compile_fault(
+    src: &Source,
+    i: usize,
+    f: &RawFault,
+    services: &[Service],
+    edges: &[Edge],
+    end: u64,
+) -> Located<Fault> {
     let at = |k: &str| format!("fault.{i}.{k}");
     let target = resolve_target(src, &at("target"), &f.target, services, edges)?;
     let start = f.start.map_or(0, |d| d.0);
@@ -31,47 +38,94 @@ pub fn compile_fault(src: &Source, i: usize, f: &RawFault, services: &[Service],
         ("mode", f.mode.is_some()),
     ];
     if let Some((k, _)) = present.iter().find(|(k, on)| *on && !allowed.contains(k)) {
-        return Err(src.error_at(&at(k), format!("does not apply to this kind of fault, which takes: {}", allowed.join(", "))));
+        return Err(src.error_at(
+            &at(k),
+            format!(
+                "does not apply to this kind of fault, which takes: {}",
+                allowed.join(", ")
+            ),
+        ));
     }
     let effect = match f.kind {
         FaultKind::Latency => {
             let slowdown = match (f.factor, f.add, &f.dist) {
                 (Some(x), None, None) if x >= 0.0 && x.is_finite() => Slowdown::Factor(x),
-                (Some(_), None, None) => return Err(src.error_at(&at("factor"), "must be zero or more")),
+                (Some(_), None, None) => {
+                    return Err(src.error_at(&at("factor"), "must be zero or more"));
+                }
                 (None, Some(d), None) => Slowdown::Add(d.0),
-                (None, None, Some(d)) => Slowdown::Replace(compile_dist(d).map_err(|m| src.error_at(&at("dist"), m))?),
-                _ => return Err(src.error_at(&at("kind"), "a latency fault takes exactly one of `factor`, `add` or `dist`")),
+                (None, None, Some(d)) => {
+                    Slowdown::Replace(compile_dist(d).map_err(|m| src.error_at(&at("dist"), m))?)
+                }
+                _ => {
+                    return Err(src.error_at(
+                        &at("kind"),
+                        "a latency fault takes exactly one of `factor`, `add` or `dist`",
+                    ));
+                }
             };
             Effect::Latency(slowdown)
         }
         FaultKind::Errors => {
             let rate = f.rate.unwrap_or(1.0);
             if !(0.0..=1.0).contains(&rate) {
-                return Err(src.error_at(&at("rate"), "must be between 0 and 1 (the share of requests that fail)"));
+                return Err(src.error_at(
+                    &at("rate"),
+                    "must be between 0 and 1 (the share of requests that fail)",
+                ));
             }
             let error = match f.error.as_deref() {
                 None => Outcome::Unavailable,
                 Some(name) => match Outcome::from_name(name) {
                     Some(o) if !o.is_success() => o,
                     _ => {
-                        let valid: Vec<&str> = Outcome::failures().iter().map(|o| o.name()).collect();
-                        let hint = closest(name, valid.iter().copied()).map(|b| format!(" (did you mean `{b}`?)")).unwrap_or_default();
-                        return Err(src.error_at(&at("error"), format!("`{name}` is not a failure kind{hint}; valid: {}", valid.join(", "))));
+                        let valid: Vec<&str> =
+                            Outcome::failures().iter().map(|o| o.name()).collect();
+                        let hint = closest(name, valid.iter().copied())
+                            .map(|b| format!(" (did you mean `{b}`?)"))
+                            .unwrap_or_default();
+                        return Err(src.error_at(
+                            &at("error"),
+                            format!(
+                                "`{name}` is not a failure kind{hint}; valid: {}",
+                                valid.join(", ")
+                            ),
+                        ));
                     }
                 },
             };
-            Effect::Errors { rate, error, retry_after: f.retry_after.map(|d| d.0), latency: f.latency.map_or(0, |d| d.0) }
+            Effect::Errors {
+                rate,
+                error,
+                retry_after: f.retry_after.map(|d| d.0),
+                latency: f.latency.map_or(0, |d| d.0),
+            }
         }
-        FaultKind::Outage => Effect::Outage { blackhole: f.mode.unwrap_or_default() == OutageMode::Blackhole },
+        FaultKind::Outage => Effect::Outage {
+            blackhole: f.mode.unwrap_or_default() == OutageMode::Blackhole,
+        },
     };
-    Ok(Fault { target, start, end: stop, effect })
+    Ok(Fault {
+        target,
+        start,
+        end: stop,
+        effect,
+    })
 }
 
 /// `"auth"` (a service), `"auth#1"` (its instance 1, from 0) or `"gateway->auth"` (an edge).
-fn resolve_target(src: &Source, path: &str, text: &str, services: &[Service], edges: &[Edge]) -> Located<Target> {
+fn resolve_target(
+    src: &Source,
+    path: &str,
+    text: &str,
+    services: &[Service],
+    edges: &[Edge],
+) -> Located<Target> {
     let service = |name: &str| {
         services.iter().position(|s| s.name == name).ok_or_else(|| {
-            let hint = closest(name, services.iter().map(|s| s.name.as_str())).map(|b| format!(" (did you mean `{b}`?)")).unwrap_or_default();
+            let hint = closest(name, services.iter().map(|s| s.name.as_str()))
+                .map(|b| format!(" (did you mean `{b}`?)"))
+                .unwrap_or_default();
             src.error_at(path, format!("no service named `{name}`{hint}"))
         })
     };
@@ -80,8 +134,19 @@ fn resolve_target(src: &Source, path: &str, text: &str, services: &[Service], ed
         return match edges.iter().position(|e| e.name == name) {
             Some(e) => Ok(Target::Edge(e)),
             None => {
-                let names: Vec<String> = edges.iter().map(|e| e.name.replacen('.', "->", 1)).collect();
-                Err(src.error_at(path, format!("no calls go from `{}` to `{}`; edges: {}", from.trim(), to.trim(), names.join(", "))))
+                let names: Vec<String> = edges
+                    .iter()
+                    .map(|e| e.name.replacen('.', "->", 1))
+                    .collect();
+                Err(src.error_at(
+                    path,
+                    format!(
+                        "no calls go from `{}` to `{}`; edges: {}",
+                        from.trim(),
+                        to.trim(),
+                        names.join(", ")
+                    ),
+                ))
             }
         };
     }
@@ -89,7 +154,13 @@ fn resolve_target(src: &Source, path: &str, text: &str, services: &[Service], ed
         let s = service(name)?;
         return match idx.parse::<u32>() {
             Ok(i) if i < services[s].instances => Ok(Target::Instance(s, i)),
-            _ => Err(src.error_at(path, format!("`{name}` has instances #0 to #{}", services[s].instances - 1))),
+            _ => Err(src.error_at(
+                path,
+                format!(
+                    "`{name}` has instances #0 to #{}",
+                    services[s].instances - 1
+                ),
+            )),
         };
     }
     Ok(Target::Service(service(text)?))

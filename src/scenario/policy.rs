@@ -99,6 +99,13 @@ fn compile_retry(
     if max < base {
         return Err(src.error_at(&field("max"), "must be at least `base`"));
     }
+    let exponential = r.backoff.unwrap_or(BackoffKind::Exponential) == BackoffKind::Exponential;
+    if r.multiplier.is_some() && (!exponential || r.jitter == Some(JitterKind::Decorrelated)) {
+        return Err(src.error_at(
+            &field("multiplier"),
+            "applies only to exponential backoff without decorrelated jitter",
+        ));
+    }
     let multiplier = r.multiplier.unwrap_or(2.0);
     if !(multiplier >= 1.0 && multiplier.is_finite()) {
         return Err(src.error_at(&field("multiplier"), "must be 1 or more"));
@@ -318,10 +325,20 @@ fn compile_breaker(src: &Source, at: &str, b: &RawBreaker) -> Located<BreakerPol
         half_open_calls,
         count: outcome_set(&count),
     };
+    let (wraps, scope) = (b.wraps.unwrap_or_default(), b.scope.unwrap_or_default());
+    if wraps == Wraps::Call && scope == BreakerScope::Instance {
+        return Err(src.error_at(&field("scope"), "a breaker around the whole call (wraps = \"call\") cannot be per callee instance: the instance is chosen per attempt"));
+    }
+    if config.min_calls == 0 {
+        return Err(src.error_at(&field("min_calls"), "must be at least 1"));
+    }
+    if config.slow_call_duration == 0 {
+        return Err(src.error_at(&field("slow_call_duration"), "must be longer than zero"));
+    }
     Ok(BreakerPolicy {
         config,
-        wraps: b.wraps.unwrap_or_default(),
-        scope: b.scope.unwrap_or_default(),
+        wraps,
+        scope,
     })
 }
 
@@ -332,6 +349,12 @@ fn compile_bulkhead(src: &Source, at: &str, b: &RawBulkhead) -> Located<Bulkhead
     }
     let queue = b.queue.unwrap_or(0);
     let max_wait = b.max_wait.map_or(0, |d| d.0);
+    if queue == 0 && max_wait > 0 {
+        return Err(src.error_at(
+            &format!("{at}.max_wait"),
+            "waiting needs room to wait: set `queue` too",
+        ));
+    }
     if queue > 0 && max_wait == 0 {
         return Err(src.error_at(
             &format!("{at}.max_wait"),
