@@ -34,7 +34,7 @@ pub enum Budget {
         reserve: f64,
         slot_ns: u64,
         /// (slot number, calls, retries) per ring position.
-        slots: [(u64, f64, f64); SLOTS],
+        slots: Box<[(u64, f64, f64); SLOTS]>,
     },
     TokenBucket {
         max: f64,
@@ -60,7 +60,7 @@ impl Budget {
                 ratio,
                 reserve: min_per_s * window as f64 / 1e9,
                 slot_ns: (window / SLOTS as u64).max(1),
-                slots: [(u64::MAX, 0.0, 0.0); SLOTS],
+                slots: Box::new([(u64::MAX, 0.0, 0.0); SLOTS]),
             },
             BudgetConfig::TokenBucket {
                 max_tokens,
