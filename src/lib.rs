@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod model;
 pub mod output;
 pub mod policy;
+pub mod random;
 pub mod scenario;
 pub mod time;
 

@@ -322,3 +322,55 @@ fn a_bulkhead_keeps_a_slow_optional_dependency_from_starving_login() {
     );
     assert!(metric(&with, "client.users.latency_p90_ms") < 50.0);
 }
+
+/// Erlang B blocking probability.
+fn erlang_b(c: u32, a: f64) -> f64 {
+    (1..=c).fold(1.0, |b, k| a * b / (k as f64 + a * b))
+}
+
+#[test]
+fn sre_adaptive_throttling_settles_where_the_book_says() {
+    // Offered D = 1000/s against a backend of 10 workers x 20/s with no queue: what it accepts
+    // at load S is A(S) = S (1 - B(10, S / 20)). With K = 2 the sent rate S solves
+    // S = D (1 - p), p = max(0, (D - K A(S)) / (D + 1/W)) (counts over the window W).
+    let m = run(r#"
+[scenario]
+name = "throttle"
+duration = "300s"
+warmup = "60s"
+
+[[client]]
+name = "c"
+target = "s"
+rate = 1000
+policy = "p"
+
+[[service]]
+name = "s"
+workers = 10
+queue = 0
+work = { dist = "exponential", mean = "50ms" }
+
+[policy.p]
+throttle = { k = 2.0, window = "60s" }
+"#);
+    let (d, k, w) = (1000.0, 2.0, 60.0);
+    let accepted = |s: f64| s * (1.0 - erlang_b(10, s / 20.0));
+    let gap = |s: f64| d * (1.0 - ((d - k * accepted(s)) / (d + 1.0 / w)).max(0.0)) - s;
+    let (mut lo, mut hi) = (1.0, d);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if gap(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let sent = metric(&m, "service.s.arrivals") / 300.0;
+    assert_close("sent rate", sent, lo, 0.03);
+    // Everything not sent was throttled locally.
+    let throttled = metric(&m, "edge.c.s.throttled");
+    assert_close(
+        "throttled",
+        throttled,
+        metric(&m, "edge.c.s.calls") - metric(&m, "edge.c.s.attempts"),
+        1e-9,
+    );
+    assert!(throttled > 0.5 * metric(&m, "edge.c.s.calls"));
+}

@@ -10,6 +10,7 @@ use crate::model::{BreakerScope, Load, Outcome, Wraps};
 use crate::policy::breaker::Transition;
 use crate::policy::bulkhead::Admission;
 use crate::policy::retry::in_set;
+use crate::random::unit;
 
 impl Simulation {
     pub(super) fn start_client_request(&mut self, client: u32, user: u32) {
@@ -104,7 +105,8 @@ impl Simulation {
             return;
         }
         let (to, edge) = (spec.to, spec.edge);
-        let guarded = policy.breaker.is_some() || policy.bulkhead.is_some();
+        let guarded =
+            policy.breaker.is_some() || policy.bulkhead.is_some() || policy.throttle.is_some();
         let instance = self.pick_instance(to);
         if !guarded {
             self.send_attempt(cr, instance);
@@ -128,6 +130,17 @@ impl Simulation {
                 return;
             }
             self.calls.get_mut(cr).expect("live").breaker = Some(which);
+        }
+        if let Some(state) = self.policy_mut(slot)
+            && let Some(throttle) = state.throttle.as_mut()
+        {
+            let u = unit(&mut state.throttle_rng);
+            if throttle.reject(now, u) {
+                self.rec.edges[edge].throttled += 1;
+                self.release_unused_breaker(cr);
+                self.finish_call(cr, Outcome::Throttled);
+                return;
+            }
         }
         if let Some(bulkhead) = self.policy_mut(slot).and_then(|p| p.bulkhead.as_mut()) {
             match bulkhead.acquire((cr, attempt)) {
@@ -333,6 +346,17 @@ impl Simulation {
                     attempt: next_attempt,
                 },
             );
+        }
+        let accepted = !matches!(
+            outcome,
+            Outcome::Overloaded
+                | Outcome::Shed
+                | Outcome::Refused
+                | Outcome::Timeout
+                | Outcome::DeadlineExceeded
+        );
+        if let Some(t) = state.throttle.as_mut().filter(|_| accepted) {
+            t.accepted(now);
         }
         let retryable = spec
             .policy

@@ -7,6 +7,7 @@ use super::sim::{Simulation, spec_of};
 use super::state::Event;
 use crate::fault::{Effect, Fault, Target};
 use crate::model::Model;
+use crate::random::unit;
 
 /// Which faults can touch each service and each edge, and each fault's random stream.
 pub struct FaultIndex {
@@ -174,9 +175,4 @@ impl Simulation {
         }
         delay
     }
-}
-
-fn unit(rng: &mut Stream) -> f64 {
-    use rand::Rng;
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }

@@ -41,7 +41,7 @@ pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
 
 fn keeps_state(spec: &CallSpec) -> bool {
     let p = &spec.policy;
-    p.retry.is_some() || p.breaker.is_some() || p.bulkhead.is_some()
+    p.retry.is_some() || p.breaker.is_some() || p.bulkhead.is_some() || p.throttle.is_some()
 }
 
 fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
@@ -62,5 +62,10 @@ fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
         budget: p.budget.as_ref().map(Budget::new),
         bulkhead: p.bulkhead.clone().map(Bulkhead::new),
         jitter_rng: stream(model.seed, name, "jitter"),
+        throttle: p
+            .throttle
+            .as_ref()
+            .map(crate::policy::throttle::Throttle::new),
+        throttle_rng: stream(model.seed, name, "throttle"),
     }
 }

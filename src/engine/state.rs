@@ -140,5 +140,8 @@ pub struct PolicyState {
     pub breakers: Vec<crate::policy::breaker::Breaker>,
     pub budget: Option<crate::policy::budget::Budget>,
     pub bulkhead: Option<crate::policy::bulkhead::Bulkhead<(Ref, u32)>>,
+    pub throttle: Option<crate::policy::throttle::Throttle>,
+    /// Draws for throttling decisions, apart from jitter so neither shifts the other.
+    pub throttle_rng: Stream,
     pub jitter_rng: Stream,
 }

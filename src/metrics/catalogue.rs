@@ -177,6 +177,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "retries the retry budget refused (the call failed instead)",
     ),
     doc(
+        "edge.<from>.<to>.throttled",
+        "count",
+        "attempts the caller's adaptive throttle rejected locally",
+    ),
+    doc(
         "edge.<from>.<to>.breaker_opens",
         "count",
         "times a breaker on the edge opened (from closed or from half-open)",

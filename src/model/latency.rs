@@ -1,5 +1,6 @@
 //! Latency distributions, sampled in integer nanoseconds.
 
+use crate::random::unit;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1, Gamma, LogNormal, StandardNormal, Weibull};
 
@@ -158,11 +159,6 @@ impl Latency {
         let n = 20_000;
         (0..n).map(|_| self.sample_f64(&mut rng)).sum::<f64>() / n as f64
     }
-}
-
-fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    // 53 random bits in [0, 1).
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 fn to_ns(x: f64) -> u64 {

@@ -8,6 +8,7 @@ pub use crate::policy::breaker::BreakerConfig;
 pub use crate::policy::budget::BudgetConfig;
 pub use crate::policy::bulkhead::BulkheadConfig;
 pub use crate::policy::retry::RetryPolicy;
+pub use crate::policy::throttle::ThrottleConfig;
 pub use crate::scenario::schema::{BalancerKind, Criticality, Discipline};
 pub use crate::scenario::schema_policy::{BreakerScope, Wraps};
 pub use latency::Latency;
@@ -118,6 +119,7 @@ pub struct Policy {
     pub budget: Option<BudgetConfig>,
     pub breaker: Option<BreakerPolicy>,
     pub bulkhead: Option<BulkheadConfig>,
+    pub throttle: Option<ThrottleConfig>,
 }
 
 /// A breaker and where it sits.

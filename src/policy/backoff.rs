@@ -18,6 +18,7 @@
 //! The cap applies before jitter, so proportional jitter can exceed `max` by the factor, as gRPC's
 //! does; decorrelated jitter never exceeds `max`.
 
+use crate::random::unit;
 use rand::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,10 +75,6 @@ impl Backoff {
         };
         delayed.max(0.0).round() as u64
     }
-}
-
-fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 #[cfg(test)]

@@ -6,3 +6,4 @@ pub mod breaker;
 pub mod budget;
 pub mod bulkhead;
 pub mod retry;
+pub mod throttle;

@@ -5,7 +5,7 @@ use super::document::{Located, Source};
 use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
 use crate::error::closest;
-use crate::model::{BreakerPolicy, Outcome, Policy};
+use crate::model::{BreakerPolicy, Outcome, Policy, ThrottleConfig};
 use crate::policy::backoff::{Backoff, Jitter, Schedule};
 use crate::policy::breaker::{BreakerConfig, Window};
 use crate::policy::budget::BudgetConfig;
@@ -61,6 +61,11 @@ pub fn compile_policy(src: &Source, name: &str, p: &RawPolicy) -> Located<Policy
             .breaker
             .as_ref()
             .map(|b| compile_breaker(src, &at("breaker"), b))
+            .transpose()?,
+        throttle: p
+            .throttle
+            .as_ref()
+            .map(|t| compile_throttle(src, &at("throttle"), t))
             .transpose()?,
         bulkhead: p
             .bulkhead
@@ -397,4 +402,16 @@ fn outcomes(
             }
         })
         .collect()
+}
+
+fn compile_throttle(src: &Source, at: &str, t: &RawThrottle) -> Located<ThrottleConfig> {
+    let k = t.k.unwrap_or(2.0);
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(src.error_at(&format!("{at}.k"), "must be positive (the SRE book uses 2)"));
+    }
+    let window = t.window.map_or(120 * S, |d| d.0);
+    if window < 10 {
+        return Err(src.error_at(&format!("{at}.window"), "must be longer than zero"));
+    }
+    Ok(ThrottleConfig { k, window })
 }

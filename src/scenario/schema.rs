@@ -152,6 +152,7 @@ pub struct RawPolicy {
     pub retry: Option<super::schema_policy::RawRetry>,
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,
+    pub throttle: Option<super::schema_policy::RawThrottle>,
 }
 
 /// A latency distribution: a bare duration string (constant) or a table with `dist`.

@@ -117,3 +117,10 @@ pub struct RawBulkhead {
     pub queue: Option<u32>,
     pub max_wait: Option<Dur>,
 }
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawThrottle {
+    pub k: Option<f64>,
+    pub window: Option<Dur>,
+}

@@ -1,0 +1,118 @@
+//! Client-side adaptive throttling (Google SRE book, "Handling Overload"): the client rejects
+//! a request locally with probability max(0, (requests − K·accepts) / (requests + 1)), counted
+//! over a sliding `window` (ten slots). `requests` includes the ones rejected locally;
+//! `accepts` are attempts the backend took on (any answer but overloaded, shed, refused, or no
+//! answer in time). K = 2 is the book's value; lower K throttles harder.
+
+const SLOTS: usize = 10;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThrottleConfig {
+    pub k: f64,
+    /// ns
+    pub window: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Throttle {
+    k: f64,
+    slot_ns: u64,
+    /// (slot number, requests, accepts) per ring position.
+    slots: [(u64, f64, f64); SLOTS],
+}
+
+impl Throttle {
+    pub fn new(cfg: &ThrottleConfig) -> Throttle {
+        Throttle {
+            k: cfg.k,
+            slot_ns: (cfg.window / SLOTS as u64).max(1),
+            slots: [(u64::MAX, 0.0, 0.0); SLOTS],
+        }
+    }
+
+    /// The rejection probability now, from the window's counts.
+    pub fn reject_probability(&self, now: u64) -> f64 {
+        let horizon = now / self.slot_ns;
+        let (requests, accepts) = self
+            .slots
+            .iter()
+            .filter(|(n, _, _)| *n != u64::MAX && *n + SLOTS as u64 > horizon)
+            .fold((0.0, 0.0), |(r, a), (_, sr, sa)| (r + sr, a + sa));
+        ((requests - self.k * accepts) / (requests + 1.0)).max(0.0)
+    }
+
+    /// A request is about to be sent; `u` is a uniform draw in [0, 1). Returns true when it is
+    /// rejected locally. Either way it counts as a request.
+    pub fn reject(&mut self, now: u64, u: f64) -> bool {
+        let p = self.reject_probability(now);
+        self.slot(now).1 += 1.0;
+        u < p
+    }
+
+    /// The backend accepted a request.
+    pub fn accepted(&mut self, now: u64) {
+        self.slot(now).2 += 1.0;
+    }
+
+    fn slot(&mut self, now: u64) -> &mut (u64, f64, f64) {
+        let n = now / self.slot_ns;
+        let s = &mut self.slots[(n % SLOTS as u64) as usize];
+        if s.0 != n {
+            *s = (n, 0.0, 0.0);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn rejects_by_the_sre_formula() {
+        let mut t = Throttle::new(&ThrottleConfig {
+            k: 2.0,
+            window: 120 * S,
+        });
+        assert_eq!(t.reject_probability(0), 0.0);
+        // 100 requests, 20 accepted: p = (100 - 40) / 101.
+        for i in 0..100 {
+            t.reject(i, 0.999_999);
+            if i < 20 {
+                t.accepted(i);
+            }
+        }
+        assert!((t.reject_probability(100) - 60.0 / 101.0).abs() < 1e-12);
+        // A healthy backend (accepts >= requests / K) is never throttled.
+        let mut t = Throttle::new(&ThrottleConfig {
+            k: 2.0,
+            window: 120 * S,
+        });
+        for i in 0..100 {
+            assert!(!t.reject(i, 0.0));
+            if i % 2 == 0 {
+                t.accepted(i);
+            }
+        }
+        assert_eq!(t.reject_probability(100), 0.0);
+    }
+
+    #[test]
+    fn rejected_requests_count_and_old_slots_expire() {
+        let mut t = Throttle::new(&ThrottleConfig {
+            k: 2.0,
+            window: 10 * S,
+        });
+        for _ in 0..50 {
+            t.reject(0, 0.5);
+        }
+        assert!(t.reject_probability(0) > 0.9);
+        assert_eq!(
+            t.reject_probability(10 * S),
+            0.0,
+            "the window moved past them"
+        );
+    }
+}
