@@ -374,3 +374,76 @@ throttle = { k = 2.0, window = "60s" }
     );
     assert!(throttled > 0.5 * metric(&m, "edge.c.s.calls"));
 }
+
+fn with_fallback(fallback: &str, backup_workers: u32) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "fallback"
+duration = "30s"
+warmup = "5s"
+
+[[client]]
+name = "c"
+target = "primary"
+rate = 500
+policy = "p"
+
+[[service]]
+name = "primary"
+workers = 100
+work = "1ms"
+
+[[service]]
+name = "backup"
+workers = {backup_workers}
+queue = 0
+work = "10ms"
+
+[[fault]]
+kind = "errors"
+target = "primary"
+
+[policy.p]
+fallback = {fallback}
+"#
+    ))
+}
+
+#[test]
+fn fallback_answers_degraded_with_its_own_latency() {
+    let m = with_fallback(r#"{ latency = "5ms" }"#, 1);
+    assert_eq!(metric(&m, "client.c.success_ratio"), 1.0);
+    assert_eq!(
+        metric(&m, "client.c.degraded"),
+        metric(&m, "client.c.success")
+    );
+    assert_eq!(metric(&m, "client.c.latency_max_ms"), 5.0);
+    assert_eq!(
+        metric(&m, "edge.c.primary.fallbacks"),
+        metric(&m, "edge.c.primary.calls")
+    );
+}
+
+#[test]
+fn a_fallback_service_can_be_overloaded_by_the_diverted_traffic() {
+    // Every call falls back to a backup of 2 workers x 100/s with no queue: an Erlang loss
+    // system offered 500/s (5 erlangs), which turns away B(2, 5) of them.
+    let m = with_fallback(r#"{ to = "backup" }"#, 2);
+    let calls = metric(&m, "edge.c.primary.calls");
+    assert_eq!(
+        metric(&m, "edge.c.backup.calls"),
+        metric(&m, "edge.c.primary.fallbacks")
+    );
+    let turned_away = metric(&m, "service.backup.rejected") / metric(&m, "service.backup.arrivals");
+    assert_close("backup blocking", turned_away, erlang_b(2, 5.0), 0.03);
+    // Answered by the backup: degraded; turned away: the primary's failure stands.
+    assert_close(
+        "degraded share",
+        metric(&m, "client.c.degraded") / calls,
+        1.0 - erlang_b(2, 5.0),
+        0.03,
+    );
+    assert!(metric(&m, "client.c.errors.unavailable") > 0.5 * calls);
+    assert_eq!(metric(&m, "client.c.errors.overloaded"), 0.0);
+}

@@ -45,9 +45,15 @@ impl Simulation {
         } else {
             caller_deadline.saturating_sub(spec.policy.reserve)
         };
-        let caller_instance = match parent {
-            Parent::Client { .. } => 0,
-            Parent::Job(j) => self.jobs.get(j).map_or(0, |j| j.instance),
+        let (caller_instance, criticality) = match parent {
+            Parent::Client { client, .. } => (0, self.model.clients[client as usize].criticality),
+            Parent::Job(j) => self
+                .jobs
+                .get(j)
+                .map_or((0, Default::default()), |j| (j.instance, j.criticality)),
+            Parent::Fallback(c) => self.calls.get(c).map_or((0, Default::default()), |c| {
+                (c.caller_instance, c.criticality)
+            }),
         };
         let slot = match self.policy_base[spec.id] {
             NO_SLOT => NO_SLOT,
@@ -74,6 +80,9 @@ impl Simulation {
             retry_active: false,
             last_delay: 0,
             instance: 0,
+            fallback_from: None,
+            caller_instance,
+            criticality,
         };
         if let Some(b) = self.policy_mut(slot).and_then(|p| p.budget.as_mut()) {
             b.on_call(now);
@@ -184,13 +193,7 @@ impl Simulation {
             .map_or(NO_DEADLINE, |t| now.saturating_add(t))
             .min(call.deadline);
         let (to, edge) = (spec.to, spec.edge);
-        let criticality = match call.parent {
-            Parent::Client { client, .. } => self.model.clients[client as usize].criticality,
-            Parent::Job(j) => self
-                .jobs
-                .get(j)
-                .map_or(Default::default(), |j| j.criticality),
-        };
+        let criticality = call.criticality;
         let edge_acc = &mut self.rec.edges[edge];
         edge_acc.attempts += 1;
         if attempt > 1 {
@@ -272,6 +275,8 @@ impl Simulation {
                     self.send_attempt(cr, instance);
                 }
             }
+            // A canned fallback answer is ready.
+            Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
             Phase::Attempting => {}
         }
     }
@@ -408,7 +413,55 @@ impl Simulation {
             .push(now + wait, Event::Resume { call: cr, attempt });
     }
 
+    /// The call is over unless its policy falls back on this failure.
     pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("finishing a live call");
+        let spec = spec_of(&self.model, call.spec);
+        let falls_back = spec
+            .policy
+            .fallback
+            .as_ref()
+            .filter(|f| in_set(f.on, outcome) && call.fallback_from.is_none());
+        let Some(fallback) = falls_back else {
+            self.complete_call(cr, outcome);
+            return;
+        };
+        call.fallback_from = Some(outcome);
+        call.phase = Phase::Fallback;
+        self.rec.edges[spec.edge].fallbacks += 1;
+        match spec.fallback {
+            Some(f) => {
+                let deadline = call.deadline;
+                self.start_call(Parent::Fallback(cr), SpecId::Fallback(f as u32), deadline);
+            }
+            None => {
+                let attempt = call.attempt;
+                self.queue
+                    .push(now + fallback.latency, Event::Resume { call: cr, attempt });
+            }
+        }
+    }
+
+    /// The fallback call of `cr` ended: its success is a degraded answer, its failure leaves the
+    /// original one.
+    fn fallback_done(&mut self, cr: Ref, outcome: Outcome) {
+        let original = self
+            .calls
+            .get(cr)
+            .and_then(|c| c.fallback_from)
+            .expect("waiting for its fallback");
+        self.complete_call(
+            cr,
+            if outcome.is_success() {
+                Outcome::Degraded
+            } else {
+                original
+            },
+        );
+    }
+
+    fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.remove(cr).expect("finishing a live call");
         let spec = spec_of(&self.model, call.spec);
@@ -440,7 +493,8 @@ impl Simulation {
             let transition = match call.breaker {
                 Some(i) if wraps_call => state.breakers[i as usize].record(
                     now,
-                    outcome,
+                    // The breaker judges the dependency, not the fallback's rescue.
+                    call.fallback_from.unwrap_or(outcome),
                     now - call.started,
                     call.breaker_epoch,
                 ),
@@ -454,6 +508,7 @@ impl Simulation {
                 self.client_done(client, user, call.started, outcome)
             }
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
+            Parent::Fallback(original) => self.fallback_done(original, outcome),
         }
     }
 

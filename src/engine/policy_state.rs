@@ -20,7 +20,12 @@ pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
         .services
         .iter()
         .flat_map(|s| s.steps.iter().flatten().map(move |c| (c, s.instances)));
-    for (spec, callers) in client_specs.chain(service_specs) {
+    let main_specs: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
+    let fallback_specs = main_specs
+        .iter()
+        .filter_map(|(s, callers)| s.fallback.map(|f| (&model.fallbacks[f], *callers)));
+    let all: Vec<(&CallSpec, u32)> = main_specs.iter().copied().chain(fallback_specs).collect();
+    for (spec, callers) in all {
         if !keeps_state(spec) {
             continue;
         }

@@ -41,6 +41,7 @@ pub struct RunResult {
 pub(super) fn spec_of(model: &Model, id: SpecId) -> &CallSpec {
     match id {
         SpecId::Client(c) => &model.clients[c as usize].call,
+        SpecId::Fallback(f) => &model.fallbacks[f as usize],
         SpecId::Step {
             service,
             step,

@@ -12,7 +12,13 @@ pub const NO_DEADLINE: u64 = u64::MAX;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpecId {
     Client(u32),
-    Step { service: u32, step: u16, index: u16 },
+    /// A call a policy falls back to (`Model::fallbacks`).
+    Fallback(u32),
+    Step {
+        service: u32,
+        step: u16,
+        index: u16,
+    },
 }
 
 /// Who waits for a logical call's outcome.
@@ -22,6 +28,8 @@ pub enum Parent {
     Client { client: u32, user: u32 },
     /// A job at a service, waiting for its calls of the current step.
     Job(Ref),
+    /// A failed call waiting for its fallback call.
+    Fallback(Ref),
 }
 
 /// Where a logical call stands between its attempts.
@@ -33,6 +41,8 @@ pub enum Phase {
     Backoff,
     /// Waiting for a bulkhead permit.
     WaitingPermit,
+    /// Failed, and waiting for its fallback to answer.
+    Fallback,
 }
 
 /// No policy state: the call's policy keeps none.
@@ -65,6 +75,11 @@ pub struct Call {
     pub last_delay: u64,
     /// The callee instance chosen for the current attempt.
     pub instance: u32,
+    /// The failure that sent the call to its fallback.
+    pub fallback_from: Option<Outcome>,
+    /// The caller's instance (0 for a client) and the request's criticality, carried along.
+    pub caller_instance: u32,
+    pub criticality: Criticality,
 }
 
 /// One attempt being handled at a service instance (queued, working, or waiting on its calls),

@@ -174,6 +174,7 @@ pub struct EdgeAcc {
     pub rejected_bulkhead: u64,
     pub budget_exhausted: u64,
     pub throttled: u64,
+    pub fallbacks: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
     pub breaker_open_area: f64,
@@ -189,6 +190,7 @@ impl EdgeAcc {
         self.rejected_bulkhead += o.rejected_bulkhead;
         self.budget_exhausted += o.budget_exhausted;
         self.throttled += o.throttled;
+        self.fallbacks += o.fallbacks;
         self.breaker_opens += o.breaker_opens;
         self.breaker_open_area += o.breaker_open_area;
     }
@@ -209,6 +211,7 @@ impl EdgeAcc {
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);
         emit("budget_exhausted", self.budget_exhausted as f64);
         emit("throttled", self.throttled as f64);
+        emit("fallbacks", self.fallbacks as f64);
         emit("breaker_opens", self.breaker_opens as f64);
         emit("breaker_open_s", self.breaker_open_area / 1e9);
     }

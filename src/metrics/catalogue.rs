@@ -182,6 +182,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "attempts the caller's adaptive throttle rejected locally",
     ),
     doc(
+        "edge.<from>.<to>.fallbacks",
+        "count",
+        "calls that failed and went to their policy's fallback (answered degraded when it succeeds)",
+    ),
+    doc(
         "edge.<from>.<to>.breaker_opens",
         "count",
         "times a breaker on the edge opened (from closed or from half-open)",

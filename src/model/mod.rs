@@ -31,6 +31,8 @@ pub struct Model {
     /// Number of call specs (`CallSpec::id` runs over 0..call_specs).
     pub call_specs: usize,
     pub faults: Vec<crate::fault::Fault>,
+    /// The calls policies fall back to (see `CallSpec::fallback`).
+    pub fallbacks: Vec<CallSpec>,
 }
 
 impl Model {
@@ -88,6 +90,9 @@ pub struct CallSpec {
     /// Safe to repeat; a non-idempotent call is retried only with an idempotency key.
     pub idempotent: bool,
     pub idempotency_key: bool,
+    /// The call made when this one fails and its policy falls back to a service: an index
+    /// into `Model::fallbacks`.
+    pub fallback: Option<usize>,
 }
 
 impl CallSpec {
@@ -120,6 +125,20 @@ pub struct Policy {
     pub breaker: Option<BreakerPolicy>,
     pub bulkhead: Option<BulkheadConfig>,
     pub throttle: Option<ThrottleConfig>,
+    pub fallback: Option<Fallback>,
+}
+
+/// What answers when a call finally fails with one of the `on` kinds: a canned degraded answer
+/// after `latency`, or a call to another service (`CallSpec::fallback`), whose success is a
+/// degraded answer and whose failure leaves the original one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fallback {
+    /// Outcome kinds that trigger it, as a bit set over `Outcome::index`.
+    pub on: u16,
+    /// ns, for a canned answer.
+    pub latency: u64,
+    /// The service to call instead, and the policy for that call.
+    pub to: Option<(usize, Option<String>)>,
 }
 
 /// A breaker and where it sits.

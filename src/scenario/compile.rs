@@ -60,6 +60,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         service_ids,
         edges: Vec::new(),
         call_specs: 0,
+        fallbacks: Vec::new(),
     };
     // Every policy is checked, used or not: a broken one must not wait for its first caller.
     for name in raw.policy.keys() {
@@ -75,7 +76,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     for s in &raw.service {
         services.push(ctx.service(s)?);
     }
-    check_acyclic(src, &services)?;
+    check_acyclic(src, &services, &ctx.fallbacks)?;
     let end = warmup + meta.duration.0;
     let faults = raw
         .fault
@@ -94,6 +95,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         services,
         edges: ctx.edges,
         call_specs: ctx.call_specs,
+        fallbacks: ctx.fallbacks,
     })
 }
 
@@ -103,6 +105,7 @@ struct Ctx<'a> {
     service_ids: BTreeMap<String, usize>,
     edges: Vec<Edge>,
     call_specs: usize,
+    fallbacks: Vec<CallSpec>,
 }
 
 impl Ctx<'_> {
@@ -224,6 +227,7 @@ impl Ctx<'_> {
                 }
             },
         };
+        let fallback = self.fallback_call(from, &policy)?;
         Ok(CallSpec {
             id: self.next_spec_id(),
             to,
@@ -234,7 +238,38 @@ impl Ctx<'_> {
             fail_as,
             idempotent: c.idempotent.unwrap_or(true),
             idempotency_key: c.idempotency_key.unwrap_or(false),
+            fallback,
         })
+    }
+
+    /// The call a policy falls back to, from the same caller, as a spec of its own.
+    fn fallback_call(&mut self, from: &str, policy: &Policy) -> Res<Option<usize>> {
+        let Some((to, fallback_policy)) = policy.fallback.as_ref().and_then(|f| f.to.clone())
+        else {
+            return Ok(None);
+        };
+        let name = policy.name.clone().unwrap_or_default();
+        let path = format!("policy.{name}.fallback.policy");
+        let own = self.policy(&path, fallback_policy.as_deref())?;
+        if own.fallback.is_some() {
+            return Err(self
+                .src
+                .error_at(&path, "a fallback call's own policy cannot fall back again"));
+        }
+        let spec = CallSpec {
+            id: self.next_spec_id(),
+            to,
+            edge: self.edge(from, to),
+            policy: own,
+            latency: None,
+            optional: false,
+            fail_as: FailAs::Propagate,
+            idempotent: true,
+            idempotency_key: false,
+            fallback: None,
+        };
+        self.fallbacks.push(spec);
+        Ok(Some(self.fallbacks.len() - 1))
     }
 
     fn client(&mut self, c: &RawClient) -> Res<model::Client> {
@@ -291,16 +326,19 @@ impl Ctx<'_> {
                 "must be longer than zero (leave it out for no deadline)",
             ));
         }
+        let policy = self.policy(&at("policy"), c.policy.as_deref())?;
+        let fallback = self.fallback_call(&c.name, &policy)?;
         let call = CallSpec {
             id: self.next_spec_id(),
             to,
             edge: self.edge(&c.name, to),
-            policy: self.policy(&at("policy"), c.policy.as_deref())?,
+            policy,
             latency: None,
             optional: false,
             fail_as: FailAs::Propagate,
             idempotent: true,
             idempotency_key: false,
+            fallback,
         };
         Ok(model::Client {
             name: c.name.clone(),
@@ -344,7 +382,7 @@ impl Ctx<'_> {
                 .unwrap_or_default();
             return Err(self.src.error_at(path, format!("no [policy.{name}]{hint}")));
         };
-        super::policy::compile_policy(self.src, name, p)
+        super::policy::compile_policy(self.src, name, p, &self.service_ids)
     }
 
     fn service_id(&self, path: &str, name: &str) -> Res<usize> {
@@ -426,29 +464,33 @@ fn index_names<'a>(
 }
 
 /// Rejects a call graph with a cycle, naming it (`a -> b -> a`).
-fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
+fn check_acyclic(src: &Source, services: &[model::Service], fallbacks: &[CallSpec]) -> Res<()> {
+    // Callees of a service: its calls, and the services its calls fall back to.
+    let callees = |s: usize| -> Vec<usize> {
+        let calls = services[s].steps.iter().flatten();
+        calls
+            .flat_map(|c| std::iter::once(c.to).chain(c.fallback.map(|f| fallbacks[f].to)))
+            .collect()
+    };
     // 0 = unvisited, 1 = on the current path, 2 = done.
     fn visit(
         s: usize,
-        services: &[model::Service],
+        callees: &dyn Fn(usize) -> Vec<usize>,
         state: &mut [u8],
         path: &mut Vec<usize>,
     ) -> Option<Vec<usize>> {
         state[s] = 1;
         path.push(s);
-        for call in services[s].steps.iter().flatten() {
-            match state[call.to] {
+        for to in callees(s) {
+            match state[to] {
                 1 => {
-                    let start = path
-                        .iter()
-                        .position(|&p| p == call.to)
-                        .expect("on the path");
+                    let start = path.iter().position(|&p| p == to).expect("on the path");
                     let mut cycle = path[start..].to_vec();
-                    cycle.push(call.to);
+                    cycle.push(to);
                     return Some(cycle);
                 }
                 0 => {
-                    if let Some(c) = visit(call.to, services, state, path) {
+                    if let Some(c) = visit(to, callees, state, path) {
                         return Some(c);
                     }
                 }
@@ -462,7 +504,7 @@ fn check_acyclic(src: &Source, services: &[model::Service]) -> Res<()> {
     let mut state = vec![0u8; services.len()];
     for s in 0..services.len() {
         if state[s] == 0
-            && let Some(cycle) = visit(s, services, &mut state, &mut Vec::new())
+            && let Some(cycle) = visit(s, &callees, &mut state, &mut Vec::new())
         {
             let names: Vec<&str> = cycle.iter().map(|&i| services[i].name.as_str()).collect();
             return Err(src.error_at(

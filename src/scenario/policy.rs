@@ -5,12 +5,13 @@ use super::document::{Located, Source};
 use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
 use crate::error::closest;
-use crate::model::{BreakerPolicy, Outcome, Policy, ThrottleConfig};
+use crate::model::{BreakerPolicy, Fallback, Outcome, Policy, ThrottleConfig};
 use crate::policy::backoff::{Backoff, Jitter, Schedule};
 use crate::policy::breaker::{BreakerConfig, Window};
 use crate::policy::budget::BudgetConfig;
 use crate::policy::bulkhead::BulkheadConfig;
 use crate::policy::retry::{DEFAULT_RETRY_ON, NEVER_RETRIED, RetryPolicy, outcome_set};
+use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
@@ -35,7 +36,12 @@ const NEVER_COUNTED: [Outcome; 6] = [
     Outcome::Throttled,
 ];
 
-pub fn compile_policy(src: &Source, name: &str, p: &RawPolicy) -> Located<Policy> {
+pub fn compile_policy(
+    src: &Source,
+    name: &str,
+    p: &RawPolicy,
+    services: &BTreeMap<String, usize>,
+) -> Located<Policy> {
     let at = |f: &str| format!("policy.{name}.{f}");
     if p.timeout == Some(Dur(0)) {
         return Err(src.error_at(
@@ -61,6 +67,11 @@ pub fn compile_policy(src: &Source, name: &str, p: &RawPolicy) -> Located<Policy
             .breaker
             .as_ref()
             .map(|b| compile_breaker(src, &at("breaker"), b))
+            .transpose()?,
+        fallback: p
+            .fallback
+            .as_ref()
+            .map(|f| compile_fallback(src, &at("fallback"), f, services))
             .transpose()?,
         throttle: p
             .throttle
@@ -414,4 +425,60 @@ fn compile_throttle(src: &Source, at: &str, t: &RawThrottle) -> Located<Throttle
         return Err(src.error_at(&format!("{at}.window"), "must be longer than zero"));
     }
     Ok(ThrottleConfig { k, window })
+}
+
+fn compile_fallback(
+    src: &Source,
+    at: &str,
+    f: &RawFallback,
+    services: &BTreeMap<String, usize>,
+) -> Located<Fallback> {
+    let on = match &f.on {
+        None => Outcome::failures()
+            .iter()
+            .copied()
+            .filter(|o| *o != Outcome::Invalid)
+            .collect(),
+        Some(names) => outcomes(
+            src,
+            &format!("{at}.on"),
+            names,
+            &[Outcome::Ok, Outcome::Degraded],
+            "is not a failure",
+        )?,
+    };
+    let to = match &f.to {
+        None => {
+            if f.policy.is_some() {
+                return Err(src.error_at(
+                    &format!("{at}.policy"),
+                    "applies only to a fallback that calls a service (`to`)",
+                ));
+            }
+            None
+        }
+        Some(name) => {
+            if f.latency.is_some() {
+                return Err(src.error_at(
+                    &format!("{at}.latency"),
+                    "a fallback either answers after `latency` or calls `to`, not both",
+                ));
+            }
+            let service = services.get(name).copied().ok_or_else(|| {
+                let hint = closest(name, services.keys().map(String::as_str))
+                    .map(|b| format!(" (did you mean `{b}`?)"))
+                    .unwrap_or_default();
+                src.error_at(
+                    &format!("{at}.to"),
+                    format!("no service named `{name}`{hint}"),
+                )
+            })?;
+            Some((service, f.policy.clone()))
+        }
+    };
+    Ok(Fallback {
+        on: outcome_set(&on),
+        latency: f.latency.map_or(0, |d| d.0),
+        to,
+    })
 }

@@ -153,6 +153,7 @@ pub struct RawPolicy {
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,
     pub throttle: Option<super::schema_policy::RawThrottle>,
+    pub fallback: Option<super::schema_policy::RawFallback>,
 }
 
 /// A latency distribution: a bare duration string (constant) or a table with `dist`.

@@ -124,3 +124,12 @@ pub struct RawThrottle {
     pub k: Option<f64>,
     pub window: Option<Dur>,
 }
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFallback {
+    pub latency: Option<Dur>,
+    pub to: Option<String>,
+    pub policy: Option<String>,
+    pub on: Option<Vec<String>>,
+}
