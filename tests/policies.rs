@@ -447,3 +447,62 @@ fn a_fallback_service_can_be_overloaded_by_the_diverted_traffic() {
     assert!(metric(&m, "client.c.errors.unavailable") > 0.5 * calls);
     assert_eq!(metric(&m, "client.c.errors.overloaded"), 0.0);
 }
+
+fn overload_by_two(admission: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "ro-02"
+duration = "60s"
+warmup = "10s"
+
+[[client]]
+name = "checkout"
+target = "api"
+rate = 500
+deadline = "500ms"
+criticality = "critical"
+
+[[client]]
+name = "batch"
+target = "api"
+rate = 1500
+deadline = "500ms"
+criticality = "sheddable"
+
+# 10 workers x 10 ms: a capacity of 1000/s, offered twice that.
+[[service]]
+name = "api"
+workers = 10
+queue = 1000
+work = {{ dist = "exponential", mean = "10ms" }}
+{admission}
+"#
+    ))
+}
+
+#[test]
+fn criticality_shedding_keeps_goodput_at_twice_capacity() {
+    // Seed 004, RO-02: at 2x capacity, goodput stays at or above 90% of capacity, and the
+    // critical class meets its objective while the sheddable one is turned away.
+    let goodput = |m: &cascade::metrics::RunMetrics| {
+        metric(m, "client.checkout.goodput_rps") + metric(m, "client.batch.goodput_rps")
+    };
+    let without = overload_by_two("");
+    assert!(
+        goodput(&without) < 100.0,
+        "a long FIFO queue serves only requests nobody waits for: {}",
+        goodput(&without)
+    );
+    let with = overload_by_two(r#"admission = { by = "queue", sheddable = 20, critical = 500 }"#);
+    assert!(goodput(&with) >= 900.0, "{}", goodput(&with));
+    assert!(metric(&with, "client.checkout.success_ratio") > 0.999);
+    assert_eq!(metric(&with, "service.api.shed.critical"), 0.0);
+    assert!(
+        metric(&with, "service.api.shed.sheddable") > 0.4 * metric(&with, "client.batch.requests")
+    );
+    assert_eq!(
+        metric(&with, "client.batch.errors.overloaded"),
+        metric(&with, "service.api.shed.sheddable")
+    );
+}

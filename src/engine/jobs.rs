@@ -5,6 +5,7 @@ use super::arena::Ref;
 use super::sim::Simulation;
 use super::state::*;
 use crate::model::{BalancerKind, Discipline, FailAs, Outcome};
+use crate::scenario::schema::AdmissionMeasure;
 use rand::RngExt;
 
 impl Simulation {
@@ -60,6 +61,21 @@ impl Simulation {
         let inst = &mut self.services[s].instances[i];
         let acc = &mut self.rec.services[s];
         let levels = &mut self.rec.levels[s];
+        if let Some(adm) = &svc.admission {
+            let load = match adm.by {
+                AdmissionMeasure::Queue => inst.queue.len() as u64,
+                AdmissionMeasure::InFlight => u64::from(inst.busy) + inst.queue.len() as u64,
+            };
+            let class = job.criticality as usize;
+            if load >= adm.thresholds[class] {
+                // Shed: answered at once as overloaded (429), with the service's Retry-After.
+                acc.shed[class] += 1;
+                job.outcome = Outcome::Overloaded;
+                job.retry_after = adm.retry_after;
+                self.send_reply(jr);
+                return;
+            }
+        }
         if inst.busy < svc.workers {
             inst.busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);

@@ -106,6 +106,8 @@ pub struct ServiceAcc {
     pub served: u64,
     pub rejected: u64,
     pub dropped_expired: u64,
+    /// Shed on arrival, by criticality class (critical_plus first).
+    pub shed: [u64; 4],
     pub wait: LatencyHist,
     pub sojourn_sum_ns: f64,
     /// Integrals over time (ns × count) of busy workers and of queued requests. A request in
@@ -123,6 +125,9 @@ impl ServiceAcc {
         self.served += o.served;
         self.rejected += o.rejected;
         self.dropped_expired += o.dropped_expired;
+        for (a, b) in self.shed.iter_mut().zip(o.shed) {
+            *a += b;
+        }
         self.wait.merge(&o.wait);
         self.sojourn_sum_ns += o.sojourn_sum_ns;
         self.busy_area += o.busy_area;
@@ -135,6 +140,7 @@ impl ServiceAcc {
         self.served = 0;
         self.rejected = 0;
         self.dropped_expired = 0;
+        self.shed = [0; 4];
         self.wait.reset();
         self.sojourn_sum_ns = 0.0;
         self.busy_area = 0.0;
@@ -147,6 +153,17 @@ impl ServiceAcc {
         emit("served", self.served as f64);
         emit("rejected", self.rejected as f64);
         emit("dropped_expired", self.dropped_expired as f64);
+        for (name, n) in [
+            "shed.critical_plus",
+            "shed.critical",
+            "shed.sheddable_plus",
+            "shed.sheddable",
+        ]
+        .iter()
+        .zip(self.shed)
+        {
+            emit(name, n as f64);
+        }
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));
         emit("utilization", ratio(self.busy_area, self.capacity * span));
         emit("wait_mean_ms", self.wait.mean_ms());

@@ -95,6 +95,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "count",
         "queued requests skipped unserved because their deadline had passed (drop_expired)",
     ),
+    doc(
+        "service.<s>.shed.<class>",
+        "count",
+        "arrivals of a criticality class (critical_plus, critical, sheddable_plus, sheddable) shed by admission, answered overloaded",
+    ),
     doc("service.<s>.throughput_rps", "1/s", "served per second"),
     doc(
         "service.<s>.utilization",

@@ -73,6 +73,16 @@ pub struct Service {
     pub work: Latency,
     /// Calls in sequence; each step's calls run in parallel.
     pub steps: Vec<Vec<CallSpec>>,
+    pub admission: Option<Admission>,
+}
+
+/// Criticality shedding: per class (in `Criticality` order), the load at which it is shed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Admission {
+    pub by: crate::scenario::schema::AdmissionMeasure,
+    /// Indexed by `Criticality as usize`; `u64::MAX` = never shed.
+    pub thresholds: [u64; 4],
+    pub retry_after: Option<u64>,
 }
 
 /// One call a caller makes: to whom, through which policy, over which network latency.

@@ -143,6 +143,31 @@ impl Ctx<'_> {
             balancer: s.balancer.unwrap_or_default(),
             work,
             steps,
+            admission: s
+                .admission
+                .as_ref()
+                .map(|a| self.admission(&at("admission"), a))
+                .transpose()?,
+        })
+    }
+
+    fn admission(&self, path: &str, a: &RawAdmission) -> Res<model::Admission> {
+        // A class without a threshold is shed where the class above it is.
+        let mut above = u64::MAX;
+        let thresholds = [a.critical_plus, a.critical, a.sheddable_plus, a.sheddable].map(|t| {
+            above = t.unwrap_or(above);
+            above
+        });
+        if thresholds.iter().all(|t| *t == u64::MAX) {
+            return Err(self.src.error_at(path, "give a threshold for at least one class (sheddable, sheddable_plus, critical, critical_plus)"));
+        }
+        if thresholds.windows(2).any(|w| w[0] < w[1]) {
+            return Err(self.src.error_at(path, "lower classes must be shed first: thresholds may not rise from critical_plus down to sheddable"));
+        }
+        Ok(model::Admission {
+            by: a.by.unwrap_or_default(),
+            thresholds,
+            retry_after: a.retry_after.map(|d| d.0),
         })
     }
 

@@ -115,6 +115,30 @@ pub struct RawService {
     pub balancer: Option<BalancerKind>,
     pub work: Option<RawDist>,
     pub calls: Option<Vec<RawStep>>,
+    pub admission: Option<RawAdmission>,
+}
+
+/// Shedding by criticality at a service: a request is turned away on arrival when its
+/// instance's load (`by`) has reached the threshold of the request's class.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdmission {
+    pub by: Option<AdmissionMeasure>,
+    pub critical_plus: Option<u64>,
+    pub critical: Option<u64>,
+    pub sheddable_plus: Option<u64>,
+    pub sheddable: Option<u64>,
+    pub retry_after: Option<Dur>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdmissionMeasure {
+    /// Requests waiting in the instance's queue.
+    #[default]
+    Queue,
+    /// Requests queued or being served at the instance.
+    InFlight,
 }
 
 /// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`.
