@@ -506,3 +506,62 @@ fn criticality_shedding_keeps_goodput_at_twice_capacity() {
         metric(&with, "service.api.shed.sheddable")
     );
 }
+
+fn gives_up_early(policy: &str, back: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "cancel"
+duration = "20s"
+
+[[client]]
+name = "c"
+target = "front"
+arrival = "constant"
+rate = 50
+deadline = "100ms"
+policy = "p"
+
+[[service]]
+name = "front"
+workers = 100
+work = "10ms"
+calls = [ {{ to = "back" }} ]
+
+[[service]]
+name = "back"
+workers = 1
+work = "60ms"
+{back}
+
+[policy.p]
+timeout = "40ms"
+{policy}
+"#
+    ))
+}
+
+#[test]
+fn cancel_stops_orphaned_work_down_the_tree() {
+    // front works 10 ms, then waits on back (1 worker x 60 ms, offered 50/s: overloaded). The
+    // client gives up after 40 ms. Without cancel, back keeps serving requests nobody awaits.
+    let orphaned = gives_up_early("", "");
+    assert!(metric(&orphaned, "service.back.wasted_work_s") > 10.0);
+    // front itself stops at 40 ms too: its call to back is bounded by the same deadline.
+    assert_eq!(metric(&orphaned, "service.front.wasted_work_s"), 0.0);
+    // With cancel, the give-up stops front's job and, through it, its call to back.
+    let cancelled = gives_up_early("cancel = true", "");
+    assert_eq!(metric(&cancelled, "service.front.wasted_work_s"), 0.0);
+    assert_eq!(metric(&cancelled, "service.back.wasted_work_s"), 0.0);
+    assert!(
+        metric(&cancelled, "service.back.queue_mean")
+            < metric(&orphaned, "service.back.queue_mean")
+    );
+    // drop_expired alone: back skips queued requests whose deadline passed; they are not waste.
+    let dropped = gives_up_early("", "drop_expired = true");
+    assert!(metric(&dropped, "service.back.dropped_expired") > 0.0);
+    assert!(
+        metric(&dropped, "service.back.wasted_work_s")
+            < metric(&orphaned, "service.back.wasted_work_s")
+    );
+}

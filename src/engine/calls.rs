@@ -36,7 +36,13 @@ impl Simulation {
         }
     }
 
-    pub(super) fn start_call(&mut self, parent: Parent, spec_id: SpecId, caller_deadline: u64) {
+    /// Starts a logical call; returns its reference (stale at once if it ended at once).
+    pub(super) fn start_call(
+        &mut self,
+        parent: Parent,
+        spec_id: SpecId,
+        caller_deadline: u64,
+    ) -> Ref {
         let now = self.now;
         let spec = spec_of(&self.model, spec_id);
         self.rec.edges[spec.edge].calls += 1;
@@ -81,6 +87,7 @@ impl Simulation {
             last_delay: 0,
             instance: 0,
             fallback_from: None,
+            sibling: None,
             caller_instance,
             criticality,
         };
@@ -92,11 +99,12 @@ impl Simulation {
         if wraps_call {
             if !self.breaker_admits(cr, 0) {
                 self.finish_call(cr, Outcome::BreakerOpen);
-                return;
+                return cr;
             }
             self.calls.get_mut(cr).expect("just inserted").breaker = Some(0);
         }
         self.try_attempt(cr);
+        cr
     }
 
     /// Starts the next attempt: deadline check, breaker, bulkhead, then send.
@@ -208,7 +216,9 @@ impl Simulation {
             criticality,
             arrived: now,
             started: now,
-            busy_ns: 0,
+            abandoned_at: NO_DEADLINE,
+            state: JobState::InTransit,
+            first_child: None,
             step: 0,
             pending: 0,
             failure: None,
@@ -245,8 +255,17 @@ impl Simulation {
         if call.attempt != attempt || call.current.is_none() {
             return;
         }
-        // The caller stops waiting; the job carries on and its reply will be discarded.
-        call.current = None;
+        // The caller stops waiting. Without `cancel` the job carries on (its worker time from
+        // now is wasted and its reply discarded); with it, the job is stopped.
+        let job = call.current.take().expect("checked above");
+        let cancel = spec_of(&self.model, call.spec).policy.cancel;
+        if let Some(j) = self.jobs.get_mut(job) {
+            j.abandoned_at = self.now;
+        }
+        if cancel {
+            self.cancel_job(job);
+        }
+        let call = self.calls.get(cr).expect("live");
         let outcome = if call.deadline <= self.now {
             Outcome::DeadlineExceeded
         } else {
@@ -446,11 +465,10 @@ impl Simulation {
     /// The fallback call of `cr` ended: its success is a degraded answer, its failure leaves the
     /// original one.
     fn fallback_done(&mut self, cr: Ref, outcome: Outcome) {
-        let original = self
-            .calls
-            .get(cr)
-            .and_then(|c| c.fallback_from)
-            .expect("waiting for its fallback");
+        // The original call may have been cancelled meanwhile, with the job waiting for it.
+        let Some(original) = self.calls.get(cr).and_then(|c| c.fallback_from) else {
+            return;
+        };
         self.complete_call(
             cr,
             if outcome.is_success() {
@@ -509,6 +527,49 @@ impl Simulation {
             }
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
             Parent::Fallback(original) => self.fallback_done(original, outcome),
+        }
+    }
+
+    /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt
+    /// in flight is cancelled too: cancellation propagates down the whole tree.
+    pub(super) fn drop_call(&mut self, cr: Ref) {
+        let now = self.now;
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        if let Some(j) = call.current.take() {
+            if let Some(job) = self.jobs.get_mut(j) {
+                job.abandoned_at = now;
+            }
+            self.cancel_job(j);
+        }
+        let call = self.calls.remove(cr).expect("live");
+        let Some(state) = self.policies.get_mut(call.slot as usize) else {
+            return;
+        };
+        if let Some(b) = state.bulkhead.as_mut() {
+            if call.phase == Phase::WaitingPermit {
+                b.abandon(&(cr, call.attempt));
+            } else if call.holds_permit
+                && let Some((next, next_attempt)) = b.release()
+            {
+                self.queue.push(
+                    now,
+                    Event::Resume {
+                        call: next,
+                        attempt: next_attempt,
+                    },
+                );
+            }
+        }
+        if let Some(b) = state.budget.as_mut() {
+            if call.retry_active {
+                b.on_retry_end();
+            }
+            b.on_call_end();
+        }
+        if let Some(i) = call.breaker {
+            state.breakers[i as usize].release_unused(call.breaker_epoch);
         }
     }
 

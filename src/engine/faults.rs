@@ -128,6 +128,7 @@ impl Simulation {
                 retry_after,
             }) => {
                 let job = self.jobs.get_mut(jr).expect("arriving job");
+                job.state = super::state::JobState::Replying;
                 job.outcome = outcome;
                 job.retry_after = retry_after;
                 match after {

@@ -50,6 +50,11 @@ impl Simulation {
     pub(super) fn arrive(&mut self, jr: Ref) {
         let now = self.now;
         let job = self.jobs.get_mut(jr).expect("arriving job");
+        if job.state == JobState::Cancelled {
+            // Cancelled on its way: it never reaches the service.
+            self.jobs.remove(jr);
+            return;
+        }
         job.arrived = now;
         let (s, i) = (job.service as usize, job.instance as usize);
         self.rec.services[s].arrivals += 1;
@@ -62,14 +67,16 @@ impl Simulation {
         let acc = &mut self.rec.services[s];
         let levels = &mut self.rec.levels[s];
         if let Some(adm) = &svc.admission {
+            let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
             let load = match adm.by {
-                AdmissionMeasure::Queue => inst.queue.len() as u64,
-                AdmissionMeasure::InFlight => u64::from(inst.busy) + inst.queue.len() as u64,
+                AdmissionMeasure::Queue => queued,
+                AdmissionMeasure::InFlight => u64::from(inst.busy) + queued,
             };
             let class = job.criticality as usize;
             if load >= adm.thresholds[class] {
                 // Shed: answered at once as overloaded (429), with the service's Retry-After.
                 acc.shed[class] += 1;
+                job.state = JobState::Replying;
                 job.outcome = Outcome::Overloaded;
                 job.retry_after = adm.retry_after;
                 self.send_reply(jr);
@@ -80,11 +87,13 @@ impl Simulation {
             inst.busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
             self.start_work(jr);
-        } else if (inst.queue.len() as u64) < svc.queue {
+        } else if ((inst.queue.len() - inst.cancelled_in_queue as usize) as u64) < svc.queue {
+            job.state = JobState::Queued;
             inst.queue.push_back(jr);
             levels.queue.add(now, 1, &mut acc.queue_area);
         } else {
             acc.rejected += 1;
+            job.state = JobState::Replying;
             job.outcome = Outcome::Overloaded;
             self.send_reply(jr);
         }
@@ -95,6 +104,7 @@ impl Simulation {
         let now = self.now;
         let job = self.jobs.get_mut(jr).expect("job to start");
         job.started = now;
+        job.state = JobState::Working;
         let (s, i) = (job.service as usize, job.instance as usize);
         self.rec.services[s].wait.record(now - job.arrived);
         let work = self.model.services[s]
@@ -106,7 +116,10 @@ impl Simulation {
 
     /// After the job's work, or after a step of its calls: start the next step or finish.
     pub(super) fn advance_job(&mut self, jr: Ref) {
-        let job = self.jobs.get(jr).expect("job to advance");
+        // A job cancelled while working leaves its `WorkDone` behind: nothing to do.
+        let Some(job) = self.jobs.get(jr) else {
+            return;
+        };
         let s = job.service as usize;
         let step = job.step as usize;
         let steps = self.model.services[s].steps.len();
@@ -116,7 +129,10 @@ impl Simulation {
         }
         let deadline = job.deadline;
         let n = self.model.services[s].steps[step].len();
-        self.jobs.get_mut(jr).expect("live").pending = n as u16;
+        let job = self.jobs.get_mut(jr).expect("live");
+        job.pending = n as u16;
+        job.state = JobState::Calling;
+        job.first_child = None;
         // Calls can finish at once (a deadline already spent, a full queue); the job advances
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
@@ -125,7 +141,16 @@ impl Simulation {
                 step: step as u16,
                 index: index as u16,
             };
-            self.start_call(Parent::Job(jr), spec, deadline);
+            let child = self.start_call(Parent::Job(jr), spec, deadline);
+            // Remember calls still out, so cancelling the job can cancel them. (After the last
+            // start the job may be gone: its calls all ended at once.)
+            let Some(job) = self.jobs.get_mut(jr) else {
+                break;
+            };
+            if let Some(call) = self.calls.get_mut(child) {
+                call.sibling = job.first_child;
+                job.first_child = Some(child);
+            }
         }
     }
 
@@ -163,11 +188,13 @@ impl Simulation {
             (None, true) => Outcome::Degraded,
             (None, false) => Outcome::Ok,
         };
-        job.busy_ns = now - job.started;
+        job.state = JobState::Replying;
+        let wasted = wasted_ns(job.started, job.abandoned_at, now);
         let (s, i, arrived) = (job.service as usize, job.instance as usize, job.arrived);
         let acc = &mut self.rec.services[s];
         let levels = &mut self.rec.levels[s];
         acc.served += 1;
+        acc.wasted_ns += wasted;
         acc.sojourn_sum_ns += (now - arrived) as f64;
         self.services[s].instances[i].busy -= 1;
         levels.busy.add(now, -1, &mut acc.busy_area);
@@ -189,12 +216,23 @@ impl Simulation {
                 Discipline::Lifo => inst.queue.pop_back(),
             };
             let Some(next) = next else { return };
+            if self
+                .jobs
+                .get(next)
+                .is_none_or(|j| j.state == JobState::Cancelled)
+            {
+                // Cancelled while queued: already out of the queue's length, now out of it.
+                inst.cancelled_in_queue -= 1;
+                self.jobs.remove(next);
+                continue;
+            }
             let acc = &mut self.rec.services[s];
             let levels = &mut self.rec.levels[s];
             levels.queue.add(now, -1, &mut acc.queue_area);
             let job = self.jobs.get_mut(next).expect("queued job");
             if svc.drop_expired && job.deadline <= now {
                 acc.dropped_expired += 1;
+                job.state = JobState::Replying;
                 job.outcome = Outcome::DeadlineExceeded;
                 // Answered through the queue, not inline, so its caller cannot re-enter this
                 // instance while the worker is being handed out.
@@ -223,8 +261,51 @@ impl Simulation {
                 call.current = None;
                 self.finish_attempt(job.caller, job.outcome, job.retry_after);
             }
-            // The caller gave up on this attempt: its work was for nothing.
-            _ => self.rec.services[job.service as usize].wasted_ns += job.busy_ns as f64,
+            // The caller gave up on this attempt; its wasted work was booked when it finished.
+            _ => {}
         }
+    }
+
+    /// Stops a job whose caller gave up (`cancel`): out of the queue, off its worker, its own
+    /// calls cancelled in turn. A job already answering is left to arrive and be discarded.
+    pub(super) fn cancel_job(&mut self, jr: Ref) {
+        let now = self.now;
+        let Some(job) = self.jobs.get_mut(jr) else {
+            return;
+        };
+        let (s, i) = (job.service as usize, job.instance as usize);
+        match job.state {
+            JobState::InTransit => job.state = JobState::Cancelled,
+            JobState::Queued => {
+                job.state = JobState::Cancelled;
+                self.services[s].instances[i].cancelled_in_queue += 1;
+                let acc = &mut self.rec.services[s];
+                self.rec.levels[s].queue.add(now, -1, &mut acc.queue_area);
+            }
+            JobState::Working | JobState::Calling => {
+                let wasted = wasted_ns(job.started, job.abandoned_at, now);
+                let mut child = job.first_child;
+                while let Some(c) = child {
+                    child = self.calls.get(c).and_then(|call| call.sibling);
+                    self.drop_call(c);
+                }
+                self.jobs.remove(jr);
+                let acc = &mut self.rec.services[s];
+                acc.wasted_ns += wasted;
+                self.services[s].instances[i].busy -= 1;
+                self.rec.levels[s].busy.add(now, -1, &mut acc.busy_area);
+                self.dispatch_next(s, i);
+            }
+            JobState::Replying | JobState::Cancelled => {}
+        }
+    }
+}
+
+/// Worker time after the caller gave up: from `max(started, abandoned_at)` to `now`.
+fn wasted_ns(started: u64, abandoned_at: u64, now: u64) -> f64 {
+    if abandoned_at >= now {
+        0.0
+    } else {
+        (now - started.max(abandoned_at)) as f64
     }
 }

@@ -71,6 +71,7 @@ impl Simulation {
                     .map(|i| InstanceState {
                         busy: 0,
                         queue: std::collections::VecDeque::new(),
+                        cancelled_in_queue: 0,
                         work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
                     })
                     .collect(),

@@ -77,9 +77,27 @@ pub struct Call {
     pub instance: u32,
     /// The failure that sent the call to its fallback.
     pub fallback_from: Option<Outcome>,
+    /// The next call of the same parent job and step (see `Job::first_child`).
+    pub sibling: Option<Ref>,
     /// The caller's instance (0 for a client) and the request's criticality, carried along.
     pub caller_instance: u32,
     pub criticality: Criticality,
+}
+
+/// Where a job is, which decides what cancelling it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// On the network towards its instance.
+    InTransit,
+    Queued,
+    /// Doing its own work on a worker.
+    Working,
+    /// Holding a worker while its calls are out.
+    Calling,
+    /// Done; its answer is on the way back.
+    Replying,
+    /// Cancelled while queued or in transit: skipped when reached.
+    Cancelled,
 }
 
 /// One attempt being handled at a service instance (queued, working, or waiting on its calls),
@@ -95,8 +113,12 @@ pub struct Job {
     pub criticality: Criticality,
     pub arrived: u64,
     pub started: u64,
-    /// Worker time held, known once the job finishes.
-    pub busy_ns: u64,
+    /// When its caller stopped waiting (`NO_DEADLINE` while it waits): worker time after this
+    /// is wasted work.
+    pub abandoned_at: u64,
+    pub state: JobState,
+    /// The job's calls of the current step, linked through `Call::sibling` (for cancelling).
+    pub first_child: Option<Ref>,
     pub step: u16,
     pub pending: u16,
     pub failure: Option<Outcome>,
@@ -109,6 +131,8 @@ pub struct Job {
 pub struct InstanceState {
     pub busy: u32,
     pub queue: VecDeque<Ref>,
+    /// Cancelled jobs still in `queue`, skipped when dequeued.
+    pub cancelled_in_queue: u32,
     pub work_rng: Stream,
 }
 

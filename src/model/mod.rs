@@ -130,6 +130,8 @@ pub struct Policy {
     pub reserve: u64,
     /// No attempt starts with less than this left before the deadline, ns.
     pub min_attempt: u64,
+    /// A caller's give-up stops the callee's queued or running work and its calls.
+    pub cancel: bool,
     pub retry: Option<RetryPolicy>,
     pub budget: Option<BudgetConfig>,
     pub breaker: Option<BreakerPolicy>,

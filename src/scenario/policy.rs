@@ -61,6 +61,7 @@ pub fn compile_policy(
         timeout: p.timeout.map(|d| d.0),
         reserve: p.reserve.map_or(0, |d| d.0),
         min_attempt: p.min_attempt.map_or(0, |d| d.0),
+        cancel: p.cancel.unwrap_or(false),
         retry,
         budget,
         breaker: p

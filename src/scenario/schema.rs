@@ -173,6 +173,7 @@ pub struct RawPolicy {
     pub timeout: Option<Dur>,
     pub reserve: Option<Dur>,
     pub min_attempt: Option<Dur>,
+    pub cancel: Option<bool>,
     pub retry: Option<super::schema_policy::RawRetry>,
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,
