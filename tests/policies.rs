@@ -565,3 +565,71 @@ fn cancel_stops_orphaned_work_down_the_tree() {
             < metric(&orphaned, "service.back.wasted_work_s")
     );
 }
+
+#[test]
+fn a_retried_non_idempotent_call_whose_first_attempt_ran_is_a_duplicate() {
+    // Payments take 300 ms but the caller waits 200 ms, then retries with its idempotency key:
+    // both attempts execute, so every call runs twice.
+    let m = run(r#"
+[scenario]
+name = "duplicates"
+duration = "10s"
+
+[[client]]
+name = "shop"
+target = "checkout"
+arrival = "constant"
+rate = 10
+phases = [ { at = "9s", rate = 0 } ]
+
+[[service]]
+name = "checkout"
+workers = 100
+calls = [ { to = "payments", policy = "p", idempotent = false, idempotency_key = true } ]
+
+[[service]]
+name = "payments"
+workers = 100
+work = "300ms"
+
+[policy.p]
+timeout = "200ms"
+retry = { attempts = 2, backoff = "constant", base = "10ms", jitter = "none" }
+"#);
+    let calls = metric(&m, "edge.checkout.payments.calls");
+    assert_eq!(metric(&m, "edge.checkout.payments.duplicates"), calls);
+    // Idempotent calls never count duplicates; without a key a non-idempotent call is not retried.
+    let text = |keys: &str| {
+        format!(
+            r#"
+[scenario]
+name = "d"
+duration = "10s"
+[[client]]
+name = "shop"
+target = "checkout"
+arrival = "constant"
+rate = 10
+[[service]]
+name = "checkout"
+workers = 100
+calls = [ {{ to = "payments", policy = "p"{keys} }} ]
+[[service]]
+name = "payments"
+workers = 100
+work = "300ms"
+[policy.p]
+timeout = "200ms"
+retry = {{ attempts = 2 }}
+"#
+        )
+    };
+    let idempotent = run(&text(""));
+    assert_eq!(
+        metric(&idempotent, "edge.checkout.payments.duplicates"),
+        0.0
+    );
+    let unkeyed = run(&text(", idempotent = false"));
+    assert_eq!(metric(&unkeyed, "edge.checkout.payments.retries"), 0.0);
+    assert_eq!(metric(&unkeyed, "edge.checkout.payments.duplicates"), 0.0);
+}

@@ -88,6 +88,11 @@ impl Simulation {
             instance: 0,
             fallback_from: None,
             sibling: None,
+            op: if spec.idempotent {
+                None
+            } else {
+                Some(self.ops.insert(Op::default()))
+            },
             caller_instance,
             criticality,
         };
@@ -219,6 +224,7 @@ impl Simulation {
             abandoned_at: NO_DEADLINE,
             state: JobState::InTransit,
             first_child: None,
+            op: call.op,
             step: 0,
             pending: 0,
             failure: None,
@@ -228,6 +234,9 @@ impl Simulation {
         };
         let jr = self.jobs.insert(job);
         call.current = Some(jr);
+        if let Some(op) = call.op.and_then(|op| self.ops.get_mut(op)) {
+            op.jobs += 1;
+        }
         if expiry != NO_DEADLINE {
             self.queue
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
@@ -482,6 +491,9 @@ impl Simulation {
     fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.remove(cr).expect("finishing a live call");
+        if let Some(op) = call.op {
+            self.release_op(op, true);
+        }
         let spec = spec_of(&self.model, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         let wraps_call = spec
@@ -544,6 +556,9 @@ impl Simulation {
             self.cancel_job(j);
         }
         let call = self.calls.remove(cr).expect("live");
+        if let Some(op) = call.op {
+            self.release_op(op, true);
+        }
         let Some(state) = self.policies.get_mut(call.slot as usize) else {
             return;
         };

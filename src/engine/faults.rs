@@ -119,7 +119,7 @@ impl Simulation {
             None => false,
             Some(Intercept::Swallow) => {
                 // Never answered: the caller's timeout (or deadline) ends the attempt.
-                self.jobs.remove(jr);
+                self.free_job(jr);
                 true
             }
             Some(Intercept::Answer {

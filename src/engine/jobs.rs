@@ -2,7 +2,7 @@
 //! and answering.
 
 use super::arena::Ref;
-use super::sim::Simulation;
+use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BalancerKind, Discipline, FailAs, Outcome};
 use crate::scenario::schema::AdmissionMeasure;
@@ -52,7 +52,7 @@ impl Simulation {
         let job = self.jobs.get_mut(jr).expect("arriving job");
         if job.state == JobState::Cancelled {
             // Cancelled on its way: it never reaches the service.
-            self.jobs.remove(jr);
+            self.free_job(jr);
             return;
         }
         job.arrived = now;
@@ -105,6 +105,14 @@ impl Simulation {
         let job = self.jobs.get_mut(jr).expect("job to start");
         job.started = now;
         job.state = JobState::Working;
+        if let Some(op) = job.op.and_then(|op| self.ops.get_mut(op)) {
+            op.executions += 1;
+            if op.executions > 1 {
+                // A non-idempotent operation runs again: a duplicate effect, unless its
+                // idempotency key lets the callee recognise it.
+                self.rec.edges[spec_of(&self.model, job.spec).edge].duplicates += 1;
+            }
+        }
         let (s, i) = (job.service as usize, job.instance as usize);
         self.rec.services[s].wait.record(now - job.arrived);
         let work = self.model.services[s]
@@ -223,7 +231,7 @@ impl Simulation {
             {
                 // Cancelled while queued: already out of the queue's length, now out of it.
                 inst.cancelled_in_queue -= 1;
-                self.jobs.remove(next);
+                self.free_job(next);
                 continue;
             }
             let acc = &mut self.rec.services[s];
@@ -255,7 +263,7 @@ impl Simulation {
     }
 
     pub(super) fn deliver_reply(&mut self, jr: Ref) {
-        let job = self.jobs.remove(jr).expect("reply of a live job");
+        let job = self.free_job(jr);
         match self.calls.get_mut(job.caller) {
             Some(call) if call.current == Some(jr) => {
                 call.current = None;
@@ -263,6 +271,30 @@ impl Simulation {
             }
             // The caller gave up on this attempt; its wasted work was booked when it finished.
             _ => {}
+        }
+    }
+
+    /// Removes a finished or abandoned job, releasing its hold on its operation's record.
+    pub(super) fn free_job(&mut self, jr: Ref) -> Job {
+        let job = self.jobs.remove(jr).expect("freeing a live job");
+        if let Some(op) = job.op {
+            self.release_op(op, false);
+        }
+        job
+    }
+
+    /// One holder of an operation record let go: a job (`call_done` false) or its call.
+    pub(super) fn release_op(&mut self, op: Ref, call_done: bool) {
+        let Some(o) = self.ops.get_mut(op) else {
+            return;
+        };
+        if call_done {
+            o.call_done = true;
+        } else {
+            o.jobs -= 1;
+        }
+        if o.call_done && o.jobs == 0 {
+            self.ops.remove(op);
         }
     }
 
@@ -289,7 +321,7 @@ impl Simulation {
                     child = self.calls.get(c).and_then(|call| call.sibling);
                     self.drop_call(c);
                 }
-                self.jobs.remove(jr);
+                self.free_job(jr);
                 let acc = &mut self.rec.services[s];
                 acc.wasted_ns += wasted;
                 self.services[s].instances[i].busy -= 1;

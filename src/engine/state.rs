@@ -79,9 +79,20 @@ pub struct Call {
     pub fallback_from: Option<Outcome>,
     /// The next call of the same parent job and step (see `Job::first_child`).
     pub sibling: Option<Ref>,
+    /// Execution count of a non-idempotent call (see `Op`).
+    pub op: Option<Ref>,
     /// The caller's instance (0 for a client) and the request's criticality, carried along.
     pub caller_instance: u32,
     pub criticality: Criticality,
+}
+
+/// One non-idempotent operation, kept while its call or any of its attempts lives, to count
+/// how often it actually executed.
+#[derive(Debug, Clone, Default)]
+pub struct Op {
+    pub executions: u32,
+    pub jobs: u32,
+    pub call_done: bool,
 }
 
 /// Where a job is, which decides what cancelling it means.
@@ -119,6 +130,8 @@ pub struct Job {
     pub state: JobState,
     /// The job's calls of the current step, linked through `Call::sibling` (for cancelling).
     pub first_child: Option<Ref>,
+    /// The operation this attempt belongs to, for a non-idempotent call.
+    pub op: Option<Ref>,
     pub step: u16,
     pub pending: u16,
     pub failure: Option<Outcome>,

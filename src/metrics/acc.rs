@@ -192,6 +192,7 @@ pub struct EdgeAcc {
     pub budget_exhausted: u64,
     pub throttled: u64,
     pub fallbacks: u64,
+    pub duplicates: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
     pub breaker_open_area: f64,
@@ -208,6 +209,7 @@ impl EdgeAcc {
         self.budget_exhausted += o.budget_exhausted;
         self.throttled += o.throttled;
         self.fallbacks += o.fallbacks;
+        self.duplicates += o.duplicates;
         self.breaker_opens += o.breaker_opens;
         self.breaker_open_area += o.breaker_open_area;
     }
@@ -229,6 +231,7 @@ impl EdgeAcc {
         emit("budget_exhausted", self.budget_exhausted as f64);
         emit("throttled", self.throttled as f64);
         emit("fallbacks", self.fallbacks as f64);
+        emit("duplicates", self.duplicates as f64);
         emit("breaker_opens", self.breaker_opens as f64);
         emit("breaker_open_s", self.breaker_open_area / 1e9);
     }

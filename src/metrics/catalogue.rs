@@ -192,6 +192,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "calls that failed and went to their policy's fallback (answered degraded when it succeeds)",
     ),
     doc(
+        "edge.<from>.<to>.duplicates",
+        "count",
+        "executions of a non-idempotent call's operation beyond its first (a retried attempt whose predecessor also ran)",
+    ),
+    doc(
         "edge.<from>.<to>.breaker_opens",
         "count",
         "times a breaker on the edge opened (from closed or from half-open)",
