@@ -2,6 +2,7 @@
 
 pub mod arena;
 mod calls;
+mod endings;
 mod faults;
 mod jobs;
 mod policy_state;

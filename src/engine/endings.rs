@@ -1,0 +1,305 @@
+//! How calls end: an attempt's outcome goes through the policies (bulkhead permit back,
+//! budget, breaker, retry decision), a failed call may fall back, and a finished call tells
+//! whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
+
+use super::arena::Ref;
+use super::sim::{Simulation, spec_of};
+use super::state::*;
+use crate::metrics::recorder::Recorder;
+use crate::model::{Outcome, Wraps};
+use crate::policy::breaker::Transition;
+use crate::policy::retry::in_set;
+
+impl Simulation {
+    /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
+    /// retry loop decides whether the call tries again.
+    pub(super) fn finish_attempt(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("attempt of a live call");
+        let took = now - call.attempt_started;
+        let holds_permit = std::mem::take(&mut call.holds_permit);
+        let was_retry = std::mem::take(&mut call.retry_active);
+        let (slot, spec_id, attempt, deadline, last_delay) = (
+            call.slot,
+            call.spec,
+            call.attempt,
+            call.deadline,
+            call.last_delay,
+        );
+        let spec = spec_of(&self.model, spec_id);
+        let edge = spec.edge;
+        let per_attempt = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Attempt);
+        let breaker_epoch = call.breaker_epoch;
+        let breaker = if per_attempt {
+            call.breaker.take()
+        } else {
+            None
+        };
+        let Some(state) = self.policies.get_mut(slot as usize) else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        if holds_permit
+            && let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release())
+        {
+            self.queue.push(
+                now,
+                Event::Resume {
+                    call: next,
+                    attempt: next_attempt,
+                },
+            );
+        }
+        let accepted = !matches!(
+            outcome,
+            Outcome::Overloaded
+                | Outcome::Shed
+                | Outcome::Refused
+                | Outcome::Timeout
+                | Outcome::DeadlineExceeded
+        );
+        if let Some(t) = state.throttle.as_mut().filter(|_| accepted) {
+            t.accepted(now);
+        }
+        let retryable = spec
+            .policy
+            .retry
+            .as_ref()
+            .is_some_and(|r| in_set(r.on, outcome));
+        if let Some(b) = state.budget.as_mut() {
+            b.on_attempt(outcome.is_success(), retryable);
+            if was_retry {
+                b.on_retry_end();
+            }
+        }
+        let transition = breaker.map_or(Transition::None, |i| {
+            state.breakers[i as usize].record(now, outcome, took, breaker_epoch)
+        });
+        book_breaker(&mut self.rec, edge, self.now, transition);
+        let state = &mut self.policies[slot as usize];
+        let Some(retry) = spec.policy.retry.as_ref().filter(|_| !outcome.is_success()) else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        let rng = &mut state.jitter_rng;
+        let decision = retry.decide(
+            attempt,
+            outcome,
+            spec.retry_allowed(),
+            retry_after,
+            now,
+            deadline,
+            spec.policy.min_attempt,
+            || retry.backoff.delay(attempt, last_delay, rng),
+        );
+        let Ok(wait) = decision else {
+            self.finish_call(cr, outcome);
+            return;
+        };
+        let granted = state.budget.as_mut().is_none_or(|b| b.try_retry(now));
+        if !granted {
+            self.rec.edges[edge].budget_exhausted += 1;
+            self.finish_call(cr, outcome);
+            return;
+        }
+        let has_budget = state.budget.is_some();
+        let call = self.calls.get_mut(cr).expect("live");
+        call.phase = Phase::Backoff;
+        call.last_delay = wait;
+        call.retry_active = has_budget;
+        self.queue
+            .push(now + wait, Event::Resume { call: cr, attempt });
+    }
+
+    /// The call is over unless its policy falls back on this failure.
+    pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("finishing a live call");
+        let spec = spec_of(&self.model, call.spec);
+        let falls_back = spec
+            .policy
+            .fallback
+            .as_ref()
+            .filter(|f| in_set(f.on, outcome) && call.fallback_from.is_none());
+        let Some(fallback) = falls_back else {
+            self.complete_call(cr, outcome);
+            return;
+        };
+        call.fallback_from = Some(outcome);
+        call.phase = Phase::Fallback;
+        self.rec.edges[spec.edge].fallbacks += 1;
+        match spec.fallback {
+            Some(f) => {
+                let deadline = call.deadline;
+                self.start_call(Parent::Fallback(cr), SpecId::Fallback(f as u32), deadline);
+            }
+            None => {
+                let attempt = call.attempt;
+                self.queue
+                    .push(now + fallback.latency, Event::Resume { call: cr, attempt });
+            }
+        }
+    }
+
+    /// The fallback call of `cr` ended: its success is a degraded answer, its failure leaves the
+    /// original one.
+    pub(super) fn fallback_done(&mut self, cr: Ref, outcome: Outcome) {
+        // The original call may have been cancelled meanwhile, with the job waiting for it.
+        let Some(original) = self.calls.get(cr).and_then(|c| c.fallback_from) else {
+            return;
+        };
+        self.complete_call(
+            cr,
+            if outcome.is_success() {
+                Outcome::Degraded
+            } else {
+                original
+            },
+        );
+    }
+
+    pub(super) fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let call = self.calls.remove(cr).expect("finishing a live call");
+        if let Some(op) = call.op {
+            self.release_op(op, true);
+        }
+        let spec = spec_of(&self.model, call.spec);
+        let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
+        let wraps_call = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Call);
+        if let Some(state) = self.policies.get_mut(call.slot as usize) {
+            if call.holds_permit
+                && let Some((next, next_attempt)) =
+                    state.bulkhead.as_mut().and_then(|b| b.release())
+            {
+                self.queue.push(
+                    now,
+                    Event::Resume {
+                        call: next,
+                        attempt: next_attempt,
+                    },
+                );
+            }
+            if let Some(b) = state.budget.as_mut() {
+                if call.retry_active {
+                    b.on_retry_end();
+                }
+                b.on_call_end();
+            }
+            let transition = match call.breaker {
+                Some(i) if wraps_call => state.breakers[i as usize].record(
+                    now,
+                    // The breaker judges the dependency, not the fallback's rescue.
+                    call.fallback_from.unwrap_or(outcome),
+                    now - call.started,
+                    call.breaker_epoch,
+                ),
+                _ => Transition::None,
+            };
+            book_breaker(&mut self.rec, edge, self.now, transition);
+        }
+        self.rec.edges[edge].outcomes.record(outcome);
+        match call.parent {
+            Parent::Client { client, user } => {
+                self.client_done(client, user, call.started, outcome)
+            }
+            Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
+            Parent::Fallback(original) => self.fallback_done(original, outcome),
+        }
+    }
+
+    /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt
+    /// in flight is cancelled too: cancellation propagates down the whole tree.
+    pub(super) fn drop_call(&mut self, cr: Ref) {
+        let now = self.now;
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        if let Some(j) = call.current.take() {
+            if let Some(job) = self.jobs.get_mut(j) {
+                job.abandoned_at = now;
+            }
+            self.cancel_job(j);
+        }
+        let call = self.calls.remove(cr).expect("live");
+        if let Some(op) = call.op {
+            self.release_op(op, true);
+        }
+        let Some(state) = self.policies.get_mut(call.slot as usize) else {
+            return;
+        };
+        if let Some(b) = state.bulkhead.as_mut() {
+            if call.phase == Phase::WaitingPermit {
+                b.abandon(&(cr, call.attempt));
+            } else if call.holds_permit
+                && let Some((next, next_attempt)) = b.release()
+            {
+                self.queue.push(
+                    now,
+                    Event::Resume {
+                        call: next,
+                        attempt: next_attempt,
+                    },
+                );
+            }
+        }
+        if let Some(b) = state.budget.as_mut() {
+            if call.retry_active {
+                b.on_retry_end();
+            }
+            b.on_call_end();
+        }
+        if let Some(i) = call.breaker {
+            state.breakers[i as usize].release_unused(call.breaker_epoch);
+        }
+    }
+
+    pub(super) fn policy_mut(&mut self, slot: u32) -> Option<&mut PolicyState> {
+        self.policies.get_mut(slot as usize)
+    }
+
+    /// Asks breaker `which` of the call's policy state; counts a rejection.
+    pub(super) fn breaker_admits(&mut self, cr: Ref, which: u32) -> bool {
+        let call = self.calls.get_mut(cr).expect("live");
+        let edge = spec_of(&self.model, call.spec).edge;
+        let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
+        let (admitted, transition) = breaker.try_acquire(self.now);
+        call.breaker_epoch = breaker.epoch();
+        book_breaker(&mut self.rec, edge, self.now, transition);
+        if !admitted {
+            self.rec.edges[edge].rejected_breaker += 1;
+        }
+        admitted
+    }
+
+    /// A breaker let the attempt through but it was never sent: give back a half-open probe.
+    pub(super) fn release_unused_breaker(&mut self, cr: Ref) {
+        let call = self.calls.get_mut(cr).expect("live");
+        if let Some(i) = call.breaker.take() {
+            self.policies[call.slot as usize].breakers[i as usize]
+                .release_unused(call.breaker_epoch);
+        }
+    }
+}
+
+/// Books a breaker's change of state: opens, and time spent open.
+fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
+    let acc = &mut rec.edges[edge];
+    let level = &mut rec.breakers_open[edge];
+    match t {
+        Transition::Opened => {
+            acc.breaker_opens += 1;
+            level.add(now, 1, &mut acc.breaker_open_area);
+        }
+        Transition::HalfOpened => level.add(now, -1, &mut acc.breaker_open_area),
+        Transition::Closed | Transition::None => {}
+    }
+}
