@@ -633,3 +633,40 @@ retry = {{ attempts = 2 }}
     assert_eq!(metric(&unkeyed, "edge.checkout.payments.retries"), 0.0);
     assert_eq!(metric(&unkeyed, "edge.checkout.payments.duplicates"), 0.0);
 }
+
+#[test]
+fn a_canned_fallback_that_would_answer_after_the_deadline_does_not() {
+    let text = |latency: &str| {
+        format!(
+            r#"
+[scenario]
+name = "late-fallback"
+duration = "5s"
+[[client]]
+name = "c"
+target = "s"
+arrival = "constant"
+rate = 10
+deadline = "100ms"
+policy = "p"
+[[service]]
+name = "s"
+[[fault]]
+kind = "errors"
+target = "s"
+[policy.p]
+fallback = {{ latency = "{latency}" }}
+"#
+        )
+    };
+    let on_time = run(&text("50ms"));
+    assert_eq!(metric(&on_time, "client.c.success_ratio"), 1.0);
+    assert_eq!(metric(&on_time, "client.c.latency_max_ms"), 50.0);
+    let late = run(&text("150ms"));
+    assert_eq!(metric(&late, "client.c.success"), 0.0);
+    assert_eq!(
+        metric(&late, "client.c.errors.deadline_exceeded"),
+        metric(&late, "client.c.requests") - 1.0
+    );
+    assert_eq!(metric(&late, "client.c.latency_max_ms"), 100.0);
+}

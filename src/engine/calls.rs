@@ -84,6 +84,7 @@ impl Simulation {
             last_delay: 0,
             instance: 0,
             fallback_from: None,
+            fallback_call: None,
             sibling: None,
             op: if spec.idempotent {
                 None
@@ -301,6 +302,9 @@ impl Simulation {
                 }
             }
             // A canned fallback answer is ready.
+            Phase::Fallback if call.deadline <= self.now => {
+                self.complete_call(cr, Outcome::DeadlineExceeded)
+            }
             Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
             Phase::Attempting => {}
         }

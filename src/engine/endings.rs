@@ -135,12 +135,17 @@ impl Simulation {
         match spec.fallback {
             Some(f) => {
                 let deadline = call.deadline;
-                self.start_call(Parent::Fallback(cr), SpecId::Fallback(f as u32), deadline);
+                let child =
+                    self.start_call(Parent::Fallback(cr), SpecId::Fallback(f as u32), deadline);
+                if let Some(call) = self.calls.get_mut(cr) {
+                    call.fallback_call = Some(child);
+                }
             }
             None => {
+                // The canned answer comes after its latency, unless the deadline comes first.
                 let attempt = call.attempt;
-                self.queue
-                    .push(now + fallback.latency, Event::Resume { call: cr, attempt });
+                let at = now.saturating_add(fallback.latency).min(call.deadline);
+                self.queue.push(at, Event::Resume { call: cr, attempt });
             }
         }
     }
@@ -229,6 +234,9 @@ impl Simulation {
             }
             self.cancel_job(j);
         }
+        if let Some(fallback) = self.calls.get_mut(cr).and_then(|c| c.fallback_call.take()) {
+            self.drop_call(fallback);
+        }
         let call = self.calls.remove(cr).expect("live");
         if let Some(op) = call.op {
             self.release_op(op, true);
@@ -283,6 +291,15 @@ impl Simulation {
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
     pub(super) fn release_unused_breaker(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");
+        let per_attempt = spec_of(&self.model, call.spec)
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Attempt);
+        // A breaker around the whole call keeps its admission: it judges the call's end.
+        if !per_attempt {
+            return;
+        }
         if let Some(i) = call.breaker.take() {
             self.policies[call.slot as usize].breakers[i as usize]
                 .release_unused(call.breaker_epoch);

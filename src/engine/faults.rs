@@ -28,8 +28,23 @@ impl FaultIndex {
                 Target::Edge(e) => by_edge[e].push(i as u32),
             }
         }
-        let rngs = (0..model.faults.len())
-            .map(|i| stream(model.seed, &format!("fault.{i}"), "draws"))
+        // Named by what the fault is, not its place in the file, so adding a fault before it
+        // leaves its draws alone.
+        let rngs = model
+            .faults
+            .iter()
+            .map(|f| {
+                let target = match f.target {
+                    Target::Service(s) => model.services[s].name.clone(),
+                    Target::Instance(s, i) => format!("{}#{i}", model.services[s].name),
+                    Target::Edge(e) => model.edges[e].name.clone(),
+                };
+                stream(
+                    model.seed,
+                    &format!("fault.{target}.{}.{}", f.start, f.end),
+                    "draws",
+                )
+            })
             .collect();
         let touched = (0..model.services.len())
             .map(|s| {

@@ -17,7 +17,7 @@ impl Simulation {
         }
         let outstanding = |st: &ServiceState, i: u32| {
             let inst = &st.instances[i as usize];
-            inst.busy as usize + inst.queue.len()
+            inst.busy as usize + inst.queue.len() - inst.cancelled_in_queue as usize
         };
         match self.model.services[s].balancer {
             BalancerKind::RoundRobin => {
@@ -108,8 +108,8 @@ impl Simulation {
         if let Some(op) = job.op.and_then(|op| self.ops.get_mut(op)) {
             op.executions += 1;
             if op.executions > 1 {
-                // A non-idempotent operation runs again: a duplicate effect, unless its
-                // idempotency key lets the callee recognise it.
+                // A non-idempotent operation runs again: a duplicate execution (which an
+                // idempotency key lets the callee make harmless, but it still ran).
                 self.rec.edges[spec_of(&self.model, job.spec).edge].duplicates += 1;
             }
         }

@@ -75,8 +75,9 @@ pub struct Call {
     pub last_delay: u64,
     /// The callee instance chosen for the current attempt.
     pub instance: u32,
-    /// The failure that sent the call to its fallback.
+    /// The failure that sent the call to its fallback, and the fallback call if it is one.
     pub fallback_from: Option<Outcome>,
+    pub fallback_call: Option<Ref>,
     /// The next call of the same parent job and step (see `Job::first_child`).
     pub sibling: Option<Ref>,
     /// Execution count of a non-idempotent call (see `Op`).

@@ -32,7 +32,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "client.<c>.degraded",
         "count",
-        "requests answered degraded (an optional call failed)",
+        "requests answered degraded (an optional call failed, or a fallback answered)",
     ),
     doc(
         "client.<c>.success_ratio",
@@ -134,7 +134,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "service.<s>.wasted_work_s",
         "worker-seconds",
-        "worker time spent on requests whose caller had already given up (reply discarded)",
+        "worker time spent on requests after their caller had given up (until they finished, or were cancelled)",
     ),
     doc(
         "edge.<from>.<to>.calls",

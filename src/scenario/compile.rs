@@ -64,7 +64,18 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     };
     // Every policy is checked, used or not: a broken one must not wait for its first caller.
     for name in raw.policy.keys() {
-        ctx.policy(&format!("policy.{name}"), Some(name))?;
+        let policy = ctx.policy(&format!("policy.{name}"), Some(name))?;
+        // A fallback call's policy must exist and not fall back again, used or not.
+        if let Some((_, Some(fallback_policy))) =
+            policy.fallback.as_ref().and_then(|f| f.to.as_ref())
+        {
+            let path = format!("policy.{name}.fallback.policy");
+            if ctx.policy(&path, Some(fallback_policy))?.fallback.is_some() {
+                return Err(
+                    src.error_at(&path, "a fallback call's own policy cannot fall back again")
+                );
+            }
+        }
     }
 
     // Clients first, so their edges lead the edge list (and every table of edges).
