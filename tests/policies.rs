@@ -670,3 +670,65 @@ fallback = {{ latency = "{latency}" }}
     );
     assert_eq!(metric(&late, "client.c.latency_max_ms"), 100.0);
 }
+
+fn heavy_tail(hedge: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "hedge"
+duration = "60s"
+warmup = "5s"
+
+[[client]]
+name = "c"
+target = "store"
+rate = 500
+policy = "p"
+
+# 95% of reads take 10 ms, 5% take 500 ms (a GC pause, a cold cache): p99 is the slow mode.
+[[service]]
+name = "store"
+instances = 4
+workers = 200
+balancer = "random"
+work = {{ dist = "mixture", of = [ {{ weight = 0.95, dist = "constant", value = "10ms" }}, {{ weight = 0.05, dist = "constant", value = "500ms" }} ] }}
+
+[policy.p]
+{hedge}
+"#
+    ))
+}
+
+#[test]
+fn hedging_cuts_p99_on_a_heavy_tail_at_a_bounded_extra_load() {
+    let plain = heavy_tail("");
+    assert!((metric(&plain, "client.c.latency_p99_ms") - 500.0).abs() < 1.0);
+    // A hedge after 20 ms answers in 30 ms unless it is slow too (5% of 5%).
+    let fixed = heavy_tail(r#"hedge = { delay = "20ms" }"#);
+    assert!(
+        metric(&fixed, "client.c.latency_p99_ms") <= 31.0,
+        "{}",
+        metric(&fixed, "client.c.latency_p99_ms")
+    );
+    let amp = metric(&fixed, "edge.c.store.amplification");
+    assert!(
+        (1.04..=1.06).contains(&amp),
+        "only the slow 5% are hedged: {amp}"
+    );
+    assert_eq!(
+        metric(&fixed, "edge.c.store.hedges"),
+        metric(&fixed, "edge.c.store.attempts") - metric(&fixed, "edge.c.store.calls")
+    );
+    // The losers keep running: their work is wasted.
+    assert!(metric(&fixed, "service.store.wasted_work_s") > 0.0);
+    // A learned p90 delay (10 ms here) hedges about as much, once a period of samples exists.
+    let learned = heavy_tail(r#"hedge = { delay = "p90", min_samples = 50 }"#);
+    assert!(
+        metric(&learned, "client.c.latency_p99_ms") <= 25.0,
+        "{}",
+        metric(&learned, "client.c.latency_p99_ms")
+    );
+    // A hedge budget of 1% caps the extra load below the slow share.
+    let capped = heavy_tail(r#"hedge = { delay = "20ms", budget = 0.01 }"#);
+    assert!(metric(&capped, "edge.c.store.amplification") <= 1.011);
+}

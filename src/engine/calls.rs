@@ -85,6 +85,9 @@ impl Simulation {
             instance: 0,
             fallback_from: None,
             fallback_call: None,
+            hedges: [None; 3],
+            hedges_sent: 0,
+            attempt_expiry: NO_DEADLINE,
             sibling: None,
             op: if spec.idempotent {
                 None
@@ -94,8 +97,13 @@ impl Simulation {
             caller_instance,
             criticality,
         };
-        if let Some(b) = self.policy_mut(slot).and_then(|p| p.budget.as_mut()) {
-            b.on_call(now);
+        if let Some(state) = self.policy_mut(slot) {
+            if let Some(b) = state.budget.as_mut() {
+                b.on_call(now);
+            }
+            if let Some(b) = state.hedge_budget.as_mut() {
+                b.on_call(now);
+            }
         }
         let cr = self.calls.insert(call);
         // A breaker around the whole call is asked once, here, and told the final outcome.
@@ -183,14 +191,15 @@ impl Simulation {
         self.send_attempt(cr, instance);
     }
 
-    /// Sends the current attempt to `instance`.
+    /// Sends the current attempt to `instance`, and plans its first hedge.
     fn send_attempt(&mut self, cr: Ref, instance: u32) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.phase = Phase::Attempting;
         call.attempt_started = now;
         call.instance = instance;
-        let (spec_id, attempt) = (call.spec, call.attempt);
+        call.hedges_sent = 0;
+        let (spec_id, attempt, slot) = (call.spec, call.attempt, call.slot);
         let spec = spec_of(&self.model, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
         let retry_timeout = spec
@@ -203,20 +212,86 @@ impl Simulation {
             .or(spec.policy.timeout)
             .map_or(NO_DEADLINE, |t| now.saturating_add(t))
             .min(call.deadline);
-        let (to, edge) = (spec.to, spec.edge);
-        let criticality = call.criticality;
-        let edge_acc = &mut self.rec.edges[edge];
+        call.attempt_expiry = expiry;
+        let edge_acc = &mut self.rec.edges[spec.edge];
         edge_acc.attempts += 1;
         if attempt > 1 {
             edge_acc.retries += 1;
         }
+        if expiry != NO_DEADLINE {
+            self.queue
+                .push(expiry, Event::AttemptTimer { call: cr, attempt });
+        }
+        let hedging = spec.policy.hedge.as_ref().filter(|_| spec.retry_allowed());
+        let hedge_delay = match (hedging, self.policies.get_mut(slot as usize)) {
+            (Some(cfg), Some(state)) => state.hedge.as_mut().and_then(|t| t.delay(now, cfg)),
+            _ => None,
+        };
+        if let Some(d) = hedge_delay.filter(|d| now.saturating_add(*d) < expiry) {
+            self.queue.push(now + d, Event::Hedge { call: cr, attempt });
+        }
+        self.send_job(cr, instance, None);
+    }
+
+    /// Sends a hedged copy of attempt `attempt`, if it is still unanswered and allowed.
+    pub(super) fn send_hedge(&mut self, cr: Ref, attempt: u32) {
+        let now = self.now;
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+        if call.attempt != attempt || call.phase != Phase::Attempting || !waiting {
+            return;
+        }
+        let spec = spec_of(&self.model, call.spec);
+        let Some(cfg) = spec.policy.hedge.as_ref() else {
+            return;
+        };
+        let sent = u32::from(call.hedges_sent);
+        let Some(free) = call
+            .hedges
+            .iter()
+            .position(Option::is_none)
+            .filter(|_| sent < cfg.max)
+        else {
+            return;
+        };
+        let (slot, edge, to, expiry) = (call.slot, spec.edge, spec.to, call.attempt_expiry);
+        let state = &mut self.policies[slot as usize];
+        if state
+            .hedge_budget
+            .as_mut()
+            .is_some_and(|b| !b.try_retry(now))
+        {
+            return;
+        }
+        let next = state.hedge.as_mut().and_then(|t| t.delay(now, cfg));
+        call.hedges_sent += 1;
+        let edge_acc = &mut self.rec.edges[edge];
+        edge_acc.attempts += 1;
+        edge_acc.hedges += 1;
+        if let Some(d) = next.filter(|d| sent + 1 < cfg.max && now.saturating_add(*d) < expiry) {
+            self.queue.push(now + d, Event::Hedge { call: cr, attempt });
+        }
+        let instance = self.pick_instance(to);
+        self.send_job(cr, instance, Some(free));
+    }
+
+    /// Creates the job of an attempt (`hedge` = None) or of a hedged copy (its slot), records it
+    /// with the call before it can answer, and sends it.
+    fn send_job(&mut self, cr: Ref, instance: u32, hedge: Option<usize>) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("sending for a live call");
+        let spec_id = call.spec;
+        let spec = spec_of(&self.model, spec_id);
         let job = Job {
-            service: to as u32,
+            service: spec.to as u32,
             instance,
             caller: cr,
             spec: spec_id,
-            deadline: expiry,
-            criticality,
+            deadline: call.attempt_expiry,
+            criticality: call.criticality,
+            sent: now,
             arrived: now,
             started: now,
             abandoned_at: NO_DEADLINE,
@@ -231,13 +306,12 @@ impl Simulation {
             retry_after: None,
         };
         let jr = self.jobs.insert(job);
-        call.current = Some(jr);
+        match hedge {
+            None => call.current = Some(jr),
+            Some(k) => call.hedges[k] = Some(jr),
+        }
         if let Some(op) = call.op.and_then(|op| self.ops.get_mut(op)) {
             op.jobs += 1;
-        }
-        if expiry != NO_DEADLINE {
-            self.queue
-                .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
         match self.network_delay(spec_id) {
             0 => self.arrive(jr),
@@ -256,22 +330,16 @@ impl Simulation {
     }
 
     pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get_mut(cr) else {
+        let Some(call) = self.calls.get(cr) else {
             return;
         };
-        if call.attempt != attempt || call.current.is_none() {
+        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+        if call.attempt != attempt || !waiting {
             return;
         }
-        // The caller stops waiting. Without `cancel` the job carries on (its worker time from
-        // now is wasted and its reply discarded); with it, the job is stopped.
-        let job = call.current.take().expect("checked above");
-        let cancel = spec_of(&self.model, call.spec).policy.cancel;
-        if let Some(j) = self.jobs.get_mut(job) {
-            j.abandoned_at = self.now;
-        }
-        if cancel {
-            self.cancel_job(job);
-        }
+        // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
+        // carry on (worker time from now is wasted, replies discarded); with it, they stop.
+        self.abandon_attempt_jobs(cr);
         let call = self.calls.get(cr).expect("live");
         let outcome = if call.deadline <= self.now {
             Outcome::DeadlineExceeded
@@ -279,6 +347,22 @@ impl Simulation {
             Outcome::Timeout
         };
         self.finish_attempt(cr, outcome, None);
+    }
+
+    /// Stops waiting for every job of the current attempt: marks them abandoned,
+    /// and cancels them when the policy says so.
+    pub(super) fn abandon_attempt_jobs(&mut self, cr: Ref) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("live");
+        let cancel = spec_of(&self.model, call.spec).policy.cancel;
+        for j in call.take_attempt_jobs() {
+            if let Some(job) = self.jobs.get_mut(j) {
+                job.abandoned_at = now;
+            }
+            if cancel {
+                self.cancel_job(j);
+            }
+        }
     }
 
     /// A backoff ended, or a bulkhead permit was handed over: the call goes on.

@@ -228,7 +228,7 @@ impl Simulation {
         let Some(call) = self.calls.get_mut(cr) else {
             return;
         };
-        if let Some(j) = call.current.take() {
+        for j in call.take_attempt_jobs() {
             if let Some(job) = self.jobs.get_mut(j) {
                 job.abandoned_at = now;
             }

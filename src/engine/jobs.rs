@@ -263,15 +263,34 @@ impl Simulation {
     }
 
     pub(super) fn deliver_reply(&mut self, jr: Ref) {
+        let now = self.now;
         let job = self.free_job(jr);
-        match self.calls.get_mut(job.caller) {
-            Some(call) if call.current == Some(jr) => {
-                call.current = None;
-                self.finish_attempt(job.caller, job.outcome, job.retry_after);
-            }
-            // The caller gave up on this attempt; its wasted work was booked when it finished.
-            _ => {}
+        let Some(call) = self.calls.get_mut(job.caller) else {
+            return;
+        };
+        // Is the caller still waiting for this job: the attempt itself, or one of its hedges?
+        if call.current == Some(jr) {
+            call.current = None;
+        } else if let Some(h) = call.hedges.iter_mut().find(|h| **h == Some(jr)) {
+            *h = None;
+        } else {
+            // The caller gave up on it; its wasted work was booked when it finished.
+            return;
         }
+        let others = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+        if let Some(tracker) = self
+            .policies
+            .get_mut(call.slot as usize)
+            .and_then(|s| s.hedge.as_mut())
+        {
+            tracker.record(now, now - job.sent);
+        }
+        if job.outcome.is_success() || !others {
+            // The first success wins (or the last failure stands): stop waiting for the rest.
+            self.abandon_attempt_jobs(job.caller);
+            self.finish_attempt(job.caller, job.outcome, job.retry_after);
+        }
+        // A failed copy while others still run: wait for them.
     }
 
     /// Removes a finished or abandoned job, releasing its hold on its operation's record.

@@ -46,7 +46,11 @@ pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
 
 fn keeps_state(spec: &CallSpec) -> bool {
     let p = &spec.policy;
-    p.retry.is_some() || p.breaker.is_some() || p.bulkhead.is_some() || p.throttle.is_some()
+    p.retry.is_some()
+        || p.breaker.is_some()
+        || p.bulkhead.is_some()
+        || p.throttle.is_some()
+        || p.hedge.is_some()
 }
 
 fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
@@ -72,5 +76,16 @@ fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
             .as_ref()
             .map(crate::policy::throttle::Throttle::new),
         throttle_rng: stream(model.seed, name, "throttle"),
+        hedge: p
+            .hedge
+            .as_ref()
+            .map(|h| crate::policy::hedge::LatencyTracker::new(h.period)),
+        hedge_budget: p.hedge.as_ref().and_then(|h| h.budget).map(|ratio| {
+            Budget::new(&crate::policy::budget::BudgetConfig::Ratio {
+                ratio,
+                min_per_s: 0.0,
+                window: 10_000_000_000,
+            })
+        }),
     }
 }

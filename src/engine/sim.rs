@@ -195,6 +195,7 @@ impl Simulation {
             Event::AttemptTimer { call, attempt } => self.attempt_expired(call, attempt),
             Event::Resume { call, attempt } => self.resume(call, attempt),
             Event::PermitTimeout { call, attempt } => self.permit_timeout(call, attempt),
+            Event::Hedge { call, attempt } => self.send_hedge(call, attempt),
         }
     }
 

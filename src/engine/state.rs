@@ -60,6 +60,11 @@ pub struct Call {
     pub attempt: u32,
     /// The job serving the current attempt, while the caller still waits for it.
     pub current: Option<Ref>,
+    /// Hedged copies of the current attempt still awaited, and how many were sent.
+    pub hedges: [Option<Ref>; 3],
+    pub hedges_sent: u8,
+    /// When the current attempt (and its hedges) stops being waited for.
+    pub attempt_expiry: u64,
     pub phase: Phase,
     /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
     pub slot: u32,
@@ -96,6 +101,17 @@ pub struct Op {
     pub call_done: bool,
 }
 
+impl Call {
+    /// Takes every job the current attempt still awaits: the attempt's own and its hedges'.
+    pub fn take_attempt_jobs(&mut self) -> impl Iterator<Item = Ref> + use<> {
+        let mut jobs = [self.current.take(), None, None, None];
+        for (k, h) in self.hedges.iter_mut().enumerate() {
+            jobs[k + 1] = h.take();
+        }
+        jobs.into_iter().flatten()
+    }
+}
+
 /// Where a job is, which decides what cancelling it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobState {
@@ -123,6 +139,8 @@ pub struct Job {
     /// Propagated deadline: when the caller stops waiting for this attempt.
     pub deadline: u64,
     pub criticality: Criticality,
+    /// When the attempt was sent, arrival at the callee, start of work.
+    pub sent: u64,
     pub arrived: u64,
     pub started: u64,
     /// When its caller stopped waiting (`NO_DEADLINE` while it waits): worker time after this
@@ -185,6 +203,8 @@ pub enum Event {
     Resume { call: Ref, attempt: u32 },
     /// A call waiting for a bulkhead permit gives up.
     PermitTimeout { call: Ref, attempt: u32 },
+    /// Time to send a hedged copy of an attempt still unanswered.
+    Hedge { call: Ref, attempt: u32 },
 }
 
 /// The state one caller instance keeps for one call path's policy.
@@ -194,6 +214,8 @@ pub struct PolicyState {
     pub budget: Option<crate::policy::budget::Budget>,
     pub bulkhead: Option<crate::policy::bulkhead::Bulkhead<(Ref, u32)>>,
     pub throttle: Option<crate::policy::throttle::Throttle>,
+    pub hedge: Option<crate::policy::hedge::LatencyTracker>,
+    pub hedge_budget: Option<crate::policy::budget::Budget>,
     /// Draws for throttling decisions, apart from jitter so neither shifts the other.
     pub throttle_rng: Stream,
     pub jitter_rng: Stream,

@@ -192,6 +192,7 @@ pub struct EdgeAcc {
     pub budget_exhausted: u64,
     pub throttled: u64,
     pub fallbacks: u64,
+    pub hedges: u64,
     pub duplicates: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
@@ -209,6 +210,7 @@ impl EdgeAcc {
         self.budget_exhausted += o.budget_exhausted;
         self.throttled += o.throttled;
         self.fallbacks += o.fallbacks;
+        self.hedges += o.hedges;
         self.duplicates += o.duplicates;
         self.breaker_opens += o.breaker_opens;
         self.breaker_open_area += o.breaker_open_area;
@@ -220,6 +222,7 @@ impl EdgeAcc {
         emit("calls", self.calls as f64);
         emit("attempts", self.attempts as f64);
         emit("retries", self.retries as f64);
+        emit("hedges", self.hedges as f64);
         emit(
             "amplification",
             ratio(self.attempts as f64, self.calls as f64),

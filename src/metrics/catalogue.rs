@@ -152,6 +152,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "attempts after the first of their call",
     ),
     doc(
+        "edge.<from>.<to>.hedges",
+        "count",
+        "hedged copies of attempts sent (counted in attempts too)",
+    ),
+    doc(
         "edge.<from>.<to>.amplification",
         "ratio",
         "attempts per logical call",

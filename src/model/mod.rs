@@ -7,6 +7,7 @@ pub mod rate;
 pub use crate::policy::breaker::BreakerConfig;
 pub use crate::policy::budget::BudgetConfig;
 pub use crate::policy::bulkhead::BulkheadConfig;
+pub use crate::policy::hedge::{HedgeConfig, HedgeDelay};
 pub use crate::policy::retry::RetryPolicy;
 pub use crate::policy::throttle::ThrottleConfig;
 pub use crate::scenario::schema::{BalancerKind, Criticality, Discipline};
@@ -138,6 +139,7 @@ pub struct Policy {
     pub bulkhead: Option<BulkheadConfig>,
     pub throttle: Option<ThrottleConfig>,
     pub fallback: Option<Fallback>,
+    pub hedge: Option<HedgeConfig>,
 }
 
 /// What answers when a call finally fails with one of the `on` kinds: a canned degraded answer

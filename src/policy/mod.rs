@@ -5,5 +5,6 @@ pub mod backoff;
 pub mod breaker;
 pub mod budget;
 pub mod bulkhead;
+pub mod hedge;
 pub mod retry;
 pub mod throttle;

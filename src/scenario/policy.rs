@@ -5,7 +5,9 @@ use super::document::{Located, Source};
 use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
 use crate::error::closest;
-use crate::model::{BreakerPolicy, Fallback, Outcome, Policy, ThrottleConfig};
+use crate::model::{
+    BreakerPolicy, Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleConfig,
+};
 use crate::policy::backoff::{Backoff, Jitter, Schedule};
 use crate::policy::breaker::{BreakerConfig, Window};
 use crate::policy::budget::BudgetConfig;
@@ -73,6 +75,11 @@ pub fn compile_policy(
             .fallback
             .as_ref()
             .map(|f| compile_fallback(src, &at("fallback"), f, services))
+            .transpose()?,
+        hedge: p
+            .hedge
+            .as_ref()
+            .map(|h| compile_hedge(src, &at("hedge"), h))
             .transpose()?,
         throttle: p
             .throttle
@@ -481,5 +488,53 @@ fn compile_fallback(
         on: outcome_set(&on),
         latency: f.latency.map_or(0, |d| d.0),
         to,
+    })
+}
+
+fn compile_hedge(src: &Source, at: &str, h: &RawHedge) -> Located<HedgeConfig> {
+    let field = |f: &str| format!("{at}.{f}");
+    let delay = match h.delay.strip_prefix('p').map(str::parse::<f64>) {
+        Some(Ok(p)) if p > 0.0 && p < 100.0 => HedgeDelay::Percentile(p / 100.0),
+        Some(_) => {
+            return Err(src.error_at(&field("delay"), "a percentile is written p50 to p99.9"));
+        }
+        None => match crate::time::parse_duration(&h.delay) {
+            Ok(ns) => HedgeDelay::Fixed(ns),
+            Err(e) => {
+                return Err(src.error_at(
+                    &field("delay"),
+                    format!("a duration like \"50ms\" or a percentile like \"p95\": {e}"),
+                ));
+            }
+        },
+    };
+    let max = h.max.unwrap_or(1);
+    if !(1..=3).contains(&max) {
+        return Err(src.error_at(&field("max"), "hedges per call must be 1 to 3"));
+    }
+    if let Some(b) = h.budget
+        && !(b > 0.0 && b <= 1.0)
+    {
+        return Err(src.error_at(
+            &field("budget"),
+            "must be in (0, 1]: hedges as a share of calls",
+        ));
+    }
+    if h.min_samples.is_some() && !matches!(delay, HedgeDelay::Percentile(_)) {
+        return Err(src.error_at(
+            &field("min_samples"),
+            "applies only to a learned (percentile) delay",
+        ));
+    }
+    let period = h.period.map_or(S, |d| d.0);
+    if period == 0 {
+        return Err(src.error_at(&field("period"), "must be longer than zero"));
+    }
+    Ok(HedgeConfig {
+        delay,
+        max,
+        budget: h.budget,
+        min_samples: h.min_samples.unwrap_or(20),
+        period,
     })
 }

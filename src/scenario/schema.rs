@@ -179,6 +179,7 @@ pub struct RawPolicy {
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,
     pub throttle: Option<super::schema_policy::RawThrottle>,
     pub fallback: Option<super::schema_policy::RawFallback>,
+    pub hedge: Option<super::schema_policy::RawHedge>,
 }
 
 /// A latency distribution: a bare duration string (constant) or a table with `dist`.

@@ -133,3 +133,14 @@ pub struct RawFallback {
     pub policy: Option<String>,
     pub on: Option<Vec<String>>,
 }
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHedge {
+    /// A duration (`"50ms"`) or a percentile of recent latencies (`"p95"`).
+    pub delay: String,
+    pub max: Option<u32>,
+    pub budget: Option<f64>,
+    pub min_samples: Option<u32>,
+    pub period: Option<Dur>,
+}

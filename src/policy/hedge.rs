@@ -1,0 +1,131 @@
+//! Hedging: after `delay` without an answer, send the same idempotent request again (up to
+//! `max` extra copies); the first success wins. The delay is fixed, or a percentile of recent
+//! attempt latencies on the call path (tower's `Hedge`): the previous `period`'s histogram,
+//! used only once it holds `min_samples` latencies; until then, no hedging.
+
+use crate::metrics::hist::LatencyHist;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HedgeDelay {
+    /// ns
+    Fixed(u64),
+    /// A quantile in (0, 1) of recent latencies.
+    Percentile(f64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HedgeConfig {
+    pub delay: HedgeDelay,
+    /// Extra attempts at most (1 to 3).
+    pub max: u32,
+    /// Hedges may not exceed this share of calls (over ten seconds), when set.
+    pub budget: Option<f64>,
+    pub min_samples: u32,
+    /// ns
+    pub period: u64,
+}
+
+/// Recent attempt latencies of one call path, in two rotating periods.
+#[derive(Clone)]
+pub struct LatencyTracker {
+    current: LatencyHist,
+    previous: LatencyHist,
+    period: u64,
+    period_start: u64,
+}
+
+impl LatencyTracker {
+    pub fn new(period: u64) -> LatencyTracker {
+        LatencyTracker {
+            current: LatencyHist::default(),
+            previous: LatencyHist::default(),
+            period: period.max(1),
+            period_start: 0,
+        }
+    }
+
+    pub fn record(&mut self, now: u64, latency: u64) {
+        self.rotate(now);
+        self.current.record(latency);
+    }
+
+    /// The hedge delay at `now`, or `None` while too few latencies are known.
+    pub fn delay(&mut self, now: u64, cfg: &HedgeConfig) -> Option<u64> {
+        match cfg.delay {
+            HedgeDelay::Fixed(d) => Some(d),
+            HedgeDelay::Percentile(q) => {
+                self.rotate(now);
+                (self.previous.count() >= u64::from(cfg.min_samples))
+                    .then(|| (self.previous.quantile_ms(q) * 1e6) as u64)
+            }
+        }
+    }
+
+    fn rotate(&mut self, now: u64) {
+        let elapsed = now.saturating_sub(self.period_start);
+        if elapsed < self.period {
+            return;
+        }
+        // One period on: the current one becomes the previous. Two or more: both are stale.
+        std::mem::swap(&mut self.previous, &mut self.current);
+        if elapsed >= 2 * self.period {
+            self.previous.reset();
+        }
+        self.current.reset();
+        self.period_start = now - elapsed % self.period;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000_000_000;
+
+    fn cfg(delay: HedgeDelay) -> HedgeConfig {
+        HedgeConfig {
+            delay,
+            max: 1,
+            budget: None,
+            min_samples: 10,
+            period: S,
+        }
+    }
+
+    #[test]
+    fn fixed_delay_is_always_known() {
+        let mut t = LatencyTracker::new(S);
+        assert_eq!(t.delay(0, &cfg(HedgeDelay::Fixed(50 * MS))), Some(50 * MS));
+    }
+
+    #[test]
+    fn learned_delay_comes_from_the_previous_period_once_it_has_enough_samples() {
+        let c = cfg(HedgeDelay::Percentile(0.9));
+        let mut t = LatencyTracker::new(S);
+        for ms in 1..=100 {
+            t.record(S / 2, ms * MS);
+        }
+        assert_eq!(
+            t.delay(S / 2, &c),
+            None,
+            "nothing from a previous period yet"
+        );
+        let d = t
+            .delay(S + 1, &c)
+            .expect("the first period is now the previous one");
+        assert!((d as f64 / 1e6 - 90.0).abs() < 0.5, "{d}");
+        // Too few samples in a period: no hedging.
+        let mut t = LatencyTracker::new(S);
+        for ms in 1..=5 {
+            t.record(0, ms * MS);
+        }
+        assert_eq!(t.delay(S, &c), None);
+        // A quiet stretch of two periods forgets everything.
+        let mut t = LatencyTracker::new(S);
+        for ms in 1..=100 {
+            t.record(0, ms * MS);
+        }
+        assert_eq!(t.delay(3 * S, &c), None);
+    }
+}
