@@ -732,3 +732,26 @@ fn hedging_cuts_p99_on_a_heavy_tail_at_a_bounded_extra_load() {
     let capped = heavy_tail(r#"hedge = { delay = "20ms", budget = 0.01 }"#);
     assert!(metric(&capped, "edge.c.store.amplification") <= 1.011);
 }
+
+#[test]
+fn a_spike_sets_off_a_retry_storm_that_only_a_budget_or_fewer_attempts_end() {
+    use cascade::scenario::{load, Override};
+    let last_20s = |set: &[(&str, &str)]| {
+        let overrides: Vec<Override> = set.iter().map(|(p, v)| Override { path: p.to_string(), value: v.to_string() }).collect();
+        let model = load(std::path::Path::new("scenarios/retry-storm.toml"), &overrides).unwrap();
+        let m = cascade::simulate(&model).metrics;
+        let ratio = m.series_of("client.app.success_ratio").unwrap();
+        let before = ratio[20..30].iter().sum::<f64>() / 10.0;
+        (before, ratio[80..].iter().sum::<f64>() / 20.0)
+    };
+    // Healthy before the spike in every case; after it, 4 attempts x 700/s > 1000/s of
+    // capacity keeps the queue full: the storm outlives its trigger.
+    let (before, after) = last_20s(&[]);
+    assert_eq!(before, 1.0);
+    assert_eq!(after, 0.0, "metastable: no recovery without a change");
+    // 1.1 x 700/s and 1 x 700/s are below capacity: the queue drains and service returns.
+    assert_eq!(last_20s(&[("policy.clients.retry.budget", "0.1")]).1, 1.0);
+    assert_eq!(last_20s(&[("policy.clients.retry.attempts", "1")]).1, 1.0);
+    // Stopping timed-out work breaks the loop too.
+    assert_eq!(last_20s(&[("policy.clients.cancel", "true")]).1, 1.0);
+}
