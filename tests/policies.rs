@@ -735,10 +735,20 @@ fn hedging_cuts_p99_on_a_heavy_tail_at_a_bounded_extra_load() {
 
 #[test]
 fn a_spike_sets_off_a_retry_storm_that_only_a_budget_or_fewer_attempts_end() {
-    use cascade::scenario::{load, Override};
+    use cascade::scenario::{Override, load};
     let last_20s = |set: &[(&str, &str)]| {
-        let overrides: Vec<Override> = set.iter().map(|(p, v)| Override { path: p.to_string(), value: v.to_string() }).collect();
-        let model = load(std::path::Path::new("scenarios/retry-storm.toml"), &overrides).unwrap();
+        let overrides: Vec<Override> = set
+            .iter()
+            .map(|(p, v)| Override {
+                path: p.to_string(),
+                value: v.to_string(),
+            })
+            .collect();
+        let model = load(
+            std::path::Path::new("scenarios/retry-storm.toml"),
+            &overrides,
+        )
+        .unwrap();
         let m = cascade::simulate(&model).metrics;
         let ratio = m.series_of("client.app.success_ratio").unwrap();
         let before = ratio[20..30].iter().sum::<f64>() / 10.0;

@@ -223,10 +223,10 @@ impl Simulation {
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
         let hedging = spec.policy.hedge.as_ref().filter(|_| spec.retry_allowed());
-        let hedge_delay = match (hedging, self.policies.get_mut(slot as usize)) {
-            (Some(cfg), Some(state)) => state.hedge.as_mut().and_then(|t| t.delay(now, cfg)),
-            _ => None,
-        };
+        let hedge_delay = hedging.and_then(|cfg| {
+            let tracker = self.policies.get_mut(slot as usize)?.hedge.as_mut()?;
+            tracker.delay(now, cfg)
+        });
         if let Some(d) = hedge_delay.filter(|d| now.saturating_add(*d) < expiry) {
             self.queue.push(now + d, Event::Hedge { call: cr, attempt });
         }

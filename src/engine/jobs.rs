@@ -224,10 +224,11 @@ impl Simulation {
                 Discipline::Lifo => inst.queue.pop_back(),
             };
             let Some(next) = next else { return };
-            if self
-                .jobs
-                .get(next)
-                .is_none_or(|j| j.state == JobState::Cancelled)
+            if inst.cancelled_in_queue > 0
+                && self
+                    .jobs
+                    .get(next)
+                    .is_none_or(|j| j.state == JobState::Cancelled)
             {
                 // Cancelled while queued: already out of the queue's length, now out of it.
                 inst.cancelled_in_queue -= 1;
@@ -287,7 +288,9 @@ impl Simulation {
         }
         if job.outcome.is_success() || !others {
             // The first success wins (or the last failure stands): stop waiting for the rest.
-            self.abandon_attempt_jobs(job.caller);
+            if others {
+                self.abandon_attempt_jobs(job.caller);
+            }
             self.finish_attempt(job.caller, job.outcome, job.retry_after);
         }
         // A failed copy while others still run: wait for them.

@@ -38,7 +38,7 @@ pub struct RunResult {
     pub peak_in_flight: usize,
 }
 
-#[inline]
+#[inline(always)]
 pub(super) fn spec_of(model: &Model, id: SpecId) -> &CallSpec {
     match id {
         SpecId::Client(c) => &model.clients[c as usize].call,

@@ -526,6 +526,9 @@ fn compile_hedge(src: &Source, at: &str, h: &RawHedge) -> Located<HedgeConfig> {
             "applies only to a learned (percentile) delay",
         ));
     }
+    if h.min_samples == Some(0) {
+        return Err(src.error_at(&field("min_samples"), "must be at least 1"));
+    }
     let period = h.period.map_or(S, |d| d.0);
     if period == 0 {
         return Err(src.error_at(&field("period"), "must be longer than zero"));
