@@ -376,7 +376,9 @@ impl Simulation {
         match call.phase {
             Phase::Backoff => self.try_attempt(cr),
             Phase::WaitingPermit => {
+                // The permit is the call's now, whatever it does next.
                 call.holds_permit = true;
+                call.phase = Phase::Attempting;
                 let min_attempt = spec_of(&self.model, call.spec).policy.min_attempt;
                 if call.deadline <= self.now || call.deadline - self.now < min_attempt {
                     self.finish_call(cr, Outcome::DeadlineExceeded);

@@ -181,24 +181,7 @@ impl Simulation {
             .as_ref()
             .is_some_and(|b| b.wraps == Wraps::Call);
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            if call.holds_permit
-                && let Some((next, next_attempt)) =
-                    state.bulkhead.as_mut().and_then(|b| b.release())
-            {
-                self.queue.push(
-                    now,
-                    Event::Resume {
-                        call: next,
-                        attempt: next_attempt,
-                    },
-                );
-            }
-            if let Some(b) = state.budget.as_mut() {
-                if call.retry_active {
-                    b.on_retry_end();
-                }
-                b.on_call_end();
-            }
+            end_call_in_policies(state, &mut self.queue, now, cr, &call);
             let transition = match call.breaker {
                 Some(i) if wraps_call => state.breakers[i as usize].record(
                     now,
@@ -244,27 +227,7 @@ impl Simulation {
         let Some(state) = self.policies.get_mut(call.slot as usize) else {
             return;
         };
-        if let Some(b) = state.bulkhead.as_mut() {
-            if call.phase == Phase::WaitingPermit {
-                b.abandon(&(cr, call.attempt));
-            } else if call.holds_permit
-                && let Some((next, next_attempt)) = b.release()
-            {
-                self.queue.push(
-                    now,
-                    Event::Resume {
-                        call: next,
-                        attempt: next_attempt,
-                    },
-                );
-            }
-        }
-        if let Some(b) = state.budget.as_mut() {
-            if call.retry_active {
-                b.on_retry_end();
-            }
-            b.on_call_end();
-        }
+        end_call_in_policies(state, &mut self.queue, now, cr, &call);
         if let Some(i) = call.breaker {
             state.breakers[i as usize].release_unused(call.breaker_epoch);
         }
@@ -318,5 +281,37 @@ fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
         }
         Transition::HalfOpened => level.add(now, -1, &mut acc.breaker_open_area),
         Transition::Closed | Transition::None => {}
+    }
+}
+
+/// A call is over for its policies: its bulkhead permit (or place in line) is given back, and
+/// its budget no longer counts it.
+fn end_call_in_policies(
+    state: &mut PolicyState,
+    queue: &mut super::queue::EventQueue<Event>,
+    now: u64,
+    cr: Ref,
+    call: &Call,
+) {
+    if let Some(b) = state.bulkhead.as_mut() {
+        if call.phase == Phase::WaitingPermit {
+            b.abandon(&(cr, call.attempt));
+        } else if call.holds_permit
+            && let Some((next, next_attempt)) = b.release()
+        {
+            queue.push(
+                now,
+                Event::Resume {
+                    call: next,
+                    attempt: next_attempt,
+                },
+            );
+        }
+    }
+    if let Some(b) = state.budget.as_mut() {
+        if call.retry_active {
+            b.on_retry_end();
+        }
+        b.on_call_end();
     }
 }

@@ -372,11 +372,7 @@ impl<'a> Node<'a> {
                     .enumerate()
                     .map(|(i, t)| element_name(t, i))
                     .collect();
-                let pos = names
-                    .iter()
-                    .position(|n| n == seg)
-                    .or_else(|| index_of(&names, seg))
-                    .ok_or_else(|| no_element(what, seg, &names))?;
+                let pos = find_element(&names, seg, what)?;
                 return Ok(Node::Table(
                     arr.get_mut(pos).expect("position came from this array"),
                 ));
@@ -393,11 +389,7 @@ impl<'a> Node<'a> {
                         .map_or(i.to_string(), |t| element_name(t, i))
                 })
                 .collect();
-            let pos = names
-                .iter()
-                .position(|n| n == seg)
-                .or_else(|| index_of(&names, seg))
-                .ok_or_else(|| no_element(what, seg, &names))?;
+            let pos = find_element(&names, seg, what)?;
             return Ok(Node::Value(
                 arr.get_mut(pos).expect("position came from this array"),
             ));
@@ -420,10 +412,14 @@ impl<'a> Node<'a> {
     }
 }
 
-/// An element by its index, so that two calls to the same service can both be addressed
-/// (`calls.0`, `calls.1`) when their `to` is the same.
-fn index_of(names: &[String], seg: &str) -> Option<usize> {
-    seg.parse::<usize>().ok().filter(|i| *i < names.len())
+/// An element by its name, else by its index, so that two calls to the same service can both
+/// be addressed (`calls.0`, `calls.1`) when their `to` is the same.
+fn find_element(names: &[String], seg: &str, what: &str) -> Result<usize, String> {
+    names
+        .iter()
+        .position(|n| n == seg)
+        .or_else(|| seg.parse::<usize>().ok().filter(|i| *i < names.len()))
+        .ok_or_else(|| no_element(what, seg, names))
 }
 
 fn no_element(what: &str, seg: &str, names: &[String]) -> String {
