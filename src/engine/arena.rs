@@ -1,11 +1,14 @@
 //! A slab of values addressed by `u32` index with a generation, so a stale reference (a timer
 //! for a call that has since finished and whose slot was reused) is recognised, not followed.
 
+use std::num::NonZeroU32;
+
 /// A reference into an `Arena`: slot index plus the generation the slot had when it was taken.
+/// Generations are never zero, so `Option<Ref>` takes no more room than `Ref`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ref {
     pub index: u32,
-    pub generation: u32,
+    pub generation: NonZeroU32,
 }
 
 pub struct Arena<T> {
@@ -15,7 +18,7 @@ pub struct Arena<T> {
 }
 
 struct Slot<T> {
-    generation: u32,
+    generation: NonZeroU32,
     value: Option<T>,
 }
 
@@ -43,12 +46,12 @@ impl<T> Arena<T> {
             let index =
                 u32::try_from(self.slots.len()).expect("more than 4 billion requests in flight");
             self.slots.push(Slot {
-                generation: 0,
+                generation: NonZeroU32::MIN,
                 value: Some(value),
             });
             Ref {
                 index,
-                generation: 0,
+                generation: NonZeroU32::MIN,
             }
         }
     }
@@ -78,7 +81,7 @@ impl<T> Arena<T> {
             return None;
         }
         let value = slot.value.take()?;
-        slot.generation = slot.generation.wrapping_add(1);
+        slot.generation = slot.generation.checked_add(1).unwrap_or(NonZeroU32::MIN);
         self.free.push(r.index);
         self.live -= 1;
         Some(value)
