@@ -51,6 +51,17 @@ impl Outcome {
         Outcome::Shed,
     ];
 
+    /// Outcomes that say nothing about the callee's health: answers, a request that was bad,
+    /// and the caller's own local rejections. No policy retries them; no breaker counts them.
+    pub const NOT_CALLEE_FAILURES: [Outcome; 6] = [
+        Outcome::Ok,
+        Outcome::Degraded,
+        Outcome::Invalid,
+        Outcome::BreakerOpen,
+        Outcome::BulkheadFull,
+        Outcome::Throttled,
+    ];
+
     /// The failure kinds: every outcome but ok and degraded.
     pub fn failures() -> &'static [Outcome] {
         &Self::ALL[2..]

@@ -5,6 +5,7 @@ mod compile;
 mod dist;
 pub mod document;
 mod fault;
+mod graph;
 mod policy;
 pub mod schema;
 pub mod schema_policy;

@@ -29,14 +29,7 @@ pub const DEFAULT_BREAKER_COUNT: [Outcome; 6] = [
 ];
 
 /// Kinds a breaker may never count: the callee did not fail, the caller's own request did.
-const NEVER_COUNTED: [Outcome; 6] = [
-    Outcome::Ok,
-    Outcome::Degraded,
-    Outcome::Invalid,
-    Outcome::BreakerOpen,
-    Outcome::BulkheadFull,
-    Outcome::Throttled,
-];
+const NEVER_COUNTED: [Outcome; 6] = Outcome::NOT_CALLEE_FAILURES;
 
 pub fn compile_policy(
     src: &Source,
