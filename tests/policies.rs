@@ -147,6 +147,8 @@ retry = { attempts = 3, backoff = "constant", base = "1ms", jitter = "none" }
 "#);
     let requests = metric(&m, "client.user.requests");
     assert_eq!(metric(&m, "service.c.arrivals"), 27.0 * requests);
+    assert_eq!(metric(&m, "service.c.attempts_per_request"), 27.0);
+    assert_eq!(metric(&m, "service.a.attempts_per_request"), 3.0);
     assert_eq!(metric(&m, "service.b.arrivals"), 9.0 * requests);
     for edge in ["user.a", "a.b", "b.c"] {
         assert_eq!(

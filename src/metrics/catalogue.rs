@@ -102,6 +102,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
     ),
     doc("service.<s>.throughput_rps", "1/s", "served per second"),
     doc(
+        "service.<s>.attempts_per_request",
+        "ratio",
+        "attempts that reached the service per logical request of all clients: end-to-end amplification",
+    ),
+    doc(
         "service.<s>.utilization",
         "ratio",
         "time-average share of all workers that are busy",

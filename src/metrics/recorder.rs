@@ -23,6 +23,8 @@ pub struct Recorder {
     pub breakers_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     prefixes: (Vec<String>, Vec<String>, Vec<String>),
+    /// Per service, the clients whose calls can reach it.
+    reach: Vec<Vec<usize>>,
     bucket_ns: u64,
     bucket_start: u64,
     warmup: u64,
@@ -69,6 +71,7 @@ impl Recorder {
             services,
             edges,
             prefixes,
+            reach: reaching_clients(model),
             bucket_ns: model.bucket,
             bucket_start: 0,
             warmup: model.warmup,
@@ -125,6 +128,7 @@ impl Recorder {
     fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
         emit_entities(
             &self.prefixes,
+            &self.reach,
             &self.clients,
             &self.services,
             &self.edges,
@@ -143,6 +147,7 @@ impl Recorder {
         let duration = self.end - self.warmup;
         emit_entities(
             &self.prefixes,
+            &self.reach,
             &self.totals.0,
             &self.totals.1,
             &self.totals.2,
@@ -166,6 +171,7 @@ fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
 
 fn emit_entities(
     prefixes: &(Vec<String>, Vec<String>, Vec<String>),
+    reach: &[Vec<usize>],
     clients: &[ClientAcc],
     services: &[ServiceAcc],
     edges: &[EdgeAcc],
@@ -185,10 +191,42 @@ fn emit_entities(
     for (p, a) in prefixes.0.iter().zip(clients) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
-    for (p, a) in prefixes.1.iter().zip(services) {
-        with_prefix(p, &mut |e| a.emit(span, e));
+    // End-to-end amplification: attempts reaching each service per request of the clients
+    // whose calls can reach it (so an unrelated client changes nothing).
+    for ((p, a), reaching) in prefixes.1.iter().zip(services).zip(reach) {
+        let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
+        let per_request = if requests > 0 {
+            a.arrivals as f64 / requests as f64
+        } else {
+            0.0
+        };
+        with_prefix(p, &mut |e| {
+            a.emit(span, e);
+            e("attempts_per_request", per_request);
+        });
     }
     for (p, a) in prefixes.2.iter().zip(edges) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
+}
+
+/// For each service, the clients from which a chain of calls (or fallbacks) leads to it.
+fn reaching_clients(model: &Model) -> Vec<Vec<usize>> {
+    let mut reach = vec![Vec::new(); model.services.len()];
+    for (c, client) in model.clients.iter().enumerate() {
+        let mut seen = vec![false; model.services.len()];
+        let mut stack = vec![client.call.to];
+        stack.extend(client.call.fallback.map(|f| model.fallbacks[f].to));
+        while let Some(s) = stack.pop() {
+            if std::mem::replace(&mut seen[s], true) {
+                continue;
+            }
+            reach[s].push(c);
+            for call in model.services[s].steps.iter().flatten() {
+                stack.push(call.to);
+                stack.extend(call.fallback.map(|f| model.fallbacks[f].to));
+            }
+        }
+    }
+    reach
 }
