@@ -1,0 +1,48 @@
+//! Every policy, fault and service setting in one scenario, over several seeds: the run must
+//! finish, and every client's and edge's outcomes must add up.
+
+mod common;
+use common::metric;
+
+#[test]
+fn every_feature_at_once_runs_and_its_counts_add_up() {
+    for seed in 1..=4 {
+        let seed_override = cascade::scenario::Override {
+            path: "scenario.seed".into(),
+            value: seed.to_string(),
+        };
+        let model = cascade::scenario::load(
+            std::path::Path::new("scenarios/all-features.toml"),
+            &[seed_override],
+        )
+        .unwrap();
+        let m = cascade::simulate(&model).metrics;
+        for prefix in [
+            "client.web",
+            "client.batch",
+            "edge.gw.auth",
+            "edge.gw.db",
+            "edge.gw.reco",
+        ] {
+            let started = if prefix.starts_with("client") {
+                metric(&m, &format!("{prefix}.requests"))
+            } else {
+                metric(&m, &format!("{prefix}.calls"))
+            };
+            let errors: f64 = cascade::model::Outcome::failures()
+                .iter()
+                .map(|o| metric(&m, &format!("{prefix}.errors.{}", o.name())))
+                .sum();
+            let ended = metric(&m, &format!("{prefix}.success")) + errors;
+            // Ended within a few hundred of those started: some straddle the warm-up or the end.
+            assert!(
+                (ended - started).abs() <= 0.02 * started + 300.0,
+                "seed {seed} {prefix}: {ended} vs {started}"
+            );
+        }
+        assert!(metric(&m, "client.web.success_ratio") > 0.5, "seed {seed}");
+        assert!(
+            metric(&m, "edge.gw.reco.fallbacks") > 0.0 && metric(&m, "edge.gw.auth.hedges") > 0.0
+        );
+    }
+}
