@@ -17,6 +17,7 @@
 //! * Every change of state starts a new epoch; a result is recorded only in the epoch its call
 //!   was let through in, so a late answer from before a trip is never taken for a probe.
 
+use super::window::SlidingCounts;
 use crate::model::Outcome;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,19 +72,22 @@ pub struct Breaker {
     /// Bumped on every change of state.
     epoch: u32,
     consecutive: u32,
-    /// Count window: ring of (failed, slow) for the last n calls.
+    /// Count window: ring of (failed, slow) for the last n calls, and how many of the live
+    /// entries failed and were slow (kept up to date, not recounted).
     ring: Vec<(bool, bool)>,
     ring_pos: usize,
     ring_len: usize,
-    /// Time window: (bucket number, calls, failures, slow) per slot.
-    buckets: [(u64, u32, u32, u32); 10],
+    ring_failures: u32,
+    ring_slows: u32,
+    /// Time window: calls, failures and slow calls.
+    buckets: SlidingCounts<3>,
 }
 
 impl Breaker {
     pub fn new(cfg: BreakerConfig) -> Breaker {
-        let ring = match cfg.window {
-            Window::Calls(n) => vec![(false, false); n as usize],
-            Window::Time(_) => Vec::new(),
+        let (ring, window_ns) = match cfg.window {
+            Window::Calls(n) => (vec![(false, false); n as usize], 1),
+            Window::Time(w) => (Vec::new(), w),
         };
         Breaker {
             next_open: cfg.open,
@@ -94,7 +98,9 @@ impl Breaker {
             ring,
             ring_pos: 0,
             ring_len: 0,
-            buckets: [(u64::MAX, 0, 0, 0); 10],
+            ring_failures: 0,
+            ring_slows: 0,
+            buckets: SlidingCounts::new(window_ns),
         }
     }
 
@@ -244,36 +250,35 @@ impl Breaker {
         self.consecutive = 0;
         self.ring_pos = 0;
         self.ring_len = 0;
-        self.buckets = [(u64::MAX, 0, 0, 0); 10];
+        self.ring_failures = 0;
+        self.ring_slows = 0;
+        self.buckets.clear();
     }
 
     /// Adds a result to the window; returns (calls, failures, slow calls) in it.
     fn push(&mut self, now: u64, failed: bool, slow: bool) -> (u32, u32, u32) {
         match self.cfg.window {
             Window::Calls(n) => {
+                // The ring fills from slot 0 after every reset: an entry is live (and leaves as
+                // the new one comes in) once the ring is full.
+                if self.ring_len == n as usize {
+                    let (old_failed, old_slow) = self.ring[self.ring_pos];
+                    self.ring_failures -= u32::from(old_failed);
+                    self.ring_slows -= u32::from(old_slow);
+                }
                 self.ring[self.ring_pos] = (failed, slow);
+                self.ring_failures += u32::from(failed);
+                self.ring_slows += u32::from(slow);
                 self.ring_pos = (self.ring_pos + 1) % n as usize;
                 self.ring_len = (self.ring_len + 1).min(n as usize);
-                // The ring fills from slot 0 after every reset, so its first `ring_len` are live.
-                let live = &self.ring[..self.ring_len];
-                let failures = live.iter().filter(|(f, _)| *f).count() as u32;
-                let slows = live.iter().filter(|(_, s)| *s).count() as u32;
-                (self.ring_len as u32, failures, slows)
+                (self.ring_len as u32, self.ring_failures, self.ring_slows)
             }
-            Window::Time(w) => {
-                let width = (w / 10).max(1);
-                let b = now / width;
-                let slot = &mut self.buckets[(b % 10) as usize];
-                if slot.0 != b {
-                    *slot = (b, 0, 0, 0);
-                }
-                slot.1 += 1;
-                slot.2 += u32::from(failed);
-                slot.3 += u32::from(slow);
-                self.buckets
-                    .iter()
-                    .filter(|s| s.0 != u64::MAX && s.0 + 10 > b)
-                    .fold((0, 0, 0), |(c, f, s), x| (c + x.1, f + x.2, s + x.3))
+            Window::Time(_) => {
+                self.buckets.add(now, 0, 1.0);
+                self.buckets.add(now, 1, f64::from(u8::from(failed)));
+                self.buckets.add(now, 2, f64::from(u8::from(slow)));
+                let [calls, failures, slows] = self.buckets.totals(now);
+                (calls as u32, failures as u32, slows as u32)
             }
         }
     }

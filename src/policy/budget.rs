@@ -25,16 +25,19 @@ pub enum BudgetConfig {
     },
 }
 
-const SLOTS: usize = 10;
+use super::window::SlidingCounts;
+
+/// Counter indices of the ratio budget's window.
+const CALLS: usize = 0;
+const RETRIES: usize = 1;
 
 #[derive(Debug, Clone)]
 pub enum Budget {
     Ratio {
         ratio: f64,
         reserve: f64,
-        slot_ns: u64,
-        /// (slot number, calls, retries) per ring position.
-        slots: Box<[(u64, f64, f64); SLOTS]>,
+        /// Calls and retries over the window.
+        counts: Box<SlidingCounts<2>>,
     },
     TokenBucket {
         max: f64,
@@ -59,8 +62,7 @@ impl Budget {
             } => Budget::Ratio {
                 ratio,
                 reserve: min_per_s * window as f64 / 1e9,
-                slot_ns: (window / SLOTS as u64).max(1),
-                slots: Box::new([(u64::MAX, 0.0, 0.0); SLOTS]),
+                counts: Box::new(SlidingCounts::new(window)),
             },
             BudgetConfig::TokenBucket {
                 max_tokens,
@@ -82,7 +84,7 @@ impl Budget {
     /// A logical call starts.
     pub fn on_call(&mut self, now: u64) {
         match self {
-            Budget::Ratio { slot_ns, slots, .. } => slot_at(slots, *slot_ns, now).1 += 1.0,
+            Budget::Ratio { counts, .. } => counts.add(now, CALLS, 1.0),
             Budget::TokenBucket { .. } => {}
             Budget::Concurrency { active_calls, .. } => *active_calls += 1,
         }
@@ -112,18 +114,13 @@ impl Budget {
             Budget::Ratio {
                 ratio,
                 reserve,
-                slot_ns,
-                slots,
+                counts,
             } => {
-                let horizon = now / *slot_ns;
-                let (calls, retries) = slots
-                    .iter()
-                    .filter(|(n, _, _)| *n != u64::MAX && *n + SLOTS as u64 > horizon)
-                    .fold((0.0, 0.0), |(c, r), (_, sc, sr)| (c + sc, r + sr));
+                let [calls, retries] = counts.totals(now);
                 if retries + 1.0 > *ratio * calls + *reserve {
                     return false;
                 }
-                slot_at(slots, *slot_ns, now).2 += 1.0;
+                counts.add(now, RETRIES, 1.0);
                 true
             }
             Budget::TokenBucket { max, tokens, .. } => *tokens > *max / 2.0,
@@ -149,16 +146,6 @@ impl Budget {
             *active_retries = active_retries.saturating_sub(1);
         }
     }
-}
-
-/// The ring slot for `now`, cleared if it last held an older slot number.
-fn slot_at(slots: &mut [(u64, f64, f64); SLOTS], slot_ns: u64, now: u64) -> &mut (u64, f64, f64) {
-    let n = now / slot_ns;
-    let s = &mut slots[(n % SLOTS as u64) as usize];
-    if s.0 != n {
-        *s = (n, 0.0, 0.0);
-    }
-    s
 }
 
 #[cfg(test)]

@@ -8,3 +8,4 @@ pub mod bulkhead;
 pub mod hedge;
 pub mod retry;
 pub mod throttle;
+pub mod window;

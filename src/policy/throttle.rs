@@ -4,7 +4,10 @@
 //! `accepts` are attempts the backend took on (any answer but overloaded, shed, refused, or no
 //! answer in time). K = 2 is the book's value; lower K throttles harder.
 
-const SLOTS: usize = 10;
+use super::window::SlidingCounts;
+
+const REQUESTS: usize = 0;
+const ACCEPTS: usize = 1;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThrottleConfig {
@@ -16,28 +19,21 @@ pub struct ThrottleConfig {
 #[derive(Debug, Clone)]
 pub struct Throttle {
     k: f64,
-    slot_ns: u64,
-    /// (slot number, requests, accepts) per ring position.
-    slots: [(u64, f64, f64); SLOTS],
+    /// Requests and accepts over the window.
+    counts: SlidingCounts<2>,
 }
 
 impl Throttle {
     pub fn new(cfg: &ThrottleConfig) -> Throttle {
         Throttle {
             k: cfg.k,
-            slot_ns: (cfg.window / SLOTS as u64).max(1),
-            slots: [(u64::MAX, 0.0, 0.0); SLOTS],
+            counts: SlidingCounts::new(cfg.window),
         }
     }
 
     /// The rejection probability now, from the window's counts.
     pub fn reject_probability(&self, now: u64) -> f64 {
-        let horizon = now / self.slot_ns;
-        let (requests, accepts) = self
-            .slots
-            .iter()
-            .filter(|(n, _, _)| *n != u64::MAX && *n + SLOTS as u64 > horizon)
-            .fold((0.0, 0.0), |(r, a), (_, sr, sa)| (r + sr, a + sa));
+        let [requests, accepts] = self.counts.totals(now);
         ((requests - self.k * accepts) / (requests + 1.0)).max(0.0)
     }
 
@@ -45,22 +41,13 @@ impl Throttle {
     /// rejected locally. Either way it counts as a request.
     pub fn reject(&mut self, now: u64, u: f64) -> bool {
         let p = self.reject_probability(now);
-        self.slot(now).1 += 1.0;
+        self.counts.add(now, REQUESTS, 1.0);
         u < p
     }
 
     /// The backend accepted a request.
     pub fn accepted(&mut self, now: u64) {
-        self.slot(now).2 += 1.0;
-    }
-
-    fn slot(&mut self, now: u64) -> &mut (u64, f64, f64) {
-        let n = now / self.slot_ns;
-        let s = &mut self.slots[(n % SLOTS as u64) as usize];
-        if s.0 != n {
-            *s = (n, 0.0, 0.0);
-        }
-        s
+        self.counts.add(now, ACCEPTS, 1.0);
     }
 }
 

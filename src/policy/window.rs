@@ -1,0 +1,71 @@
+//! A sliding window of counters over virtual time: ten slots of a tenth of the window each,
+//! aligned to multiples of the slot width. The retry budget, the adaptive throttle and the
+//! breaker's time window all count this way.
+
+const SLOTS: usize = 10;
+
+/// `K` counters per slot, summed over the slots still inside the window.
+#[derive(Debug, Clone)]
+pub struct SlidingCounts<const K: usize> {
+    width: u64,
+    /// (slot number, counters) per ring position; `u64::MAX` marks a slot never used.
+    slots: [(u64, [f64; K]); SLOTS],
+}
+
+impl<const K: usize> SlidingCounts<K> {
+    pub fn new(window: u64) -> Self {
+        SlidingCounts {
+            width: (window / SLOTS as u64).max(1),
+            slots: [(u64::MAX, [0.0; K]); SLOTS],
+        }
+    }
+
+    /// Adds `amount` to counter `k` of the slot holding `now`.
+    pub fn add(&mut self, now: u64, k: usize, amount: f64) {
+        let n = now / self.width;
+        let slot = &mut self.slots[(n % SLOTS as u64) as usize];
+        if slot.0 != n {
+            *slot = (n, [0.0; K]);
+        }
+        slot.1[k] += amount;
+    }
+
+    /// Each counter summed over the window ending at `now`.
+    pub fn totals(&self, now: u64) -> [f64; K] {
+        let current = now / self.width;
+        let mut sum = [0.0; K];
+        for (n, counts) in &self.slots {
+            if *n != u64::MAX && *n + SLOTS as u64 > current {
+                for (s, c) in sum.iter_mut().zip(counts) {
+                    *s += c;
+                }
+            }
+        }
+        sum
+    }
+
+    pub fn clear(&mut self) {
+        self.slots = [(u64::MAX, [0.0; K]); SLOTS];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_inside_the_window_and_forgets_what_left_it() {
+        let mut w = SlidingCounts::<2>::new(10);
+        w.add(0, 0, 1.0);
+        w.add(5, 1, 2.0);
+        assert_eq!(w.totals(9), [1.0, 2.0]);
+        // At 10 the slot of time 0 has left; slot 5 stays until 15.
+        assert_eq!(w.totals(10), [0.0, 2.0]);
+        assert_eq!(w.totals(15), [0.0, 0.0]);
+        // A reused ring position starts from zero.
+        w.add(20, 0, 3.0);
+        assert_eq!(w.totals(20), [3.0, 0.0]);
+        w.clear();
+        assert_eq!(w.totals(20), [0.0, 0.0]);
+    }
+}
