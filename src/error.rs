@@ -103,6 +103,13 @@ fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 
+/// ` (did you mean `x`?)` for the closest candidate, or nothing: ready to append to a message.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, candidates)
+        .map(|b| format!(" (did you mean `{b}`?)"))
+        .unwrap_or_default()
+}
+
 /// Levenshtein distance over characters.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -4,7 +4,7 @@
 use super::dist::compile_dist;
 use super::document::Source;
 use super::schema::*;
-use crate::error::closest;
+use crate::error::did_you_mean;
 use crate::model::{
     self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule,
 };
@@ -250,9 +250,7 @@ impl Ctx<'_> {
                     let mut names: Vec<&str> =
                         Outcome::failures().iter().map(|o| o.name()).collect();
                     names.push("propagate");
-                    let hint = closest(name, names.iter().copied())
-                        .map(|b| format!(" (did you mean `{b}`?)"))
-                        .unwrap_or_default();
+                    let hint = did_you_mean(name, names.iter().copied());
                     return Err(self.src.error_at(
                         &format!("{path}.fail_as"),
                         format!(
@@ -413,9 +411,7 @@ impl Ctx<'_> {
             return Ok(Policy::default());
         };
         let Some(p) = self.raw.policy.get(name) else {
-            let hint = closest(name, self.raw.policy.keys().map(String::as_str))
-                .map(|b| format!(" (did you mean `{b}`?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(name, self.raw.policy.keys().map(String::as_str));
             return Err(self.src.error_at(path, format!("no [policy.{name}]{hint}")));
         };
         super::policy::compile_policy(self.src, name, p, &self.service_ids)
@@ -423,9 +419,7 @@ impl Ctx<'_> {
 
     fn service_id(&self, path: &str, name: &str) -> Res<usize> {
         self.service_ids.get(name).copied().ok_or_else(|| {
-            let hint = closest(name, self.service_ids.keys().map(String::as_str))
-                .map(|b| format!(" (did you mean `{b}`?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(name, self.service_ids.keys().map(String::as_str));
             self.src
                 .error_at(path, format!("no service named `{name}`{hint}"))
         })

@@ -1,7 +1,7 @@
 //! Turns a written distribution (`"5ms"` or `{ dist = ..., ... }`) into a `Latency`.
 
 use super::schema::{RawDist, RawDistTable};
-use crate::error::closest;
+use crate::error::did_you_mean;
 use crate::model::Latency;
 
 const KINDS: [&str; 10] = [
@@ -28,9 +28,7 @@ pub fn compile_dist(raw: &RawDist) -> Result<Latency, String> {
 fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> {
     let kind = t.dist.as_str();
     if !KINDS.contains(&kind) {
-        let hint = closest(kind, KINDS)
-            .map(|b| format!(" (did you mean `{b}`?)"))
-            .unwrap_or_default();
+        let hint = did_you_mean(kind, KINDS);
         return Err(format!(
             "unknown dist `{kind}`{hint}; valid: {}",
             KINDS.join(", ")

@@ -1,7 +1,7 @@
 //! The scenario text as a TOML document: parsing, `--set` overrides by path, and the map from
 //! byte offsets to field paths (and back) that lets every error name its line and field.
 
-use crate::error::{ScenarioError, closest};
+use crate::error::{ScenarioError, closest, did_you_mean};
 use std::ops::Range;
 use toml_edit::{DocumentMut, Item, TableLike, Value};
 
@@ -423,9 +423,7 @@ fn find_element(names: &[String], seg: &str, what: &str) -> Result<usize, String
 }
 
 fn no_element(what: &str, seg: &str, names: &[String]) -> String {
-    let hint = closest(seg, names.iter().map(String::as_str))
-        .map(|b| format!(" (did you mean `{b}`?)"))
-        .unwrap_or_default();
+    let hint = did_you_mean(seg, names.iter().map(String::as_str));
     format!(
         "`{what}` has no entry named `{seg}`{hint}; it has: {}",
         names.join(", ")

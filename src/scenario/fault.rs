@@ -3,7 +3,7 @@
 use super::dist::compile_dist;
 use super::document::{Located, Source};
 use super::schema::{FaultKind, OutageMode, RawFault};
-use crate::error::closest;
+use crate::error::did_you_mean;
 use crate::fault::{Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
@@ -81,9 +81,7 @@ pub fn compile_fault(
                     _ => {
                         let valid: Vec<&str> =
                             Outcome::failures().iter().map(|o| o.name()).collect();
-                        let hint = closest(name, valid.iter().copied())
-                            .map(|b| format!(" (did you mean `{b}`?)"))
-                            .unwrap_or_default();
+                        let hint = did_you_mean(name, valid.iter().copied());
                         return Err(src.error_at(
                             &at("error"),
                             format!(
@@ -123,9 +121,7 @@ fn resolve_target(
 ) -> Located<Target> {
     let service = |name: &str| {
         services.iter().position(|s| s.name == name).ok_or_else(|| {
-            let hint = closest(name, services.iter().map(|s| s.name.as_str()))
-                .map(|b| format!(" (did you mean `{b}`?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(name, services.iter().map(|s| s.name.as_str()));
             src.error_at(path, format!("no service named `{name}`{hint}"))
         })
     };

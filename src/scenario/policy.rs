@@ -4,7 +4,7 @@
 use super::document::{Located, Source};
 use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
-use crate::error::closest;
+use crate::error::did_you_mean;
 use crate::model::{
     BreakerPolicy, Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleConfig,
 };
@@ -404,9 +404,7 @@ fn outcomes(
                     .filter(|o| !forbidden.contains(o))
                     .map(|o| o.name())
                     .collect();
-                let hint = closest(n, valid.iter().copied())
-                    .map(|b| format!(" (did you mean `{b}`?)"))
-                    .unwrap_or_default();
+                let hint = did_you_mean(n, valid.iter().copied());
                 Err(src.error_at(
                     path,
                     format!("unknown outcome `{n}`{hint}; valid: {}", valid.join(", ")),
@@ -466,9 +464,7 @@ fn compile_fallback(
                 ));
             }
             let service = services.get(name).copied().ok_or_else(|| {
-                let hint = closest(name, services.keys().map(String::as_str))
-                    .map(|b| format!(" (did you mean `{b}`?)"))
-                    .unwrap_or_default();
+                let hint = did_you_mean(name, services.keys().map(String::as_str));
                 src.error_at(
                     &format!("{at}.to"),
                     format!("no service named `{name}`{hint}"),
