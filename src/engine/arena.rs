@@ -76,15 +76,32 @@ impl<T> Arena<T> {
 
     /// Frees the slot; later references with this generation no longer resolve.
     pub fn remove(&mut self, r: Ref) -> Option<T> {
+        let value = self.live_slot(r)?.value.take();
+        self.release(r.index);
+        value
+    }
+
+    /// Frees the slot like `remove`, dropping the value in place: a caller that has already
+    /// read what it needs saves moving a large value out. Returns whether `r` was live.
+    pub fn free(&mut self, r: Ref) -> bool {
+        let Some(slot) = self.live_slot(r) else {
+            return false;
+        };
+        slot.value = None;
+        self.release(r.index);
+        true
+    }
+
+    fn live_slot(&mut self, r: Ref) -> Option<&mut Slot<T>> {
         let slot = self.slots.get_mut(r.index as usize)?;
-        if slot.generation != r.generation {
-            return None;
-        }
-        let value = slot.value.take()?;
+        (slot.generation == r.generation && slot.value.is_some()).then_some(slot)
+    }
+
+    fn release(&mut self, index: u32) {
+        let slot = &mut self.slots[index as usize];
         slot.generation = slot.generation.checked_add(1).unwrap_or(NonZeroU32::MIN);
-        self.free.push(r.index);
+        self.free.push(index);
         self.live -= 1;
-        Some(value)
     }
 
     /// Values currently held.
@@ -122,7 +139,10 @@ mod tests {
             "stale reference does not see the new value"
         );
         assert_eq!(a.remove(r1), None);
+        assert!(!a.free(r1), "a stale reference frees nothing");
         assert_eq!(a.len(), 1);
+        assert!(a.free(r2));
+        assert_eq!((a.get(r2), a.len()), (None, 0));
         assert_eq!(a.capacity(), 1);
     }
 }

@@ -169,10 +169,9 @@ impl Simulation {
 
     pub(super) fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
-        let call = self.calls.remove(cr).expect("finishing a live call");
-        if let Some(op) = call.op {
-            self.release_op(op, true);
-        }
+        // Read in place and freed after: a call is too large to move out cheaply.
+        let call = self.calls.get(cr).expect("finishing a live call");
+        let (op, parent, started) = (call.op, call.parent, call.started);
         let spec = spec_of(&self.model, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         let wraps_call = spec
@@ -181,7 +180,7 @@ impl Simulation {
             .as_ref()
             .is_some_and(|b| b.wraps == Wraps::Call);
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            end_call_in_policies(state, &mut self.queue, now, cr, &call);
+            end_call_in_policies(state, &mut self.queue, now, cr, call);
             let transition = match call.breaker {
                 Some(i) if wraps_call => state.breakers[i as usize].record(
                     now,
@@ -194,11 +193,13 @@ impl Simulation {
             };
             book_breaker(&mut self.rec, edge, self.now, transition);
         }
+        self.calls.free(cr);
+        if let Some(op) = op {
+            self.release_op(op, true);
+        }
         self.rec.edges[edge].outcomes.record(outcome);
-        match call.parent {
-            Parent::Client { client, user } => {
-                self.client_done(client, user, call.started, outcome)
-            }
+        match parent {
+            Parent::Client { client, user } => self.client_done(client, user, started, outcome),
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
             Parent::Fallback(original) => self.fallback_done(original, outcome),
         }
@@ -220,16 +221,17 @@ impl Simulation {
         if let Some(fallback) = self.calls.get_mut(cr).and_then(|c| c.fallback_call.take()) {
             self.drop_call(fallback);
         }
-        let call = self.calls.remove(cr).expect("live");
-        if let Some(op) = call.op {
-            self.release_op(op, true);
+        let call = self.calls.get(cr).expect("live");
+        let op = call.op;
+        if let Some(state) = self.policies.get_mut(call.slot as usize) {
+            end_call_in_policies(state, &mut self.queue, now, cr, call);
+            if let Some(i) = call.breaker {
+                state.breakers[i as usize].release_unused(call.breaker_epoch);
+            }
         }
-        let Some(state) = self.policies.get_mut(call.slot as usize) else {
-            return;
-        };
-        end_call_in_policies(state, &mut self.queue, now, cr, &call);
-        if let Some(i) = call.breaker {
-            state.breakers[i as usize].release_unused(call.breaker_epoch);
+        self.calls.free(cr);
+        if let Some(op) = op {
+            self.release_op(op, true);
         }
     }
 

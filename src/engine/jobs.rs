@@ -265,8 +265,11 @@ impl Simulation {
 
     pub(super) fn deliver_reply(&mut self, jr: Ref) {
         let now = self.now;
-        let job = self.free_job(jr);
-        let Some(call) = self.calls.get_mut(job.caller) else {
+        let job = self.jobs.get(jr).expect("replying job");
+        let (caller, sent, outcome, retry_after) =
+            (job.caller, job.sent, job.outcome, job.retry_after);
+        self.free_job(jr);
+        let Some(call) = self.calls.get_mut(caller) else {
             return;
         };
         // Is the caller still waiting for this job: the attempt itself, or one of its hedges?
@@ -284,25 +287,25 @@ impl Simulation {
             .get_mut(call.slot as usize)
             .and_then(|s| s.hedge.as_mut())
         {
-            tracker.record(now, now - job.sent);
+            tracker.record(now, now - sent);
         }
-        if job.outcome.is_success() || !others {
+        if outcome.is_success() || !others {
             // The first success wins (or the last failure stands): stop waiting for the rest.
             if others {
-                self.abandon_attempt_jobs(job.caller);
+                self.abandon_attempt_jobs(caller);
             }
-            self.finish_attempt(job.caller, job.outcome, job.retry_after);
+            self.finish_attempt(caller, outcome, retry_after);
         }
         // A failed copy while others still run: wait for them.
     }
 
     /// Removes a finished or abandoned job, releasing its hold on its operation's record.
-    pub(super) fn free_job(&mut self, jr: Ref) -> Job {
-        let job = self.jobs.remove(jr).expect("freeing a live job");
-        if let Some(op) = job.op {
+    pub(super) fn free_job(&mut self, jr: Ref) {
+        let op = self.jobs.get(jr).expect("freeing a live job").op;
+        self.jobs.free(jr);
+        if let Some(op) = op {
             self.release_op(op, false);
         }
-        job
     }
 
     /// One holder of an operation record let go: a job (`call_done` false) or its call.

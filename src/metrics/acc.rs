@@ -3,6 +3,7 @@
 //! when the bucket closes, so per-bucket counts add up to the summary's by construction.
 
 use super::hist::LatencyHist;
+use super::level::Area;
 use crate::model::outcome::{OUTCOME_COUNT, Outcome};
 
 /// Receives `(metric suffix, value)` pairs in a fixed order.
@@ -112,8 +113,8 @@ pub struct ServiceAcc {
     pub sojourn_sum_ns: f64,
     /// Integrals over time (ns × count) of busy workers and of queued requests. A request in
     /// the system is in exactly one of the two, so their sum integrates the number in system.
-    pub busy_area: f64,
-    pub queue_area: f64,
+    pub busy_area: Area,
+    pub queue_area: Area,
     pub wasted_ns: f64,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
@@ -143,8 +144,8 @@ impl ServiceAcc {
         self.shed = [0; 4];
         self.wait.reset();
         self.sojourn_sum_ns = 0.0;
-        self.busy_area = 0.0;
-        self.queue_area = 0.0;
+        self.busy_area = 0;
+        self.queue_area = 0;
         self.wasted_ns = 0.0;
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
@@ -165,7 +166,10 @@ impl ServiceAcc {
             emit(name, n as f64);
         }
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));
-        emit("utilization", ratio(self.busy_area, self.capacity * span));
+        emit(
+            "utilization",
+            ratio(self.busy_area as f64, self.capacity * span),
+        );
         emit("wait_mean_ms", self.wait.mean_ms());
         emit("wait_p99_ms", self.wait.quantile_ms(0.99));
         emit(
@@ -174,9 +178,9 @@ impl ServiceAcc {
         );
         emit(
             "in_system_mean",
-            ratio(self.busy_area + self.queue_area, span),
+            ratio((self.busy_area + self.queue_area) as f64, span),
         );
-        emit("queue_mean", ratio(self.queue_area, span));
+        emit("queue_mean", ratio(self.queue_area as f64, span));
         emit("wasted_work_s", self.wasted_ns / 1e9);
     }
 }
@@ -196,7 +200,7 @@ pub struct EdgeAcc {
     pub duplicates: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
-    pub breaker_open_area: f64,
+    pub breaker_open_area: Area,
 }
 
 impl EdgeAcc {
@@ -236,6 +240,6 @@ impl EdgeAcc {
         emit("fallbacks", self.fallbacks as f64);
         emit("duplicates", self.duplicates as f64);
         emit("breaker_opens", self.breaker_opens as f64);
-        emit("breaker_open_s", self.breaker_open_area / 1e9);
+        emit("breaker_open_s", self.breaker_open_area as f64 / 1e9);
     }
 }
