@@ -80,6 +80,7 @@ impl Simulation {
             breaker: None,
             breaker_epoch: 0,
             holds_permit: false,
+            limit_inflight: 0,
             retry_active: false,
             last_delay: 0,
             instance: 0,
@@ -133,8 +134,10 @@ impl Simulation {
             return;
         }
         let (to, edge) = (spec.to, spec.edge);
-        let guarded =
-            policy.breaker.is_some() || policy.bulkhead.is_some() || policy.throttle.is_some();
+        let guarded = policy.breaker.is_some()
+            || policy.bulkhead.is_some()
+            || policy.throttle.is_some()
+            || policy.limit.is_some();
         let instance = self.pick_instance(to);
         if !guarded {
             self.send_attempt(cr, instance);
@@ -169,6 +172,16 @@ impl Simulation {
                 self.finish_call(cr, Outcome::Throttled);
                 return;
             }
+        }
+        if let Some(limiter) = self.policy_mut(slot).and_then(|p| p.limit.as_mut()) {
+            if !limiter.try_acquire() {
+                self.rec.edges[edge].limited += 1;
+                self.release_unused_breaker(cr);
+                self.finish_call(cr, Outcome::Limited);
+                return;
+            }
+            let inflight = limiter.inflight();
+            self.calls.get_mut(cr).expect("live").limit_inflight = inflight;
         }
         if let Some(bulkhead) = self.policy_mut(slot).and_then(|p| p.bulkhead.as_mut()) {
             match bulkhead.acquire((cr, attempt)) {

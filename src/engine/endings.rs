@@ -18,6 +18,7 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         let took = now - call.attempt_started;
         let holds_permit = std::mem::take(&mut call.holds_permit);
+        let limit_inflight = std::mem::take(&mut call.limit_inflight);
         let was_retry = std::mem::take(&mut call.retry_active);
         let (slot, spec_id, attempt, deadline, last_delay) = (
             call.slot,
@@ -53,6 +54,22 @@ impl Simulation {
                     attempt: next_attempt,
                 },
             );
+        }
+        if limit_inflight > 0
+            && let Some(limiter) = state.limit.as_mut()
+        {
+            let before = limiter.limit();
+            match limit_sample(outcome) {
+                Some(dropped) => {
+                    let u = crate::random::unit(&mut state.limit_rng);
+                    limiter.release(now, took, limit_inflight, dropped, u);
+                }
+                None => limiter.ignore(),
+            }
+            let delta = i64::from(limiter.limit()) - i64::from(before);
+            if delta != 0 {
+                self.rec.limits[edge].add(now, delta, &mut self.rec.edges[edge].limit_area);
+            }
         }
         let accepted = !matches!(
             outcome,
@@ -310,10 +327,39 @@ fn end_call_in_policies(
             );
         }
     }
+    if call.limit_inflight > 0
+        && let Some(limiter) = state.limit.as_mut()
+    {
+        // Ended without an answer to learn from (its parent was cancelled, or a bulkhead
+        // behind the limit turned it away).
+        limiter.ignore();
+    }
     if let Some(b) = state.budget.as_mut() {
         if call.retry_active {
             b.on_retry_end();
         }
         b.on_call_end();
+    }
+}
+
+/// What an attempt's outcome tells an adaptive limit: a sample (`Some(dropped)`), or nothing.
+/// As in concurrency-limits' gRPC and servlet integrations: an answer is a sample; a timeout or
+/// an overload answer (429, shed, refused, unavailable) is a drop, the congestion signal; a
+/// request the callee judged bad (`invalid`) or an internal error says nothing of capacity.
+fn limit_sample(outcome: Outcome) -> Option<bool> {
+    match outcome {
+        Outcome::Ok | Outcome::Degraded => Some(false),
+        Outcome::Timeout
+        | Outcome::DeadlineExceeded
+        | Outcome::Overloaded
+        | Outcome::Shed
+        | Outcome::Refused
+        | Outcome::Unavailable => Some(true),
+        Outcome::Internal
+        | Outcome::Invalid
+        | Outcome::BreakerOpen
+        | Outcome::BulkheadFull
+        | Outcome::Throttled
+        | Outcome::Limited => None,
     }
 }

@@ -8,11 +8,21 @@ use crate::model::{BreakerScope, CallSpec, Model};
 use crate::policy::breaker::Breaker;
 use crate::policy::budget::Budget;
 use crate::policy::bulkhead::Bulkhead;
+use crate::policy::limit::Limiter;
 
-/// The states, and for each call spec the index of its first state (`NO_SLOT` for none).
-pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
+/// The policy states of a model.
+pub struct Layout {
+    pub states: Vec<PolicyState>,
+    /// For each call spec, the index of its first state (`NO_SLOT` for none).
+    pub base: Vec<u32>,
+    /// Per edge, the sum of its adaptive limits' initial values (the `limit_mean` level).
+    pub initial_limits: Vec<u64>,
+}
+
+pub fn build(model: &Model) -> Layout {
     let mut states = Vec::new();
     let mut base = vec![NO_SLOT; model.call_specs];
+    let mut initial_limits = vec![0; model.edges.len()];
     // Two call paths on one edge (a service calling the same callee twice) draw apart.
     let mut seen_on_edge = vec![0u32; model.edges.len()];
     let client_specs = model.clients.iter().map(|c| (&c.call, 1));
@@ -34,14 +44,18 @@ pub fn build(model: &Model) -> (Vec<PolicyState>, Vec<u32>) {
         let path = seen_on_edge[spec.edge];
         seen_on_edge[spec.edge] += 1;
         for caller in 0..callers {
-            states.push(new_state(
-                model,
-                spec,
-                &format!("edge.{edge}/{path}#{caller}"),
-            ));
+            let state = new_state(model, spec, &format!("edge.{edge}/{path}#{caller}"));
+            if let Some(l) = &state.limit {
+                initial_limits[spec.edge] += u64::from(l.limit());
+            }
+            states.push(state);
         }
     }
-    (states, base)
+    Layout {
+        states,
+        base,
+        initial_limits,
+    }
 }
 
 fn keeps_state(spec: &CallSpec) -> bool {
@@ -50,6 +64,7 @@ fn keeps_state(spec: &CallSpec) -> bool {
         || p.breaker.is_some()
         || p.bulkhead.is_some()
         || p.throttle.is_some()
+        || p.limit.is_some()
         || p.hedge.is_some()
 }
 
@@ -76,6 +91,8 @@ fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
             .as_ref()
             .map(crate::policy::throttle::Throttle::new),
         throttle_rng: stream(model.seed, name, "throttle"),
+        limit: p.limit.as_ref().map(Limiter::new),
+        limit_rng: stream(model.seed, name, "limit"),
         hedge: p
             .hedge
             .as_ref()

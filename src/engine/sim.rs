@@ -85,12 +85,17 @@ impl Simulation {
             .iter()
             .map(|e| stream(seed, &format!("edge.{}", e.name), "latency"))
             .collect();
-        let (policies, policy_base) = super::policy_state::build(&model);
+        let layout = super::policy_state::build(&model);
+        let mut rec = Recorder::new(&model);
+        for (level, &initial) in rec.limits.iter_mut().zip(&layout.initial_limits) {
+            let mut unused = 0;
+            level.add(0, initial as i64, &mut unused);
+        }
         let faults = super::faults::FaultIndex::new(&model);
         let mut sim = Simulation {
             faults,
-            policies,
-            policy_base,
+            policies: layout.states,
+            policy_base: layout.base,
             now: 0,
             end: model.end(),
             queue: EventQueue::default(),
@@ -100,7 +105,7 @@ impl Simulation {
             clients,
             services,
             edge_rngs,
-            rec: Recorder::new(&model),
+            rec,
             events: 0,
             model,
         };

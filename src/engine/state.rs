@@ -74,6 +74,9 @@ pub struct Call {
     pub breaker: Option<u32>,
     pub breaker_epoch: u32,
     pub holds_permit: bool,
+    /// The adaptive limit's count of calls in flight when this attempt took its permit (the
+    /// library's sample `inflight`); 0 while it holds none.
+    pub limit_inflight: u32,
     /// The current attempt is a retry counted by a concurrency budget.
     pub retry_active: bool,
     /// The last backoff, which decorrelated jitter grows from.
@@ -218,5 +221,8 @@ pub struct PolicyState {
     pub hedge_budget: Option<crate::policy::budget::Budget>,
     /// Draws for throttling decisions, apart from jitter so neither shifts the other.
     pub throttle_rng: Stream,
+    pub limit: Option<crate::policy::limit::Limiter>,
+    /// Draws for the Vegas limit's probe jitter.
+    pub limit_rng: Stream,
     pub jitter_rng: Stream,
 }

@@ -57,6 +57,7 @@ pub fn error_metric(o: Outcome) -> &'static str {
         Outcome::BulkheadFull => "errors.bulkhead_full",
         Outcome::Throttled => "errors.throttled",
         Outcome::Shed => "errors.shed",
+        Outcome::Limited => "errors.limited",
     }
 }
 
@@ -195,12 +196,15 @@ pub struct EdgeAcc {
     pub rejected_bulkhead: u64,
     pub budget_exhausted: u64,
     pub throttled: u64,
+    pub limited: u64,
     pub fallbacks: u64,
     pub hedges: u64,
     pub duplicates: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
     pub breaker_open_area: Area,
+    /// Integral over time (ns × permits) of the adaptive concurrency limits on the edge.
+    pub limit_area: Area,
 }
 
 impl EdgeAcc {
@@ -213,6 +217,8 @@ impl EdgeAcc {
         self.rejected_bulkhead += o.rejected_bulkhead;
         self.budget_exhausted += o.budget_exhausted;
         self.throttled += o.throttled;
+        self.limited += o.limited;
+        self.limit_area += o.limit_area;
         self.fallbacks += o.fallbacks;
         self.hedges += o.hedges;
         self.duplicates += o.duplicates;
@@ -222,7 +228,7 @@ impl EdgeAcc {
     pub fn reset(&mut self) {
         *self = EdgeAcc::default();
     }
-    pub fn emit(&self, _span_ns: u64, emit: Emit) {
+    pub fn emit(&self, span_ns: u64, emit: Emit) {
         emit("calls", self.calls as f64);
         emit("attempts", self.attempts as f64);
         emit("retries", self.retries as f64);
@@ -237,6 +243,8 @@ impl EdgeAcc {
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);
         emit("budget_exhausted", self.budget_exhausted as f64);
         emit("throttled", self.throttled as f64);
+        emit("limited", self.limited as f64);
+        emit("limit_mean", ratio(self.limit_area as f64, span_ns as f64));
         emit("fallbacks", self.fallbacks as f64);
         emit("duplicates", self.duplicates as f64);
         emit("breaker_opens", self.breaker_opens as f64);

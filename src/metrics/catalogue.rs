@@ -192,6 +192,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "retries the retry budget refused (the call failed instead)",
     ),
     doc(
+        "edge.<from>.<to>.limited",
+        "count",
+        "attempts the caller's adaptive concurrency limit rejected locally",
+    ),
+    doc(
+        "edge.<from>.<to>.limit_mean",
+        "permits",
+        "time-average of the adaptive concurrency limit, summed over the caller's instances",
+    ),
+    doc(
         "edge.<from>.<to>.throttled",
         "count",
         "attempts the caller's adaptive throttle rejected locally",

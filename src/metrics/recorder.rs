@@ -21,6 +21,8 @@ pub struct Recorder {
     pub levels: Vec<ServiceLevels>,
     /// Per edge: how many of its breakers are open.
     pub breakers_open: Vec<Level>,
+    /// Sum of the adaptive concurrency limits on each edge.
+    pub limits: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     prefixes: (Vec<String>, Vec<String>, Vec<String>),
     /// Per service, the clients whose calls can reach it.
@@ -67,6 +69,7 @@ impl Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
             breakers_open: vec![Level::default(); edges.len()],
+            limits: vec![Level::default(); edges.len()],
             clients,
             services,
             edges,
@@ -107,8 +110,14 @@ impl Recorder {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
         }
-        for (acc, l) in self.edges.iter_mut().zip(self.breakers_open.iter_mut()) {
-            l.close(boundary, &mut acc.breaker_open_area);
+        for ((acc, open), limit) in self
+            .edges
+            .iter_mut()
+            .zip(self.breakers_open.iter_mut())
+            .zip(self.limits.iter_mut())
+        {
+            open.close(boundary, &mut acc.breaker_open_area);
+            limit.close(boundary, &mut acc.limit_area);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);

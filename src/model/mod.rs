@@ -138,6 +138,8 @@ pub struct Policy {
     pub breaker: Option<BreakerPolicy>,
     pub bulkhead: Option<BulkheadConfig>,
     pub throttle: Option<ThrottleConfig>,
+    /// Adaptive concurrency limit (Netflix concurrency-limits).
+    pub limit: Option<crate::policy::limit::LimitConfig>,
     pub fallback: Option<Fallback>,
     pub hedge: Option<HedgeConfig>,
 }

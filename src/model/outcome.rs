@@ -30,9 +30,11 @@ pub enum Outcome {
     Throttled,
     /// Rejected by the callee's load shedding.
     Shed,
+    /// Rejected locally by an adaptive concurrency limit.
+    Limited,
 }
 
-pub const OUTCOME_COUNT: usize = 13;
+pub const OUTCOME_COUNT: usize = 14;
 
 impl Outcome {
     pub const ALL: [Outcome; OUTCOME_COUNT] = [
@@ -49,17 +51,19 @@ impl Outcome {
         Outcome::BulkheadFull,
         Outcome::Throttled,
         Outcome::Shed,
+        Outcome::Limited,
     ];
 
     /// Outcomes that say nothing about the callee's health: answers, a request that was bad,
     /// and the caller's own local rejections. No policy retries them; no breaker counts them.
-    pub const NOT_CALLEE_FAILURES: [Outcome; 6] = [
+    pub const NOT_CALLEE_FAILURES: [Outcome; 7] = [
         Outcome::Ok,
         Outcome::Degraded,
         Outcome::Invalid,
         Outcome::BreakerOpen,
         Outcome::BulkheadFull,
         Outcome::Throttled,
+        Outcome::Limited,
     ];
 
     /// The failure kinds: every outcome but ok and degraded.
@@ -82,6 +86,7 @@ impl Outcome {
             Outcome::BulkheadFull => "bulkhead_full",
             Outcome::Throttled => "throttled",
             Outcome::Shed => "shed",
+            Outcome::Limited => "limited",
         }
     }
 

@@ -51,7 +51,7 @@ pub const DEFAULT_RETRY_ON: [Outcome; 4] = [
 ];
 
 /// Kinds that no policy may retry: a bad request stays bad, and local rejections mean "stop".
-pub const NEVER_RETRIED: [Outcome; 6] = Outcome::NOT_CALLEE_FAILURES;
+pub const NEVER_RETRIED: [Outcome; 7] = Outcome::NOT_CALLEE_FAILURES;
 
 impl RetryPolicy {
     /// Decides on a retry after attempt `attempt` (1-based) failed with `outcome` at `now`.

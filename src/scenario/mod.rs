@@ -6,6 +6,7 @@ mod dist;
 pub mod document;
 mod fault;
 mod graph;
+mod limit;
 mod policy;
 pub mod schema;
 pub mod schema_policy;

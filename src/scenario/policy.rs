@@ -29,7 +29,7 @@ pub const DEFAULT_BREAKER_COUNT: [Outcome; 6] = [
 ];
 
 /// Kinds a breaker may never count: the callee did not fail, the caller's own request did.
-const NEVER_COUNTED: [Outcome; 6] = Outcome::NOT_CALLEE_FAILURES;
+const NEVER_COUNTED: [Outcome; 7] = Outcome::NOT_CALLEE_FAILURES;
 
 pub fn compile_policy(
     src: &Source,
@@ -83,6 +83,11 @@ pub fn compile_policy(
             .bulkhead
             .as_ref()
             .map(|b| compile_bulkhead(src, &at("bulkhead"), b))
+            .transpose()?,
+        limit: p
+            .limit
+            .as_ref()
+            .map(|l| super::limit::compile_limit(src, &at("limit"), l))
             .transpose()?,
     })
 }

@@ -178,6 +178,7 @@ pub struct RawPolicy {
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,
     pub throttle: Option<super::schema_policy::RawThrottle>,
+    pub limit: Option<super::schema_policy::RawLimit>,
     pub fallback: Option<super::schema_policy::RawFallback>,
     pub hedge: Option<super::schema_policy::RawHedge>,
 }

@@ -144,3 +144,32 @@ pub struct RawHedge {
     pub min_samples: Option<u32>,
     pub period: Option<Dur>,
 }
+
+/// `limit = { algorithm = "aimd" | "gradient2" | "vegas", ... }`: which keys apply depends on
+/// the algorithm (checked in `compile`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimit {
+    pub algorithm: String,
+    pub initial: Option<u32>,
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+    pub backoff_ratio: Option<f64>,
+    pub timeout: Option<Dur>,
+    pub smoothing: Option<f64>,
+    pub probe_multiplier: Option<u32>,
+    pub queue_size: Option<u32>,
+    pub long_window: Option<u32>,
+    pub rtt_tolerance: Option<f64>,
+    pub window: Option<RawLimitWindow>,
+}
+
+/// `WindowedLimit`: one aggregate sample per window.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimitWindow {
+    pub min: Option<Dur>,
+    pub max: Option<Dur>,
+    pub size: Option<u32>,
+    pub min_rtt: Option<Dur>,
+}

@@ -1,0 +1,152 @@
+//! Compiles `limit = { algorithm, ... }` (Netflix concurrency-limits) into a `LimitConfig`.
+//! Each algorithm takes its own keys, with the library's defaults; a key that belongs to
+//! another algorithm is an error rather than silently ignored.
+
+use super::document::{Located, Source};
+use super::schema_policy::{RawLimit, RawLimitWindow};
+use crate::policy::limit::{
+    AimdConfig, Gradient2Config, LimitAlgorithm, LimitConfig, VegasConfig, WindowConfig,
+};
+
+const ALGORITHMS: [&str; 3] = ["aimd", "gradient2", "vegas"];
+
+pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfig> {
+    let field = |f: &str| format!("{at}.{f}");
+    let given: [(&str, bool); 10] = [
+        ("initial", l.initial.is_some()),
+        ("min", l.min.is_some()),
+        ("max", l.max.is_some()),
+        ("backoff_ratio", l.backoff_ratio.is_some()),
+        ("timeout", l.timeout.is_some()),
+        ("smoothing", l.smoothing.is_some()),
+        ("probe_multiplier", l.probe_multiplier.is_some()),
+        ("queue_size", l.queue_size.is_some()),
+        ("long_window", l.long_window.is_some()),
+        ("rtt_tolerance", l.rtt_tolerance.is_some()),
+    ];
+    let keys: &[&str] = match l.algorithm.as_str() {
+        "aimd" => &["initial", "min", "max", "backoff_ratio", "timeout"],
+        "vegas" => &["initial", "max", "smoothing", "probe_multiplier"],
+        "gradient2" => &[
+            "initial",
+            "min",
+            "max",
+            "smoothing",
+            "queue_size",
+            "long_window",
+            "rtt_tolerance",
+        ],
+        other => {
+            let hint = crate::error::did_you_mean(other, ALGORITHMS.iter().copied());
+            return Err(src.error_at(
+                &field("algorithm"),
+                format!(
+                    "unknown limit algorithm `{other}`{hint}; valid: {}",
+                    ALGORITHMS.join(", ")
+                ),
+            ));
+        }
+    };
+    if let Some((key, _)) = given.iter().find(|(k, set)| *set && !keys.contains(k)) {
+        return Err(src.error_at(
+            &field(key),
+            format!(
+                "`{key}` does not apply to the {} limit; its keys: {}",
+                l.algorithm,
+                keys.join(", ")
+            ),
+        ));
+    }
+    let ratio = |name: &str, v: Option<f64>, default: f64| -> Located<f64> {
+        let v = v.unwrap_or(default);
+        if v > 0.0 && v <= 1.0 {
+            Ok(v)
+        } else {
+            Err(src.error_at(&field(name), "must be in (0, 1]"))
+        }
+    };
+    let algorithm = match l.algorithm.as_str() {
+        "aimd" => {
+            let d = AimdConfig::default();
+            let backoff_ratio = ratio("backoff_ratio", l.backoff_ratio, d.backoff_ratio)?;
+            if backoff_ratio >= 1.0 {
+                return Err(src.error_at(&field("backoff_ratio"), "must be below 1"));
+            }
+            LimitAlgorithm::Aimd(AimdConfig {
+                initial_limit: l.initial.unwrap_or(d.initial_limit),
+                min_limit: l.min.unwrap_or(d.min_limit),
+                max_limit: l.max.unwrap_or(d.max_limit),
+                backoff_ratio,
+                timeout: l.timeout.map_or(d.timeout, |t| t.0),
+            })
+        }
+        "vegas" => {
+            let d = VegasConfig::default();
+            LimitAlgorithm::Vegas(VegasConfig {
+                initial_limit: l.initial.unwrap_or(d.initial_limit),
+                max_limit: l.max.unwrap_or(d.max_limit),
+                smoothing: ratio("smoothing", l.smoothing, d.smoothing)?,
+                probe_multiplier: l.probe_multiplier.unwrap_or(d.probe_multiplier),
+            })
+        }
+        _ => {
+            let d = Gradient2Config::default();
+            let rtt_tolerance = l.rtt_tolerance.unwrap_or(d.rtt_tolerance);
+            if rtt_tolerance < 1.0 || !rtt_tolerance.is_finite() {
+                return Err(src.error_at(&field("rtt_tolerance"), "must be at least 1"));
+            }
+            let long_window = l.long_window.unwrap_or(d.long_window);
+            if long_window == 0 {
+                return Err(src.error_at(&field("long_window"), "must be at least 1"));
+            }
+            LimitAlgorithm::Gradient2(Gradient2Config {
+                initial_limit: l.initial.unwrap_or(d.initial_limit),
+                min_limit: l.min.unwrap_or(d.min_limit),
+                max_limit: l.max.unwrap_or(d.max_limit),
+                smoothing: ratio("smoothing", l.smoothing, d.smoothing)?,
+                queue_size: l.queue_size.unwrap_or(d.queue_size),
+                long_window,
+                rtt_tolerance,
+            })
+        }
+    };
+    let (min, max, initial) = match &algorithm {
+        LimitAlgorithm::Aimd(c) => (c.min_limit, c.max_limit, c.initial_limit),
+        LimitAlgorithm::Vegas(c) => (1, c.max_limit, c.initial_limit),
+        LimitAlgorithm::Gradient2(c) => (c.min_limit, c.max_limit, c.initial_limit),
+    };
+    if min == 0 || max < min {
+        return Err(src.error_at(at, format!("needs 1 <= min <= max (got {min} and {max})")));
+    }
+    if initial == 0 || initial > max {
+        return Err(src.error_at(
+            &field("initial"),
+            format!("must be between 1 and max ({max})"),
+        ));
+    }
+    let window = l
+        .window
+        .as_ref()
+        .map(|w| compile_window(src, &field("window"), w))
+        .transpose()?;
+    Ok(LimitConfig { algorithm, window })
+}
+
+fn compile_window(src: &Source, at: &str, w: &RawLimitWindow) -> Located<WindowConfig> {
+    let d = WindowConfig::default();
+    let min_window = w.min.map_or(d.min_window, |t| t.0);
+    let max_window = w.max.map_or(d.max_window, |t| t.0);
+    if min_window == 0 || max_window < min_window {
+        return Err(src.error_at(at, "needs 0 < min <= max"));
+    }
+    let window_size = w.size.unwrap_or(d.window_size);
+    if window_size == 0 {
+        return Err(src.error_at(&format!("{at}.size"), "must be at least 1"));
+    }
+    Ok(WindowConfig {
+        min_window,
+        max_window,
+        window_size,
+        min_rtt_threshold: w.min_rtt.map_or(d.min_rtt_threshold, |t| t.0),
+    })
+}
