@@ -98,3 +98,184 @@ work = "10ms"
     assert_eq!(metric(&m, "edge.load.server.limit_mean"), 20.0);
     assert_eq!(metric(&m, "edge.load.server.limited"), 0.0);
 }
+
+/// 1.2× overload on capacity 1000/s with an unbounded FIFO queue; callers wait up to 300 ms.
+fn standing_queue(service_extra: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "queue"
+duration = "60s"
+warmup = "10s"
+seed = 5
+
+[[client]]
+name = "load"
+target = "server"
+rate = 1200
+deadline = "300ms"
+
+[[service]]
+name = "server"
+workers = 10
+queue = 100000
+work = {{ dist = "exponential", mean = "10ms" }}
+{service_extra}
+"#
+    ))
+}
+
+#[test]
+fn a_fifo_queue_under_overload_serves_only_requests_whose_callers_left() {
+    let m = standing_queue("");
+    assert!(metric(&m, "client.load.goodput_rps") < 50.0);
+    assert!(metric(&m, "service.server.wait_p99_ms") > 10_000.0);
+}
+
+#[test]
+fn codel_sheds_the_standing_queue_and_keeps_served_waits_near_its_target() {
+    let m = standing_queue(r#"codel = { target = "5ms", interval = "100ms" }"#);
+    let goodput = metric(&m, "client.load.goodput_rps");
+    assert!(goodput > 950.0, "goodput {goodput}");
+    // The excess sixth of the arrivals is shed at dequeue, answered overloaded.
+    let shed = metric(&m, "service.server.shed_codel");
+    let arrivals = metric(&m, "service.server.arrivals");
+    assert!(
+        (0.12..0.25).contains(&(shed / arrivals)),
+        "shed {shed} of {arrivals}"
+    );
+    assert_eq!(metric(&m, "client.load.errors.overloaded"), shed);
+    // Served requests waited at most 2 x target while overloaded; the queue only builds in
+    // an interval that judged it healthy.
+    let wait = metric(&m, "service.server.wait_p99_ms");
+    assert!(wait < 100.0, "wait p99 {wait}");
+}
+
+#[test]
+fn adaptive_lifo_serves_the_newest_while_the_queue_is_long() {
+    let m = standing_queue("adaptive_lifo = 20");
+    let goodput = metric(&m, "client.load.goodput_rps");
+    assert!(goodput > 900.0, "goodput {goodput}");
+    // Below the threshold it stays FIFO: a queue that never reaches it behaves exactly as
+    // FIFO (same seed, same draws).
+    let light = |extra: &str| {
+        run(&format!(
+            r#"
+[scenario]
+name = "light"
+duration = "20s"
+seed = 5
+
+[[client]]
+name = "load"
+target = "server"
+rate = 500
+
+[[service]]
+name = "server"
+workers = 10
+work = {{ dist = "exponential", mean = "10ms" }}
+{extra}
+"#
+        ))
+    };
+    let (fifo, adaptive) = (light(""), light("adaptive_lifo = 1000"));
+    assert_eq!(
+        metric(&fifo, "client.load.latency_p99_ms"),
+        metric(&adaptive, "client.load.latency_p99_ms")
+    );
+}
+
+/// Ten instances behind a round-robin balancer; instance #3 fails every request for 60 s.
+fn one_bad_instance(outlier: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "outlier"
+duration = "120s"
+seed = 2
+
+[[client]]
+name = "load"
+target = "server"
+rate = 1000
+
+[[service]]
+name = "server"
+instances = 10
+workers = 4
+balancer = "round_robin"
+work = "1ms"
+{outlier}
+
+[[fault]]
+kind = "errors"
+target = "server#3"
+error = "unavailable"
+start = "0s"
+end = "60s"
+"#
+    ))
+}
+
+#[test]
+fn outlier_ejection_takes_a_failing_instance_out_of_rotation() {
+    let without = one_bad_instance("");
+    let failed = metric(&without, "client.load.errors.unavailable");
+    // A tenth of 60 s of traffic fails.
+    assert!((failed - 6_000.0).abs() < 100.0, "failed {failed}");
+    assert_eq!(metric(&without, "service.server.ejections"), 0.0);
+
+    let with = one_bad_instance("outlier = { consecutive_failures = 5 }");
+    let failed = metric(&with, "client.load.errors.unavailable");
+    // Ejected after 5 failures for 30 s, back at a sweep (every 10 s), out again after 5 more
+    // failures for 60 s (the time grows): a handful of failures instead of thousands.
+    assert!(failed <= 15.0, "failed {failed}");
+    assert_eq!(metric(&with, "service.server.ejections"), 2.0);
+    // Out from the first 5 ms; the sweep at 40 s (the first after 30 s) lets it back; out again
+    // at once for 60 s, back at the sweep of 110 s: ejected about 110 s of 120.
+    let ejected = metric(&with, "service.server.ejected_mean");
+    assert!(
+        (ejected - 110.0 / 120.0).abs() < 0.005,
+        "ejected mean {ejected}"
+    );
+}
+
+#[test]
+fn outlier_ejection_respects_the_max_ejection_percent() {
+    // Three instances at the default 10%: (1 + 0) / 3 is over 10%, so nothing is ejected
+    // unless `always_eject_one` lets the first one go (Envoy's always_eject_one_host).
+    let three = |outlier: &str| {
+        run(&format!(
+            r#"
+[scenario]
+name = "outlier3"
+duration = "30s"
+seed = 2
+
+[[client]]
+name = "load"
+target = "server"
+rate = 300
+
+[[service]]
+name = "server"
+instances = 3
+workers = 4
+balancer = "round_robin"
+work = "1ms"
+{outlier}
+
+[[fault]]
+kind = "errors"
+target = "server#0"
+error = "internal"
+"#
+        ))
+    };
+    let capped = three("outlier = {}");
+    assert_eq!(metric(&capped, "service.server.ejections"), 0.0);
+    let one = three("outlier = { always_eject_one = true }");
+    assert_eq!(metric(&one, "service.server.ejections"), 1.0);
+    assert!(metric(&one, "client.load.errors.internal") <= 5.0);
+}

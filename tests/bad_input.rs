@@ -358,3 +358,41 @@ fn calls_to_the_same_service_are_addressed_by_index() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn adaptive_policies_check_their_keys() {
+    let c = Case::new("adaptive");
+    let with_limit = |limit: &str| GOOD.replace("timeout = \"200ms\"", limit);
+    c.rejects(
+        &with_limit(r#"limit = { algorithm = "vega" }"#),
+        &[
+            "scenario.toml:25:11",
+            "policy.db-client.limit.algorithm",
+            "did you mean `vegas`",
+        ],
+    );
+    c.rejects(
+        &with_limit(r#"limit = { algorithm = "vegas", backoff_ratio = 0.5 }"#),
+        &[
+            "policy.db-client.limit.backoff_ratio",
+            "does not apply to the vegas limit",
+        ],
+    );
+    c.rejects(
+        &with_limit(r#"limit = { algorithm = "aimd", initial = 500 }"#),
+        &["policy.db-client.limit.initial", "between 1 and max (200)"],
+    );
+    let db = |extra: &str| GOOD.replace("work = \"3ms\"", &format!("work = \"3ms\"\n{extra}"));
+    c.rejects(
+        &db("discipline = \"lifo\"\nadaptive_lifo = 10"),
+        &["service.db.adaptive_lifo", "always LIFO"],
+    );
+    c.rejects(
+        &db("codel = { target = \"50ms\", interval = \"10ms\" }"),
+        &["service.db.codel.interval", "at least `target`"],
+    );
+    c.rejects(
+        &db("outlier = { max_ejection_percent = 150 }"),
+        &["service.db.outlier.max_ejection_percent", "0 to 100"],
+    );
+}

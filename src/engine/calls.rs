@@ -350,9 +350,11 @@ impl Simulation {
         if call.attempt != attempt || !waiting {
             return;
         }
+        let (to, instance) = (spec_of(&self.model, call.spec).to, call.instance);
         // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
         // carry on (worker time from now is wasted, replies discarded); with it, they stop.
         self.abandon_attempt_jobs(cr);
+        self.outlier_record(to, instance, Outcome::Timeout);
         let call = self.calls.get(cr).expect("live");
         let outcome = if call.deadline <= self.now {
             Outcome::DeadlineExceeded

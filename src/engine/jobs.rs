@@ -1,6 +1,7 @@
 //! Service side: picking an instance, queueing, working, making a job's own calls in steps,
 //! and answering.
 
+use super::adaptive::eligible;
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
@@ -9,36 +10,51 @@ use crate::scenario::schema::AdmissionMeasure;
 use rand::RngExt;
 
 impl Simulation {
+    /// The balancer's choice among the instances outlier detection has not ejected. With
+    /// none ejected it draws exactly as it would without a detector.
     pub(super) fn pick_instance(&mut self, s: usize) -> u32 {
-        let st = &mut self.services[s];
-        let n = st.instances.len() as u32;
+        let ServiceState {
+            instances,
+            balancer_rng,
+            next_rr,
+            outlier,
+        } = &mut self.services[s];
+        let n = instances.len() as u32;
         if n == 1 {
             return 0;
         }
-        let outstanding = |st: &ServiceState, i: u32| {
-            let inst = &st.instances[i as usize];
+        let ok = eligible(outlier, n);
+        let outstanding = |i: u32| {
+            let inst = &instances[i as usize];
             inst.busy as usize + inst.queue.len() - inst.cancelled_in_queue as usize
         };
         match self.model.services[s].balancer {
             BalancerKind::RoundRobin => {
-                let i = st.next_rr;
-                st.next_rr = (i + 1) % n;
+                let start = *next_rr;
+                let i = (0..n)
+                    .map(|k| (start + k) % n)
+                    .find(|&i| ok.allows(i))
+                    .expect("at least one instance is eligible");
+                *next_rr = (i + 1) % n;
                 i
             }
-            BalancerKind::Random => st.balancer_rng.random_range(0..n),
+            BalancerKind::Random => ok.nth(balancer_rng.random_range(0..ok.count)),
             BalancerKind::LeastOutstanding => {
                 // Ties go to the first instance after a rotating start, so equal instances share.
-                let start = st.next_rr;
-                st.next_rr = (start + 1) % n;
+                let start = *next_rr;
+                *next_rr = (start + 1) % n;
                 (0..n)
                     .map(|k| (start + k) % n)
-                    .min_by_key(|&i| outstanding(st, i))
-                    .expect("n > 1")
+                    .filter(|&i| ok.allows(i))
+                    .min_by_key(|&i| outstanding(i))
+                    .expect("at least one instance is eligible")
             }
+            BalancerKind::PowerOfTwo if ok.count == 1 => ok.nth(0),
             BalancerKind::PowerOfTwo => {
-                let a = st.balancer_rng.random_range(0..n);
-                let b = (a + 1 + st.balancer_rng.random_range(0..n - 1)) % n;
-                if outstanding(st, b) < outstanding(st, a) {
+                let a = balancer_rng.random_range(0..ok.count);
+                let b = (a + 1 + balancer_rng.random_range(0..ok.count - 1)) % ok.count;
+                let (a, b) = (ok.nth(a), ok.nth(b));
+                if outstanding(b) < outstanding(a) {
                     b
                 } else {
                     a
@@ -219,9 +235,17 @@ impl Simulation {
             if inst.busy >= svc.workers {
                 return;
             }
-            let next = match svc.discipline {
-                Discipline::Fifo => inst.queue.pop_front(),
-                Discipline::Lifo => inst.queue.pop_back(),
+            let waiting = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
+            let newest_first = match svc.discipline {
+                Discipline::Lifo => true,
+                // Adaptive LIFO: while the queue is long, the newest requests are the ones
+                // whose callers are still waiting.
+                Discipline::Fifo => svc.adaptive_lifo.is_some_and(|t| waiting >= t),
+            };
+            let next = if newest_first {
+                inst.queue.pop_back()
+            } else {
+                inst.queue.pop_front()
             };
             let Some(next) = next else { return };
             if inst.cancelled_in_queue > 0
@@ -248,6 +272,15 @@ impl Simulation {
                 self.queue.push(now, Event::Answer(next));
                 continue;
             }
+            if let Some(codel) = inst.codel.as_mut()
+                && codel.on_dequeue(now, now - job.arrived)
+            {
+                acc.shed_codel += 1;
+                job.state = JobState::Replying;
+                job.outcome = Outcome::Overloaded;
+                self.queue.push(now, Event::Answer(next));
+                continue;
+            }
             inst.busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
             self.start_work(next);
@@ -268,6 +301,7 @@ impl Simulation {
         let job = self.jobs.get(jr).expect("replying job");
         let (caller, sent, outcome, retry_after) =
             (job.caller, job.sent, job.outcome, job.retry_after);
+        let (service, instance) = (job.service as usize, job.instance);
         self.free_job(jr);
         let Some(call) = self.calls.get_mut(caller) else {
             return;
@@ -282,9 +316,11 @@ impl Simulation {
             return;
         }
         let others = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+        let slot = call.slot;
+        self.outlier_record(service, instance, outcome);
         if let Some(tracker) = self
             .policies
-            .get_mut(call.slot as usize)
+            .get_mut(slot as usize)
             .and_then(|s| s.hedge.as_mut())
         {
             tracker.record(now, now - sent);

@@ -1,5 +1,6 @@
 //! The deterministic discrete-event engine.
 
+mod adaptive;
 pub mod arena;
 mod calls;
 mod endings;

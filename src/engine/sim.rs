@@ -74,10 +74,15 @@ impl Simulation {
                         queue: std::collections::VecDeque::new(),
                         cancelled_in_queue: 0,
                         work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
+                        codel: s.codel.as_ref().map(crate::policy::codel::Codel::new),
                     })
                     .collect(),
                 balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
                 next_rr: 0,
+                outlier: s
+                    .outlier
+                    .clone()
+                    .map(|o| crate::policy::outlier::Outlier::new(o, s.instances as usize)),
             })
             .collect();
         let edge_rngs = model
@@ -114,6 +119,11 @@ impl Simulation {
     }
 
     fn start_clients(&mut self) {
+        for (s, svc) in self.model.services.iter().enumerate() {
+            if let Some(o) = &svc.outlier {
+                self.queue.push(o.interval, Event::OutlierSweep(s as u32));
+            }
+        }
         for c in 0..self.model.clients.len() {
             match &self.model.clients[c].load {
                 Load::Open { .. } => self.schedule_arrival(c as u32),
@@ -201,6 +211,7 @@ impl Simulation {
             Event::Resume { call, attempt } => self.resume(call, attempt),
             Event::PermitTimeout { call, attempt } => self.permit_timeout(call, attempt),
             Event::Hedge { call, attempt } => self.send_hedge(call, attempt),
+            Event::OutlierSweep(service) => self.outlier_sweep(service),
         }
     }
 

@@ -169,12 +169,14 @@ pub struct InstanceState {
     /// Cancelled jobs still in `queue`, skipped when dequeued.
     pub cancelled_in_queue: u32,
     pub work_rng: Stream,
+    pub codel: Option<crate::policy::codel::Codel>,
 }
 
 pub struct ServiceState {
     pub instances: Vec<InstanceState>,
     pub balancer_rng: Stream,
     pub next_rr: u32,
+    pub outlier: Option<crate::policy::outlier::Outlier>,
 }
 
 pub struct ClientState {
@@ -208,6 +210,8 @@ pub enum Event {
     PermitTimeout { call: Ref, attempt: u32 },
     /// Time to send a hedged copy of an attempt still unanswered.
     Hedge { call: Ref, attempt: u32 },
+    /// A service's outlier detector sweeps (Envoy's interval timer).
+    OutlierSweep(u32),
 }
 
 /// The state one caller instance keeps for one call path's policy.

@@ -110,6 +110,11 @@ pub struct ServiceAcc {
     pub dropped_expired: u64,
     /// Shed on arrival, by criticality class (critical_plus first).
     pub shed: [u64; 4],
+    /// Shed at dequeue by CoDel.
+    pub shed_codel: u64,
+    /// Instances ejected by outlier detection, and the integral (ns × instances) ejected.
+    pub ejections: u64,
+    pub ejected_area: Area,
     pub wait: LatencyHist,
     pub sojourn_sum_ns: f64,
     /// Integrals over time (ns × count) of busy workers and of queued requests. A request in
@@ -130,6 +135,9 @@ impl ServiceAcc {
         for (a, b) in self.shed.iter_mut().zip(o.shed) {
             *a += b;
         }
+        self.shed_codel += o.shed_codel;
+        self.ejections += o.ejections;
+        self.ejected_area += o.ejected_area;
         self.wait.merge(&o.wait);
         self.sojourn_sum_ns += o.sojourn_sum_ns;
         self.busy_area += o.busy_area;
@@ -143,6 +151,9 @@ impl ServiceAcc {
         self.rejected = 0;
         self.dropped_expired = 0;
         self.shed = [0; 4];
+        self.shed_codel = 0;
+        self.ejections = 0;
+        self.ejected_area = 0;
         self.wait.reset();
         self.sojourn_sum_ns = 0.0;
         self.busy_area = 0;
@@ -166,6 +177,9 @@ impl ServiceAcc {
         {
             emit(name, n as f64);
         }
+        emit("shed_codel", self.shed_codel as f64);
+        emit("ejections", self.ejections as f64);
+        emit("ejected_mean", ratio(self.ejected_area as f64, span));
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));
         emit(
             "utilization",

@@ -100,6 +100,21 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "count",
         "arrivals of a criticality class (critical_plus, critical, sheddable_plus, sheddable) shed by admission, answered overloaded",
     ),
+    doc(
+        "service.<s>.shed_codel",
+        "count",
+        "queued requests shed at dequeue by CoDel (waited over 2 x target while the queue's minimum delay stayed above target), answered overloaded",
+    ),
+    doc(
+        "service.<s>.ejections",
+        "count",
+        "instances ejected from the balancer by outlier detection",
+    ),
+    doc(
+        "service.<s>.ejected_mean",
+        "instances",
+        "time-average of instances ejected from the balancer",
+    ),
     doc("service.<s>.throughput_rps", "1/s", "served per second"),
     doc(
         "service.<s>.attempts_per_request",

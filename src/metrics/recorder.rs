@@ -11,6 +11,8 @@ use crate::model::Model;
 pub struct ServiceLevels {
     pub busy: Level,
     pub queue: Level,
+    /// Instances ejected by outlier detection.
+    pub ejected: Level,
 }
 
 pub struct Recorder {
@@ -109,6 +111,7 @@ impl Recorder {
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
+            l.ejected.close(boundary, &mut acc.ejected_area);
         }
         for ((acc, open), limit) in self
             .edges

@@ -75,6 +75,12 @@ pub struct Service {
     /// Calls in sequence; each step's calls run in parallel.
     pub steps: Vec<Vec<CallSpec>>,
     pub admission: Option<Admission>,
+    /// CoDel queue-delay shedding, per instance.
+    pub codel: Option<crate::policy::codel::CodelConfig>,
+    /// Serve newest first while this many jobs wait (adaptive LIFO); FIFO below it.
+    pub adaptive_lifo: Option<u64>,
+    /// Outlier ejection at the balancer in front of the instances.
+    pub outlier: Option<crate::policy::outlier::OutlierConfig>,
 }
 
 /// Criticality shedding: per class (in `Criticality` order), the load at which it is shed.

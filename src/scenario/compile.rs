@@ -4,6 +4,7 @@
 use super::dist::compile_dist;
 use super::document::Source;
 use super::schema::*;
+use super::service_policy;
 use crate::error::did_you_mean;
 use crate::model::{
     self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule,
@@ -158,6 +159,17 @@ impl Ctx<'_> {
                 .admission
                 .as_ref()
                 .map(|a| self.admission(&at("admission"), a))
+                .transpose()?,
+            codel: s
+                .codel
+                .as_ref()
+                .map(|c| service_policy::codel(self.src, &at("codel"), c))
+                .transpose()?,
+            adaptive_lifo: service_policy::adaptive_lifo(self.src, &at("adaptive_lifo"), s)?,
+            outlier: s
+                .outlier
+                .as_ref()
+                .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
         })
     }

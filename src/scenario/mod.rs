@@ -10,6 +10,7 @@ mod limit;
 mod policy;
 pub mod schema;
 pub mod schema_policy;
+mod service_policy;
 
 pub use document::{Override, Source};
 

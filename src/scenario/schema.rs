@@ -116,6 +116,9 @@ pub struct RawService {
     pub work: Option<RawDist>,
     pub calls: Option<Vec<RawStep>>,
     pub admission: Option<RawAdmission>,
+    pub codel: Option<super::schema_policy::RawCodel>,
+    pub adaptive_lifo: Option<u64>,
+    pub outlier: Option<super::schema_policy::RawOutlier>,
 }
 
 /// Shedding by criticality at a service: a request is turned away on arrival when its

@@ -173,3 +173,23 @@ pub struct RawLimitWindow {
     pub size: Option<u32>,
     pub min_rtt: Option<Dur>,
 }
+
+/// `codel = { target, interval }` on a service (folly/Envoy CoDel).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodel {
+    pub target: Option<Dur>,
+    pub interval: Option<Dur>,
+}
+
+/// `outlier = { ... }` on a service: Envoy consecutive-failure ejection at its balancer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutlier {
+    pub consecutive_failures: Option<u32>,
+    pub interval: Option<Dur>,
+    pub base_ejection_time: Option<Dur>,
+    pub max_ejection_time: Option<Dur>,
+    pub max_ejection_percent: Option<u32>,
+    pub always_eject_one: Option<bool>,
+}

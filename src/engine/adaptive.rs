@@ -1,0 +1,94 @@
+//! A service's adaptive protections, on the engine's side: outlier ejection at its balancer
+//! (which instances a caller may pick) and what the detector learns from each answer.
+//! CoDel and adaptive LIFO act where the queue is served (`jobs::dispatch_next`).
+
+use super::sim::Simulation;
+use super::state::Event;
+use crate::model::Outcome;
+use crate::policy::outlier::{Detection, Outlier};
+
+impl Simulation {
+    /// The caller heard from `instance` of service `s` (or gave up on it): its outlier
+    /// detector counts it. Failures are Envoy's `consecutive_5xx` family: 5xx answers and the
+    /// local-origin ones it maps to them (timeouts, refused connections). A 429 or a 400 is the
+    /// instance answering, not failing.
+    pub(super) fn outlier_record(&mut self, s: usize, instance: u32, outcome: Outcome) {
+        let Some(detector) = self.services[s].outlier.as_mut() else {
+            return;
+        };
+        let failure = matches!(
+            outcome,
+            Outcome::Timeout
+                | Outcome::DeadlineExceeded
+                | Outcome::Unavailable
+                | Outcome::Internal
+                | Outcome::Refused
+        );
+        if detector.record(self.now, instance as usize, !failure) == Detection::Ejected {
+            let acc = &mut self.rec.services[s];
+            acc.ejections += 1;
+            self.rec.levels[s]
+                .ejected
+                .add(self.now, 1, &mut acc.ejected_area);
+        }
+    }
+
+    /// Envoy's interval timer: instances whose ejection is over come back.
+    pub(super) fn outlier_sweep(&mut self, s: u32) {
+        let now = self.now;
+        let s = s as usize;
+        let Some(detector) = self.services[s].outlier.as_mut() else {
+            return;
+        };
+        let back = detector.sweep(now);
+        let acc = &mut self.rec.services[s];
+        self.rec.levels[s]
+            .ejected
+            .add(now, -i64::from(back), &mut acc.ejected_area);
+        if let Some(o) = &self.model.services[s].outlier {
+            self.queue
+                .push(now + o.interval, Event::OutlierSweep(s as u32));
+        }
+    }
+}
+
+/// The instances of a service (`n` of them) a balancer may pick: those not ejected, or all of
+/// them when every one is (Envoy's panic routing).
+pub fn eligible(outlier: &Option<Outlier>, n: u32) -> Eligible<'_> {
+    match outlier {
+        Some(d) if d.ejected_count() > 0 && d.ejected_count() < n => Eligible {
+            n,
+            count: n - d.ejected_count(),
+            detector: Some(d),
+        },
+        _ => Eligible {
+            n,
+            count: n,
+            detector: None,
+        },
+    }
+}
+
+/// The instances a balancer chooses among, numbered 0..count.
+pub struct Eligible<'a> {
+    pub n: u32,
+    pub count: u32,
+    detector: Option<&'a Outlier>,
+}
+
+impl Eligible<'_> {
+    /// The instance that is the `k`-th eligible one.
+    pub fn nth(&self, k: u32) -> u32 {
+        match self.detector {
+            None => k,
+            Some(d) => (0..self.n)
+                .filter(|&i| !d.is_ejected(i as usize))
+                .nth(k as usize)
+                .expect("k < count"),
+        }
+    }
+
+    pub fn allows(&self, i: u32) -> bool {
+        self.detector.is_none_or(|d| !d.is_ejected(i as usize))
+    }
+}
