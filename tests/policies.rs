@@ -263,6 +263,24 @@ breaker = { window = 20, min_calls = 10, failure_rate = 0.5, open = "2s", half_o
             .iter()
             .sum::<f64>()
     );
+    // During the fault the first probe fails at once (the fault answers without delay) and
+    // re-opens it, so its half-open spells last no time; after the fault three probes succeed
+    // (three arrivals at 200/s, then 1 ms of work) and close it.
+    let probes = metric(&m, "edge.c.s.half_open_probes");
+    assert_eq!(
+        probes,
+        (opens - 1.0) + 3.0,
+        "{probes} probes for {opens} opens"
+    );
+    let half_open = metric(&m, "edge.c.s.breaker_half_open_s");
+    assert!(half_open > 0.001 && half_open < 0.03, "{half_open}");
+    let half_series = m.series_of("edge.c.s.breaker_half_open_s").unwrap();
+    assert_eq!(half_series.iter().filter(|h| **h > 0.0).count(), 1);
+    // The breaker's state per bucket: never more than the bucket's own second.
+    let open = m.series_of("edge.c.s.breaker_open_s").unwrap();
+    let half = m.series_of("edge.c.s.breaker_half_open_s").unwrap();
+    assert!(open.iter().zip(&half).all(|(o, h)| o + h <= 1.0 + 1e-9));
+    assert!(open[..10].iter().chain(&open[21..]).all(|o| *o == 0.0));
 }
 
 fn login_and_analytics(bulkhead: &str) -> cascade::metrics::RunMetrics {
@@ -733,6 +751,16 @@ fn hedging_cuts_p99_on_a_heavy_tail_at_a_bounded_extra_load() {
     // A hedge budget of 1% caps the extra load below the slow share.
     let capped = heavy_tail(r#"hedge = { delay = "20ms", budget = 0.01 }"#);
     assert!(metric(&capped, "edge.c.store.amplification") <= 1.011);
+    // Every attempt still unanswered at 20 ms wants a hedge: sent plus refused is about the
+    // unbudgeted run's count.
+    let wanted = metric(&fixed, "edge.c.store.hedges");
+    let sent = metric(&capped, "edge.c.store.hedges");
+    let refused = metric(&capped, "edge.c.store.hedge_budget_exhausted");
+    assert!(refused > 0.0 && sent < wanted);
+    assert!(
+        ((sent + refused) / wanted - 1.0).abs() < 0.05,
+        "{sent} + {refused} vs {wanted}"
+    );
 }
 
 #[test]

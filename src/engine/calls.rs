@@ -276,6 +276,7 @@ impl Simulation {
             .as_mut()
             .is_some_and(|b| !b.try_retry(now))
         {
+            self.rec.edges[edge].hedge_budget_exhausted += 1;
             return;
         }
         let next = state.hedge.as_mut().and_then(|t| t.delay(now, cfg));

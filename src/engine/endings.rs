@@ -7,7 +7,7 @@ use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
-use crate::policy::breaker::Transition;
+use crate::policy::breaker::{State, Transition};
 use crate::policy::retry::in_set;
 
 impl Simulation {
@@ -263,9 +263,13 @@ impl Simulation {
         let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
         let (admitted, transition) = breaker.try_acquire(self.now);
         call.breaker_epoch = breaker.epoch();
+        let probe = admitted && matches!(breaker.state(), State::HalfOpen { .. });
         book_breaker(&mut self.rec, edge, self.now, transition);
         if !admitted {
             self.rec.edges[edge].rejected_breaker += 1;
+        }
+        if probe {
+            self.rec.edges[edge].half_open_probes += 1;
         }
         admitted
     }
@@ -290,16 +294,27 @@ impl Simulation {
 }
 
 /// Books a breaker's change of state: opens, and time spent open.
+/// Counts a breaker's change of state and moves the edge's open and half-open levels.
 fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
     let acc = &mut rec.edges[edge];
-    let level = &mut rec.breakers_open[edge];
+    let open = &mut rec.breakers_open[edge];
+    let half = &mut rec.breakers_half_open[edge];
     match t {
         Transition::Opened => {
             acc.breaker_opens += 1;
-            level.add(now, 1, &mut acc.breaker_open_area);
+            open.add(now, 1, &mut acc.breaker_open_area);
         }
-        Transition::HalfOpened => level.add(now, -1, &mut acc.breaker_open_area),
-        Transition::Closed | Transition::None => {}
+        Transition::Reopened => {
+            acc.breaker_opens += 1;
+            half.add(now, -1, &mut acc.breaker_half_open_area);
+            open.add(now, 1, &mut acc.breaker_open_area);
+        }
+        Transition::HalfOpened => {
+            open.add(now, -1, &mut acc.breaker_open_area);
+            half.add(now, 1, &mut acc.breaker_half_open_area);
+        }
+        Transition::Closed => half.add(now, -1, &mut acc.breaker_half_open_area),
+        Transition::None => {}
     }
 }
 

@@ -209,6 +209,8 @@ pub struct EdgeAcc {
     pub rejected_breaker: u64,
     pub rejected_bulkhead: u64,
     pub budget_exhausted: u64,
+    /// Hedges the hedge budget refused.
+    pub hedge_budget_exhausted: u64,
     pub throttled: u64,
     pub limited: u64,
     pub fallbacks: u64,
@@ -217,6 +219,9 @@ pub struct EdgeAcc {
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
     pub breaker_open_area: Area,
+    pub breaker_half_open_area: Area,
+    /// Calls a half-open breaker let through as probes.
+    pub half_open_probes: u64,
     /// Integral over time (ns × permits) of the adaptive concurrency limits on the edge.
     pub limit_area: Area,
 }
@@ -230,6 +235,7 @@ impl EdgeAcc {
         self.rejected_breaker += o.rejected_breaker;
         self.rejected_bulkhead += o.rejected_bulkhead;
         self.budget_exhausted += o.budget_exhausted;
+        self.hedge_budget_exhausted += o.hedge_budget_exhausted;
         self.throttled += o.throttled;
         self.limited += o.limited;
         self.limit_area += o.limit_area;
@@ -238,6 +244,8 @@ impl EdgeAcc {
         self.duplicates += o.duplicates;
         self.breaker_opens += o.breaker_opens;
         self.breaker_open_area += o.breaker_open_area;
+        self.breaker_half_open_area += o.breaker_half_open_area;
+        self.half_open_probes += o.half_open_probes;
     }
     pub fn reset(&mut self) {
         *self = EdgeAcc::default();
@@ -256,6 +264,7 @@ impl EdgeAcc {
         emit("rejected_breaker", self.rejected_breaker as f64);
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);
         emit("budget_exhausted", self.budget_exhausted as f64);
+        emit("hedge_budget_exhausted", self.hedge_budget_exhausted as f64);
         emit("throttled", self.throttled as f64);
         emit("limited", self.limited as f64);
         emit("limit_mean", ratio(self.limit_area as f64, span_ns as f64));
@@ -263,5 +272,10 @@ impl EdgeAcc {
         emit("duplicates", self.duplicates as f64);
         emit("breaker_opens", self.breaker_opens as f64);
         emit("breaker_open_s", self.breaker_open_area as f64 / 1e9);
+        emit(
+            "breaker_half_open_s",
+            self.breaker_half_open_area as f64 / 1e9,
+        );
+        emit("half_open_probes", self.half_open_probes as f64);
     }
 }

@@ -207,6 +207,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "retries the retry budget refused (the call failed instead)",
     ),
     doc(
+        "edge.<from>.<to>.hedge_budget_exhausted",
+        "count",
+        "hedges the hedge budget refused (the attempt went on waiting alone)",
+    ),
+    doc(
         "edge.<from>.<to>.limited",
         "count",
         "attempts the caller's adaptive concurrency limit rejected locally",
@@ -239,7 +244,17 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "edge.<from>.<to>.breaker_open_s",
         "breaker-seconds",
-        "time the edge's breakers spent open, summed over them (one per caller instance, or per callee instance too)",
+        "time the edge's breakers spent open, summed over them (one per caller instance, or per callee instance too); per bucket it is the breakers' state over time",
+    ),
+    doc(
+        "edge.<from>.<to>.breaker_half_open_s",
+        "breaker-seconds",
+        "time the edge's breakers spent half-open (from the first call after the open time, which moves a breaker to half-open, to its last probe's result)",
+    ),
+    doc(
+        "edge.<from>.<to>.half_open_probes",
+        "count",
+        "calls a half-open breaker let through as probes",
     ),
 ];
 

@@ -25,6 +25,8 @@ pub struct Recorder {
     pub breakers_open: Vec<Level>,
     /// Sum of the adaptive concurrency limits on each edge.
     pub limits: Vec<Level>,
+    /// Per edge: how many of its breakers are half-open.
+    pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     prefixes: (Vec<String>, Vec<String>, Vec<String>),
     /// Per service, the clients whose calls can reach it.
@@ -72,6 +74,7 @@ impl Recorder {
             levels: vec![ServiceLevels::default(); services.len()],
             breakers_open: vec![Level::default(); edges.len()],
             limits: vec![Level::default(); edges.len()],
+            breakers_half_open: vec![Level::default(); edges.len()],
             clients,
             services,
             edges,
@@ -113,14 +116,10 @@ impl Recorder {
             l.queue.close(boundary, &mut acc.queue_area);
             l.ejected.close(boundary, &mut acc.ejected_area);
         }
-        for ((acc, open), limit) in self
-            .edges
-            .iter_mut()
-            .zip(self.breakers_open.iter_mut())
-            .zip(self.limits.iter_mut())
-        {
-            open.close(boundary, &mut acc.breaker_open_area);
-            limit.close(boundary, &mut acc.limit_area);
+        for (e, acc) in self.edges.iter_mut().enumerate() {
+            self.breakers_open[e].close(boundary, &mut acc.breaker_open_area);
+            self.breakers_half_open[e].close(boundary, &mut acc.breaker_half_open_area);
+            self.limits[e].close(boundary, &mut acc.limit_area);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);

@@ -58,8 +58,12 @@ pub enum State {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transition {
     None,
+    /// Closed → open.
     Opened,
+    /// Half-open → open again: a probe failed.
+    Reopened,
     HalfOpened,
+    /// Half-open → closed.
     Closed,
 }
 
@@ -236,7 +240,11 @@ impl Breaker {
         };
         self.epoch += 1;
         self.reset_window();
-        Transition::Opened
+        if from_half_open {
+            Transition::Reopened
+        } else {
+            Transition::Opened
+        }
     }
 
     fn close(&mut self) {
@@ -399,7 +407,7 @@ mod tests {
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 5 * S });
         assert!(b.try_acquire(5 * S).0);
-        assert_eq!(b.record(5 * S, Bad, MS, b.epoch()), Transition::Opened);
+        assert_eq!(b.record(5 * S, Bad, MS, b.epoch()), Transition::Reopened);
         assert_eq!(
             b.state(),
             State::Open { until: 15 * S },
