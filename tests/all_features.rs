@@ -44,5 +44,9 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
         assert!(
             metric(&m, "edge.gw.reco.fallbacks") > 0.0 && metric(&m, "edge.gw.auth.hedges") > 0.0
         );
+        // The blackholed auth instance is ejected; the adaptive limits hold a value in range.
+        assert!(metric(&m, "service.auth.ejections") >= 1.0, "seed {seed}");
+        let reco_limit = metric(&m, "edge.gw.reco.limit_mean");
+        assert!((2.0 * 20.0..=2.0 * 200.0).contains(&reco_limit), "seed {seed}");
     }
 }
