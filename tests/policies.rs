@@ -833,3 +833,40 @@ bulkhead = { max_concurrent = 2, queue = 3, max_wait = "20ms" }
     assert!(max > 50.0 && max <= 70.0, "{max}");
     assert_eq!(metric(&m, "client.c.errors.bulkhead_full"), rejected);
 }
+
+#[test]
+fn a_call_wrapping_breaker_ignores_calls_the_caller_turned_away_itself() {
+    // The dependency always fails; a one-permit bulkhead turns most calls away locally. Those
+    // refusals say nothing of the dependency, so the breaker sees only real failures and opens.
+    let m = run(r#"
+[scenario]
+name = "wraps-call"
+duration = "20s"
+
+[[client]]
+name = "c"
+target = "s"
+rate = 1000
+policy = "p"
+
+[[service]]
+name = "s"
+workers = 10
+work = "5ms"
+
+[[fault]]
+kind = "errors"
+target = "s"
+latency = "5ms"
+
+[policy.p]
+bulkhead = { max_concurrent = 1 }
+breaker = { wraps = "call", window = 100, min_calls = 50, failure_rate = 0.5, open = "1s" }
+"#);
+    // Counted as successes, the four in five local refusals would hold the failure rate near
+    // 20%, far below 50% over a window of 100; ignored, it is 100% and the breaker opens.
+    assert!(metric(&m, "edge.c.s.rejected_bulkhead") > 0.0);
+    let opens = metric(&m, "edge.c.s.breaker_opens");
+    assert!(opens >= 10.0, "opens {opens}");
+    assert!(metric(&m, "edge.c.s.rejected_breaker") > 0.8 * 1000.0 * 20.0);
+}

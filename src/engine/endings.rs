@@ -198,11 +198,22 @@ impl Simulation {
             .is_some_and(|b| b.wraps == Wraps::Call);
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
             end_call_in_policies(state, &mut self.queue, now, cr, call);
+            // The breaker judges the dependency, not the fallback's rescue; and a call the
+            // caller turned away itself never reached it: nothing to judge, and a probe it held
+            // goes back.
+            let judged = call.fallback_from.unwrap_or(outcome);
+            let local = matches!(
+                judged,
+                Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
+            );
             let transition = match call.breaker {
+                Some(i) if wraps_call && local => {
+                    state.breakers[i as usize].release_unused(call.breaker_epoch);
+                    Transition::None
+                }
                 Some(i) if wraps_call => state.breakers[i as usize].record(
                     now,
-                    // The breaker judges the dependency, not the fallback's rescue.
-                    call.fallback_from.unwrap_or(outcome),
+                    judged,
                     now - call.started,
                     call.breaker_epoch,
                 ),
