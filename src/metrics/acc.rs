@@ -260,6 +260,10 @@ impl EdgeAcc {
             ratio(self.attempts as f64, self.calls as f64),
         );
         emit("success", self.outcomes.success() as f64);
+        emit(
+            "degraded",
+            self.outcomes.counts[Outcome::Degraded.index()] as f64,
+        );
         self.outcomes.emit_errors(emit);
         emit("rejected_breaker", self.rejected_breaker as f64);
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);

@@ -187,6 +187,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "calls that ended ok or degraded",
     ),
     doc(
+        "edge.<from>.<to>.degraded",
+        "count",
+        "calls that ended degraded: an optional call of theirs failed, or a fallback answered",
+    ),
+    doc(
         "edge.<from>.<to>.errors.<kind>",
         "count",
         "calls that ended with this failure kind",
