@@ -10,6 +10,8 @@ pub struct Fault {
     /// Active over [start, end), ns.
     pub start: u64,
     pub end: u64,
+    /// Linear onset over [start, start + ramp) and recovery over [end − ramp, end); 0 = steps.
+    pub ramp: u64,
     pub effect: Effect,
 }
 
@@ -21,6 +23,8 @@ pub enum Target {
     Instance(usize, u32),
     /// Only attempts on one edge (by edge id).
     Edge(usize),
+    /// A client (overload).
+    Client(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -36,6 +40,28 @@ pub enum Effect {
     },
     /// Nothing gets through: refused at once, or never answered (the caller's timeout decides).
     Outage { blackhole: bool },
+    /// The instances stop taking work off their queues, and running work pauses.
+    Stall,
+    /// The instances go down at `start` (their work lost: answered unavailable, or never
+    /// answered) and are back at `end`; then work is `cold_factor` times slower for
+    /// `cold_start`. The balancer sends nothing to an instance that is down.
+    Crash {
+        blackhole: bool,
+        cold_start: u64,
+        cold_factor: f64,
+    },
+    /// Workers taken away from each instance.
+    Capacity(Cut),
+    /// A client's open-loop rate multiplied by `factor`, or `users` more closed-loop users.
+    Overload { factor: f64, users: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cut {
+    /// Leave this many workers per instance.
+    Left(u32),
+    /// Remove this share of each instance's workers (rounded to whole workers).
+    Share(f64),
 }
 
 #[derive(Debug, Clone)]
@@ -50,22 +76,113 @@ impl Fault {
         self.start <= now && now < self.end
     }
 
+    /// How strongly the fault acts at `now`, from 0 (not at all) to 1 (fully): 1 while active,
+    /// except on its linear ramps.
+    pub fn intensity(&self, now: u64) -> f64 {
+        if !self.active(now) {
+            return 0.0;
+        }
+        if self.ramp == 0 {
+            return 1.0;
+        }
+        let from_edge = (now - self.start).min(self.end - 1 - now) as f64;
+        ((from_edge + 0.5) / self.ramp as f64).min(1.0)
+    }
+
     pub fn hits_service(&self, service: usize, instance: u32) -> bool {
         match self.target {
             Target::Service(s) => s == service,
             Target::Instance(s, i) => s == service && i == instance,
-            Target::Edge(_) => false,
+            Target::Edge(_) | Target::Client(_) => false,
+        }
+    }
+
+    /// The kind's name, as written in `[[fault]]`.
+    pub fn kind(&self) -> &'static str {
+        match self.effect {
+            Effect::Latency(_) => "latency",
+            Effect::Errors { .. } => "errors",
+            Effect::Outage { .. } => "outage",
+            Effect::Stall => "stall",
+            Effect::Crash { .. } => "crash",
+            Effect::Capacity(_) => "capacity",
+            Effect::Overload { .. } => "overload",
         }
     }
 }
 
 impl Slowdown {
-    /// Applies the slowdown to a drawn duration; `rng` serves a replacing distribution.
-    pub fn apply<R: rand::Rng + ?Sized>(&self, ns: u64, rng: &mut R) -> u64 {
+    /// Applies the slowdown at `intensity` (0..=1) to a drawn duration; `rng` serves a
+    /// replacing distribution (which is never ramped).
+    pub fn apply<R: rand::Rng + ?Sized>(&self, ns: u64, intensity: f64, rng: &mut R) -> u64 {
         match self {
-            Slowdown::Factor(f) => (ns as f64 * f).round() as u64,
-            Slowdown::Add(d) => ns.saturating_add(*d),
+            Slowdown::Factor(f) => (ns as f64 * (1.0 + (f - 1.0) * intensity)).round() as u64,
+            Slowdown::Add(d) => ns.saturating_add((*d as f64 * intensity).round() as u64),
             Slowdown::Replace(l) => l.sample(rng),
         }
+    }
+}
+
+impl Cut {
+    /// Workers left of `workers` at `intensity`.
+    pub fn workers_left(&self, workers: u32, intensity: f64) -> u32 {
+        let removed_at_full = match *self {
+            Cut::Left(n) => workers.saturating_sub(n),
+            Cut::Share(s) => (f64::from(workers) * s).round() as u32,
+        };
+        let removed = (f64::from(removed_at_full) * intensity).round() as u32;
+        workers - removed.min(workers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(start: u64, end: u64, ramp: u64) -> Fault {
+        Fault {
+            target: Target::Service(0),
+            start,
+            end,
+            ramp,
+            effect: Effect::Stall,
+        }
+    }
+
+    #[test]
+    fn intensity_steps_or_ramps_linearly_in_and_out() {
+        let f = fault(100, 200, 0);
+        assert_eq!(
+            [99, 100, 150, 199, 200].map(|t| f.intensity(t)),
+            [0.0, 1.0, 1.0, 1.0, 0.0]
+        );
+        // Ramps of 10 ns: midpoints of each nanosecond, so the ramp is symmetric.
+        let f = fault(100, 200, 10);
+        assert_eq!(f.intensity(100), 0.05);
+        assert_eq!(f.intensity(104), 0.45);
+        assert_eq!(f.intensity(110), 1.0);
+        assert_eq!(f.intensity(195), 0.45);
+        assert_eq!(f.intensity(199), 0.05);
+    }
+
+    #[test]
+    fn slowdowns_scale_with_intensity() {
+        let mut rng = crate::engine::rng::stream(1, "t", "t");
+        assert_eq!(Slowdown::Factor(3.0).apply(100, 1.0, &mut rng), 300);
+        assert_eq!(Slowdown::Factor(3.0).apply(100, 0.5, &mut rng), 200);
+        assert_eq!(Slowdown::Add(50).apply(100, 0.5, &mut rng), 125);
+    }
+
+    #[test]
+    fn a_cut_leaves_whole_workers() {
+        assert_eq!(Cut::Left(3).workers_left(10, 1.0), 3);
+        assert_eq!(
+            Cut::Left(3).workers_left(10, 0.5),
+            6,
+            "3.5 removed rounds to 4"
+        );
+        assert_eq!(Cut::Share(0.5).workers_left(10, 1.0), 5);
+        assert_eq!(Cut::Share(0.25).workers_left(10, 1.0), 7);
+        assert_eq!(Cut::Left(20).workers_left(10, 1.0), 10);
     }
 }

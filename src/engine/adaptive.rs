@@ -52,20 +52,31 @@ impl Simulation {
     }
 }
 
-/// The instances of a service (`n` of them) a balancer may pick: those not ejected, or all of
-/// them when every one is (Envoy's panic routing).
-pub fn eligible(outlier: &Option<Outlier>, n: u32) -> Eligible<'_> {
-    match outlier {
-        Some(d) if d.ejected_count() > 0 && d.ejected_count() < n => Eligible {
-            n,
-            count: n - d.ejected_count(),
-            detector: Some(d),
-        },
-        _ => Eligible {
-            n,
-            count: n,
-            detector: None,
-        },
+/// The instances of a service (`n` of them) a balancer may pick: those neither down (crashed)
+/// nor ejected, or all of them when none is left (Envoy's panic routing).
+pub fn eligible<'a>(outlier: &'a Option<Outlier>, down: &'a [u32], n: u32) -> Eligible<'a> {
+    let ejected = outlier.as_ref().filter(|d| d.ejected_count() > 0);
+    let any_down = down.iter().any(|d| *d > 0);
+    let all = Eligible {
+        n,
+        count: n,
+        detector: None,
+        down: None,
+    };
+    if ejected.is_none() && !any_down {
+        return all;
+    }
+    let some = Eligible {
+        n,
+        count: 0,
+        detector: ejected,
+        down: any_down.then_some(down),
+    };
+    let count = (0..n).filter(|&i| some.allows(i)).count() as u32;
+    if count == 0 {
+        all
+    } else {
+        Eligible { count, ..some }
     }
 }
 
@@ -74,21 +85,23 @@ pub struct Eligible<'a> {
     pub n: u32,
     pub count: u32,
     detector: Option<&'a Outlier>,
+    down: Option<&'a [u32]>,
 }
 
 impl Eligible<'_> {
     /// The instance that is the `k`-th eligible one.
     pub fn nth(&self, k: u32) -> u32 {
-        match self.detector {
-            None => k,
-            Some(d) => (0..self.n)
-                .filter(|&i| !d.is_ejected(i as usize))
-                .nth(k as usize)
-                .expect("k < count"),
+        if self.count == self.n {
+            return k;
         }
+        (0..self.n)
+            .filter(|&i| self.allows(i))
+            .nth(k as usize)
+            .expect("k < count")
     }
 
     pub fn allows(&self, i: u32) -> bool {
         self.detector.is_none_or(|d| !d.is_ejected(i as usize))
+            && self.down.is_none_or(|d| d[i as usize] == 0)
     }
 }

@@ -104,6 +104,21 @@ impl<T> Arena<T> {
         self.live -= 1;
     }
 
+    /// Every value held, with its reference, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (Ref, &T)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.value.as_ref().map(|v| {
+                (
+                    Ref {
+                        index: i as u32,
+                        generation: s.generation,
+                    },
+                    v,
+                )
+            })
+        })
+    }
+
     /// Values currently held.
     pub fn len(&self) -> usize {
         self.live

@@ -318,6 +318,7 @@ impl Simulation {
             degraded: false,
             outcome: Outcome::Ok,
             retry_after: None,
+            paused: 0,
         };
         let jr = self.jobs.insert(job);
         match hedge {

@@ -1,18 +1,22 @@
-//! Applying faults: where a request meets an active fault, the fault answers, slows the work,
-//! or swallows the request.
+//! Applying faults on the hot path: where a request meets an active fault, the fault answers,
+//! slows the work, swallows the request, or holds the queue (stalls, capacity cuts). The
+//! faults' own moments (a crash, an instance back, a stall over) are in `fault_events`.
 
 use super::arena::Ref;
 use super::rng::{Stream, stream};
 use super::sim::{Simulation, spec_of};
 use super::state::Event;
 use crate::fault::{Effect, Fault, Target};
-use crate::model::Model;
+use crate::model::{Model, Outcome};
 use crate::random::unit;
 
 /// Which faults can touch each service and each edge, and each fault's random stream.
 pub struct FaultIndex {
+    /// Faults acting on a service's arrivals or work (latency, errors, outage, crash).
     by_service: Vec<Vec<u32>>,
     by_edge: Vec<Vec<u32>>,
+    /// Stalls and capacity cuts per service: they hold its queue.
+    pub(super) holds: Vec<Vec<u32>>,
     /// Per service: whether any fault targets it, one of its instances, or an edge into it.
     touched: Vec<bool>,
     rngs: Vec<Stream>,
@@ -22,10 +26,17 @@ impl FaultIndex {
     pub fn new(model: &Model) -> FaultIndex {
         let mut by_service = vec![Vec::new(); model.services.len()];
         let mut by_edge = vec![Vec::new(); model.edges.len()];
+        let mut holds = vec![Vec::new(); model.services.len()];
         for (i, f) in model.faults.iter().enumerate() {
-            match f.target {
-                Target::Service(s) | Target::Instance(s, _) => by_service[s].push(i as u32),
-                Target::Edge(e) => by_edge[e].push(i as u32),
+            let i = i as u32;
+            match (f.target, &f.effect) {
+                (
+                    Target::Service(s) | Target::Instance(s, _),
+                    Effect::Stall | Effect::Capacity(_),
+                ) => holds[s].push(i),
+                (Target::Service(s) | Target::Instance(s, _), _) => by_service[s].push(i),
+                (Target::Edge(e), _) => by_edge[e].push(i),
+                (Target::Client(_), _) => {}
             }
         }
         // Named by what the fault is, not its place in the file, so adding a fault before it
@@ -38,6 +49,7 @@ impl FaultIndex {
                     Target::Service(s) => model.services[s].name.clone(),
                     Target::Instance(s, i) => format!("{}#{i}", model.services[s].name),
                     Target::Edge(e) => model.edges[e].name.clone(),
+                    Target::Client(c) => model.clients[c].name.clone(),
                 };
                 stream(
                     model.seed,
@@ -59,6 +71,7 @@ impl FaultIndex {
         FaultIndex {
             by_service,
             by_edge,
+            holds,
             touched,
             rngs,
         }
@@ -68,7 +81,7 @@ impl FaultIndex {
 /// What an active fault does to an arriving request.
 enum Intercept {
     Answer {
-        outcome: crate::model::Outcome,
+        outcome: Outcome,
         after: u64,
         retry_after: Option<u64>,
     },
@@ -100,13 +113,17 @@ impl Simulation {
             {
                 continue;
             }
+            let refused = Intercept::Answer {
+                outcome: Outcome::Refused,
+                after: 0,
+                retry_after: None,
+            };
             match f.effect {
-                Effect::Outage { blackhole: true } => hit = Some(Intercept::Swallow),
-                Effect::Outage { blackhole: false } => {
-                    hit = Some(Intercept::Answer {
-                        outcome: crate::model::Outcome::Refused,
-                        after: 0,
-                        retry_after: None,
+                Effect::Outage { blackhole } | Effect::Crash { blackhole, .. } => {
+                    hit = Some(if blackhole {
+                        Intercept::Swallow
+                    } else {
+                        refused
                     })
                 }
                 Effect::Errors {
@@ -116,7 +133,7 @@ impl Simulation {
                     latency,
                 } => {
                     let u = unit(&mut self.faults.rngs[i as usize]);
-                    if u < rate {
+                    if u < rate * f.intensity(now) {
                         hit = Some(Intercept::Answer {
                             outcome: error,
                             after: latency,
@@ -124,7 +141,10 @@ impl Simulation {
                         });
                     }
                 }
-                Effect::Latency(_) => {}
+                Effect::Latency(_)
+                | Effect::Stall
+                | Effect::Capacity(_)
+                | Effect::Overload { .. } => {}
             }
             if hit.is_some() {
                 break;
@@ -155,20 +175,32 @@ impl Simulation {
         }
     }
 
-    /// A drawn work time, slowed by the latency faults active on this instance.
+    /// A drawn work time, slowed by the latency faults active on this instance and by the cold
+    /// start of an instance back from a crash.
     #[inline]
     pub(super) fn slowed_work(&mut self, service: usize, instance: u32, work: u64) -> u64 {
         if self.faults.by_service[service].is_empty() {
             return work;
         }
+        let now = self.now;
         let mut work = work;
         for &i in &self.faults.by_service[service] {
             let f = &self.model.faults[i as usize];
-            if let Effect::Latency(s) = &f.effect
-                && f.active(self.now)
-                && f.hits_service(service, instance)
-            {
-                work = s.apply(work, &mut self.faults.rngs[i as usize]);
+            if !f.hits_service(service, instance) {
+                continue;
+            }
+            match &f.effect {
+                Effect::Latency(s) if f.active(now) => {
+                    work = s.apply(work, f.intensity(now), &mut self.faults.rngs[i as usize]);
+                }
+                Effect::Crash {
+                    cold_start,
+                    cold_factor,
+                    ..
+                } if now >= f.end && now - f.end < *cold_start => {
+                    work = (work as f64 * cold_factor).round() as u64;
+                }
+                _ => {}
             }
         }
         work
@@ -180,15 +212,52 @@ impl Simulation {
         if self.faults.by_edge[edge].is_empty() {
             return delay;
         }
+        let now = self.now;
         let mut delay = delay;
         for &i in &self.faults.by_edge[edge] {
             let f = &self.model.faults[i as usize];
             if let Effect::Latency(s) = &f.effect
-                && f.active(self.now)
+                && f.active(now)
             {
-                delay = s.apply(delay, &mut self.faults.rngs[i as usize]);
+                delay = s.apply(delay, f.intensity(now), &mut self.faults.rngs[i as usize]);
             }
         }
         delay
+    }
+
+    /// Whether an instance may start work now, with `busy` workers taken: a stall holds it,
+    /// and a capacity cut lowers its number of workers.
+    #[inline]
+    pub(super) fn may_start(&self, service: usize, instance: u32, busy: u32) -> bool {
+        let workers = self.model.services[service].workers;
+        if self.faults.holds[service].is_empty() {
+            return busy < workers;
+        }
+        let now = self.now;
+        let mut left = workers;
+        for &i in &self.faults.holds[service] {
+            let f = &self.model.faults[i as usize];
+            if !f.active(now) || !f.hits_service(service, instance) {
+                continue;
+            }
+            match &f.effect {
+                Effect::Stall => return false,
+                Effect::Capacity(cut) => {
+                    left = left.min(cut.workers_left(workers, f.intensity(now)));
+                }
+                _ => {}
+            }
+        }
+        busy < left
+    }
+
+    /// How long the stalls on an instance held work that ran over [from, to).
+    pub(super) fn stalled_for(&self, service: usize, instance: u32, from: u64, to: u64) -> u64 {
+        self.faults.holds[service]
+            .iter()
+            .map(|&i| &self.model.faults[i as usize])
+            .filter(|f| matches!(f.effect, Effect::Stall) && f.hits_service(service, instance))
+            .map(|f| to.min(f.end).saturating_sub(from.max(f.start)))
+            .sum()
     }
 }

@@ -18,12 +18,13 @@ impl Simulation {
             balancer_rng,
             next_rr,
             outlier,
+            down,
         } = &mut self.services[s];
         let n = instances.len() as u32;
         if n == 1 {
             return 0;
         }
-        let ok = eligible(outlier, n);
+        let ok = eligible(outlier, down, n);
         let outstanding = |i: u32| {
             let inst = &instances[i as usize];
             inst.busy as usize + inst.queue.len() - inst.cancelled_in_queue as usize
@@ -81,9 +82,8 @@ impl Simulation {
         let svc = &self.model.services[s];
         let inst = &mut self.services[s].instances[i];
         let acc = &mut self.rec.services[s];
-        let levels = &mut self.rec.levels[s];
+        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
         if let Some(adm) = &svc.admission {
-            let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
             let load = match adm.by {
                 AdmissionMeasure::Queue => queued,
                 AdmissionMeasure::InFlight => u64::from(inst.busy) + queued,
@@ -99,16 +99,21 @@ impl Simulation {
                 return;
             }
         }
-        if inst.busy < svc.workers {
-            inst.busy += 1;
+        let room = queued < svc.queue;
+        let start = self.may_start(s, i as u32, self.services[s].instances[i].busy);
+        let acc = &mut self.rec.services[s];
+        let levels = &mut self.rec.levels[s];
+        if start {
+            self.services[s].instances[i].busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
             self.start_work(jr);
-        } else if ((inst.queue.len() - inst.cancelled_in_queue as usize) as u64) < svc.queue {
-            job.state = JobState::Queued;
-            inst.queue.push_back(jr);
+        } else if room {
+            self.jobs.get_mut(jr).expect("arriving job").state = JobState::Queued;
+            self.services[s].instances[i].queue.push_back(jr);
             levels.queue.add(now, 1, &mut acc.queue_area);
         } else {
             acc.rejected += 1;
+            let job = self.jobs.get_mut(jr).expect("arriving job");
             job.state = JobState::Replying;
             job.outcome = Outcome::Overloaded;
             self.send_reply(jr);
@@ -136,6 +141,26 @@ impl Simulation {
             .sample(&mut self.services[s].instances[i].work_rng);
         let work = self.slowed_work(s, i as u32, work);
         self.queue.push(now + work, Event::WorkDone(jr));
+    }
+
+    /// A job's own work is due to end: unless a stall paused it meanwhile, in which case it
+    /// ends that much later.
+    pub(super) fn work_done(&mut self, jr: Ref) {
+        let Some(job) = self.jobs.get(jr) else {
+            return;
+        };
+        let (s, i) = (job.service as usize, job.instance);
+        if !self.faults.holds[s].is_empty() {
+            let paused = self.stalled_for(s, i, job.started, self.now);
+            let job = self.jobs.get_mut(jr).expect("live");
+            if paused > job.paused {
+                let more = paused - job.paused;
+                job.paused = paused;
+                self.queue.push(self.now + more, Event::WorkDone(jr));
+                return;
+            }
+        }
+        self.advance_job(jr);
     }
 
     /// After the job's work, or after a step of its calls: start the next step or finish.
@@ -230,11 +255,11 @@ impl Simulation {
     pub(super) fn dispatch_next(&mut self, s: usize, i: usize) {
         let now = self.now;
         loop {
-            let svc = &self.model.services[s];
-            let inst = &mut self.services[s].instances[i];
-            if inst.busy >= svc.workers {
+            if !self.may_start(s, i as u32, self.services[s].instances[i].busy) {
                 return;
             }
+            let svc = &self.model.services[s];
+            let inst = &mut self.services[s].instances[i];
             let waiting = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
             let newest_first = match svc.discipline {
                 Discipline::Lifo => true,
@@ -395,7 +420,7 @@ impl Simulation {
 }
 
 /// Worker time after the caller gave up: from `max(started, abandoned_at)` to `now`.
-fn wasted_ns(started: u64, abandoned_at: u64, now: u64) -> f64 {
+pub(super) fn wasted_ns(started: u64, abandoned_at: u64, now: u64) -> f64 {
     if abandoned_at >= now {
         0.0
     } else {

@@ -4,6 +4,7 @@ mod adaptive;
 pub mod arena;
 mod calls;
 mod endings;
+mod fault_events;
 mod faults;
 mod jobs;
 mod policy_state;

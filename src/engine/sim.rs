@@ -28,6 +28,8 @@ pub struct Simulation {
     pub(super) policies: Vec<PolicyState>,
     pub(super) policy_base: Vec<u32>,
     pub(super) faults: super::faults::FaultIndex,
+    /// Closed-loop users that overload faults add.
+    pub(super) extra_users: Vec<super::fault_events::ExtraUsers>,
 }
 
 /// What a finished run hands back: its metrics and how much work the engine did.
@@ -83,6 +85,7 @@ impl Simulation {
                     .outlier
                     .clone()
                     .map(|o| crate::policy::outlier::Outlier::new(o, s.instances as usize)),
+                down: vec![0; s.instances as usize],
             })
             .collect();
         let edge_rngs = model
@@ -111,10 +114,12 @@ impl Simulation {
             services,
             edge_rngs,
             rec,
+            extra_users: Vec::new(),
             events: 0,
             model,
         };
         sim.start_clients();
+        sim.schedule_fault_events();
         sim
     }
 
@@ -202,9 +207,13 @@ impl Simulation {
                 self.start_client_request(c, 0);
                 self.schedule_arrival(c);
             }
-            Event::UserStart { client, user } => self.start_client_request(client, user),
+            Event::UserStart { client, user } => {
+                if self.user_active(client, user) {
+                    self.start_client_request(client, user)
+                }
+            }
             Event::Deliver(job) => self.arrive(job),
-            Event::WorkDone(job) => self.advance_job(job),
+            Event::WorkDone(job) => self.work_done(job),
             Event::Answer(job) => self.send_reply(job),
             Event::Reply(job) => self.deliver_reply(job),
             Event::AttemptTimer { call, attempt } => self.attempt_expired(call, attempt),
@@ -212,6 +221,8 @@ impl Simulation {
             Event::PermitTimeout { call, attempt } => self.permit_timeout(call, attempt),
             Event::Hedge { call, attempt } => self.send_hedge(call, attempt),
             Event::OutlierSweep(service) => self.outlier_sweep(service),
+            Event::FaultStart(fault) => self.fault_started(fault),
+            Event::FaultEnd(fault) => self.fault_ended(fault),
         }
     }
 

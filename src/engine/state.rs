@@ -161,6 +161,8 @@ pub struct Job {
     pub outcome: Outcome,
     /// A Retry-After the reply carries (ns), for overloaded or unavailable answers.
     pub retry_after: Option<u64>,
+    /// How long stalls have paused its work so far (its `WorkDone` moved back by that).
+    pub paused: u64,
 }
 
 pub struct InstanceState {
@@ -177,6 +179,8 @@ pub struct ServiceState {
     pub balancer_rng: Stream,
     pub next_rr: u32,
     pub outlier: Option<crate::policy::outlier::Outlier>,
+    /// Per instance: crashes holding it down (the balancer skips it while above 0).
+    pub down: Vec<u32>,
 }
 
 pub struct ClientState {
@@ -212,6 +216,10 @@ pub enum Event {
     Hedge { call: Ref, attempt: u32 },
     /// A service's outlier detector sweeps (Envoy's interval timer).
     OutlierSweep(u32),
+    /// A fault's moment: a crash begins.
+    FaultStart(u32),
+    /// A fault's moment: instances come back, a stall ends, cut workers return.
+    FaultEnd(u32),
 }
 
 /// The state one caller instance keeps for one call path's policy.

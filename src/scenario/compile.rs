@@ -90,12 +90,22 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     }
     super::graph::check_acyclic(src, &services, &ctx.fallbacks)?;
     let end = warmup + meta.duration.0;
+    let scope = super::fault::Scope {
+        services: &services,
+        edges: &ctx.edges,
+        clients: clients.iter().map(|c| c.name.clone()).collect(),
+        closed_clients: clients
+            .iter()
+            .map(|c| matches!(c.load, Load::Closed { .. }))
+            .collect(),
+    };
     let faults = raw
         .fault
         .iter()
         .enumerate()
-        .map(|(i, f)| super::fault::compile_fault(src, i, f, &services, &ctx.edges, end))
+        .map(|(i, f)| super::fault::compile_fault(src, i, f, &scope, end))
         .collect::<Res<Vec<_>>>()?;
+    super::fault::fold_overloads(&mut clients, &faults);
     Ok(Model {
         faults,
         name: meta.name.clone(),

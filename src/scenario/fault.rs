@@ -4,28 +4,41 @@ use super::dist::compile_dist;
 use super::document::{Located, Source};
 use super::schema::{FaultKind, OutageMode, RawFault};
 use crate::error::did_you_mean;
-use crate::fault::{Effect, Fault, Slowdown, Target};
+use crate::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
 pub fn compile_fault(
     src: &Source,
     i: usize,
     f: &RawFault,
-    services: &[Service],
-    edges: &[Edge],
+    scope: &Scope,
     end: u64,
 ) -> Located<Fault> {
     let at = |k: &str| format!("fault.{i}.{k}");
-    let target = resolve_target(src, &at("target"), &f.target, services, edges)?;
+    let target = resolve_target(src, &at("target"), &f.target, scope)?;
     let start = f.start.map_or(0, |d| d.0);
-    let stop = f.end.map_or(end, |d| d.0);
+    let stop = match (f.end, f.restart) {
+        (Some(_), Some(_)) => {
+            return Err(src.error_at(
+                &at("restart"),
+                "give `end` (when the instances come back) or `restart` (how long they stay down), not both",
+            ));
+        }
+        (_, Some(r)) => start.saturating_add(r.0),
+        (Some(e), None) => e.0,
+        (None, None) => end,
+    };
     if stop <= start {
         return Err(src.error_at(&at("end"), "must be after `start`"));
     }
     let allowed: &[&str] = match f.kind {
-        FaultKind::Latency => &["factor", "add", "dist"],
-        FaultKind::Errors => &["rate", "error", "retry_after", "latency"],
+        FaultKind::Latency => &["factor", "add", "dist", "ramp"],
+        FaultKind::Errors => &["rate", "error", "retry_after", "latency", "ramp"],
         FaultKind::Outage => &["mode"],
+        FaultKind::Stall => &[],
+        FaultKind::Crash => &["mode", "restart", "cold_start", "cold_factor"],
+        FaultKind::Capacity => &["workers", "share", "ramp"],
+        FaultKind::Overload => &["factor", "users", "ramp"],
     };
     let present = [
         ("rate", f.rate.is_some()),
@@ -36,14 +49,53 @@ pub fn compile_fault(
         ("add", f.add.is_some()),
         ("dist", f.dist.is_some()),
         ("mode", f.mode.is_some()),
+        ("ramp", f.ramp.is_some()),
+        ("restart", f.restart.is_some()),
+        ("cold_start", f.cold_start.is_some()),
+        ("cold_factor", f.cold_factor.is_some()),
+        ("workers", f.workers.is_some()),
+        ("share", f.share.is_some()),
+        ("users", f.users.is_some()),
     ];
     if let Some((k, _)) = present.iter().find(|(k, on)| *on && !allowed.contains(k)) {
+        let takes = if allowed.is_empty() {
+            "nothing but target, start and end".to_string()
+        } else {
+            allowed.join(", ")
+        };
         return Err(src.error_at(
             &at(k),
-            format!(
-                "does not apply to this kind of fault, which takes: {}",
-                allowed.join(", ")
-            ),
+            format!("does not apply to this kind of fault, which takes: {takes}"),
+        ));
+    }
+    let ramp = f.ramp.map_or(0, |d| d.0);
+    if ramp > 0 && ramp.saturating_mul(2) > stop - start {
+        return Err(src.error_at(
+            &at("ramp"),
+            "onset and recovery both take `ramp`: it can be at most half of end − start",
+        ));
+    }
+    let client_target = matches!(target, Target::Client(_));
+    if client_target != (f.kind == FaultKind::Overload) {
+        return Err(src.error_at(
+            &at("target"),
+            if client_target {
+                "a client can only be overloaded (kind = \"overload\"); other faults target a service, an instance or an edge"
+            } else {
+                "an overload targets a client (its rate or users grow)"
+            },
+        ));
+    }
+    let edge_target = matches!(target, Target::Edge(_));
+    if edge_target
+        && matches!(
+            f.kind,
+            FaultKind::Stall | FaultKind::Crash | FaultKind::Capacity
+        )
+    {
+        return Err(src.error_at(
+            &at("target"),
+            "stalls, crashes and capacity cuts happen to instances: target a service or `service#i`",
         ));
     }
     let effect = match f.kind {
@@ -102,23 +154,97 @@ pub fn compile_fault(
         FaultKind::Outage => Effect::Outage {
             blackhole: f.mode.unwrap_or_default() == OutageMode::Blackhole,
         },
+        FaultKind::Stall => Effect::Stall,
+        FaultKind::Crash => {
+            let cold_factor = f.cold_factor.unwrap_or(2.0);
+            if !(cold_factor >= 1.0 && cold_factor.is_finite()) {
+                return Err(src.error_at(&at("cold_factor"), "must be at least 1"));
+            }
+            Effect::Crash {
+                blackhole: f.mode.unwrap_or_default() == OutageMode::Blackhole,
+                cold_start: f.cold_start.map_or(0, |d| d.0),
+                cold_factor,
+            }
+        }
+        FaultKind::Capacity => Effect::Capacity(match (f.workers, f.share) {
+            (Some(n), None) => Cut::Left(n),
+            (None, Some(s)) if (0.0..=1.0).contains(&s) => Cut::Share(s),
+            (None, Some(_)) => {
+                return Err(src.error_at(
+                    &at("share"),
+                    "is the share of workers removed: between 0 and 1",
+                ));
+            }
+            _ => {
+                return Err(src.error_at(
+                    &at("kind"),
+                    "a capacity fault takes exactly one of `workers` (left per instance) or `share` (removed)",
+                ));
+            }
+        }),
+        FaultKind::Overload => overload(src, &at, f, target, scope)?,
     };
+    if ramp > 0 && matches!(effect, Effect::Latency(Slowdown::Replace(_))) {
+        return Err(src.error_at(
+            &at("ramp"),
+            "a replacing `dist` cannot ramp; use `factor` or `add`",
+        ));
+    }
     Ok(Fault {
         target,
         start,
         end: stop,
+        ramp,
         effect,
     })
 }
 
-/// `"auth"` (a service), `"auth#1"` (its instance 1, from 0) or `"gateway->auth"` (an edge).
-fn resolve_target(
+fn overload(
     src: &Source,
-    path: &str,
-    text: &str,
-    services: &[Service],
-    edges: &[Edge],
-) -> Located<Target> {
+    at: &dyn Fn(&str) -> String,
+    f: &RawFault,
+    target: Target,
+    scope: &Scope,
+) -> Located<Effect> {
+    let Target::Client(c) = target else {
+        unreachable!("checked: an overload targets a client")
+    };
+    let closed = scope.closed_clients[c];
+    match (f.factor, f.users, closed) {
+        (Some(x), None, false) if x >= 0.0 && x.is_finite() => Ok(Effect::Overload {
+            factor: x,
+            users: 0,
+        }),
+        (Some(_), None, false) => Err(src.error_at(&at("factor"), "must be zero or more")),
+        (None, Some(n), true) if n > 0 => Ok(Effect::Overload {
+            factor: 1.0,
+            users: n,
+        }),
+        (None, Some(_), true) => Err(src.error_at(&at("users"), "must be at least 1")),
+        (_, _, false) => Err(src.error_at(
+            &at("factor"),
+            "an open-loop client is overloaded by `factor` (its rate multiplied)",
+        )),
+        (_, _, true) => Err(src.error_at(
+            &at("users"),
+            "a closed-loop client is overloaded by `users` (more users thinking and sending)",
+        )),
+    }
+}
+
+/// What a fault's target may name.
+pub struct Scope<'a> {
+    pub services: &'a [Service],
+    pub edges: &'a [Edge],
+    pub clients: Vec<String>,
+    /// Per client: closed loop.
+    pub closed_clients: Vec<bool>,
+}
+
+/// `"auth"` (a service), `"auth#1"` (its instance 1, from 0), `"gateway->auth"` (an edge) or
+/// `"web"` (a client, for an overload).
+fn resolve_target(src: &Source, path: &str, text: &str, scope: &Scope) -> Located<Target> {
+    let (services, edges) = (scope.services, scope.edges);
     let service = |name: &str| {
         services.iter().position(|s| s.name == name).ok_or_else(|| {
             let hint = did_you_mean(name, services.iter().map(|s| s.name.as_str()));
@@ -159,5 +285,20 @@ fn resolve_target(
             )),
         };
     }
+    if let Some(c) = scope.clients.iter().position(|c| c == text) {
+        return Ok(Target::Client(c));
+    }
     Ok(Target::Service(service(text)?))
+}
+
+/// Open-loop overloads act on the arrival process itself: their factor is folded into the
+/// client's rate schedule, so arrivals stay exact (closed-loop users are added by the engine).
+pub fn fold_overloads(clients: &mut [crate::model::Client], faults: &[Fault]) {
+    for f in faults {
+        if let (Target::Client(c), Effect::Overload { factor, .. }) = (f.target, &f.effect)
+            && let crate::model::Load::Open { rate, .. } = &mut clients[c].load
+        {
+            *rate = rate.scaled(f.start, f.end, f.ramp, *factor);
+        }
+    }
 }

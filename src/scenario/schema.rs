@@ -251,6 +251,13 @@ pub struct RawFault {
     pub add: Option<Dur>,
     pub dist: Option<RawDist>,
     pub mode: Option<OutageMode>,
+    pub ramp: Option<Dur>,
+    pub restart: Option<Dur>,
+    pub cold_start: Option<Dur>,
+    pub cold_factor: Option<f64>,
+    pub workers: Option<u32>,
+    pub share: Option<f64>,
+    pub users: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -259,6 +266,10 @@ pub enum FaultKind {
     Latency,
     Errors,
     Outage,
+    Stall,
+    Crash,
+    Capacity,
+    Overload,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
