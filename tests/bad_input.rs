@@ -396,3 +396,41 @@ fn adaptive_policies_check_their_keys() {
         &["service.db.outlier.max_ejection_percent", "0 to 100"],
     );
 }
+
+#[test]
+fn faults_check_their_kind_target_and_ramp() {
+    let c = Case::new("faults");
+    let with = |fault: &str| format!("{GOOD}\n[[fault]]\n{fault}\n");
+    c.rejects(
+        &with("kind = \"overload\"\ntarget = \"api\"\nfactor = 2"),
+        &["fault.0.target", "an overload targets a client"],
+    );
+    c.rejects(
+        &with("kind = \"latency\"\ntarget = \"web\"\nfactor = 2"),
+        &["fault.0.target", "a client can only be overloaded"],
+    );
+    c.rejects(
+        &with("kind = \"stall\"\ntarget = \"api\"\nramp = \"1s\""),
+        &["fault.0.ramp", "takes: nothing but target, start and end"],
+    );
+    c.rejects(
+        &with("kind = \"stall\"\ntarget = \"api->db\""),
+        &["fault.0.target", "happen to instances"],
+    );
+    c.rejects(
+        &with("kind = \"errors\"\ntarget = \"db\"\nstart = \"1s\"\nend = \"2s\"\nramp = \"600ms\""),
+        &["fault.0.ramp", "at most half"],
+    );
+    c.rejects(
+        &with("kind = \"capacity\"\ntarget = \"db\"\nshare = 1.5"),
+        &["fault.0.share", "between 0 and 1"],
+    );
+    c.rejects(
+        &with("kind = \"crash\"\ntarget = \"db\"\nend = \"2s\"\nrestart = \"1s\""),
+        &["fault.0.restart", "not both"],
+    );
+    c.rejects(
+        &with("kind = \"overload\"\ntarget = \"web\"\nusers = 5"),
+        &["fault.0.factor", "open-loop client is overloaded by `factor`"],
+    );
+}
