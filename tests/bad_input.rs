@@ -431,6 +431,9 @@ fn faults_check_their_kind_target_and_ramp() {
     );
     c.rejects(
         &with("kind = \"overload\"\ntarget = \"web\"\nusers = 5"),
-        &["fault.0.factor", "open-loop client is overloaded by `factor`"],
+        &[
+            "fault.0.factor",
+            "open-loop client is overloaded by `factor`",
+        ],
     );
 }

@@ -3,7 +3,7 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::output::run_files::{RunFacts, write_run};
-use cascade::output::table::render_summary;
+use cascade::output::table::{render_faults, render_summary};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +58,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     write_run(&out, &model, &result.metrics, &facts)?;
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
+        print!("{}", render_faults(&model, &result.faults));
         println!(
             "\n{} events in {:.3}s wall ({:.2}M events/s, {:.0}x real time); results in {}",
             facts.events,

@@ -38,6 +38,8 @@ pub struct RunResult {
     pub events: u64,
     /// Most calls and jobs in flight at once (arena high-water marks).
     pub peak_in_flight: usize,
+    /// Whether the run recovered from each fault it could judge.
+    pub faults: Vec<crate::metrics::recovery::FaultVerdict>,
 }
 
 #[inline(always)]
@@ -189,10 +191,15 @@ impl Simulation {
     /// Runs to the end and returns the metrics.
     pub fn run(mut self) -> RunResult {
         self.run_until(self.end);
+        let peak_in_flight = self.calls.capacity() + self.jobs.capacity();
+        let mut metrics = self.rec.finish();
+        let faults = crate::metrics::recovery::assess(&self.model, &metrics);
+        crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
         RunResult {
             events: self.events,
-            peak_in_flight: self.calls.capacity() + self.jobs.capacity(),
-            metrics: self.rec.finish(),
+            peak_in_flight,
+            metrics,
+            faults,
         }
     }
 

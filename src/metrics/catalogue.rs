@@ -261,6 +261,31 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "count",
         "calls a half-open breaker let through as probes",
     ),
+    doc(
+        "fault.<i>.goodput_before_rps",
+        "1/s",
+        "all clients' goodput over the measured buckets before fault i (its [[fault]] position, from 0) started: the level to come back to",
+    ),
+    doc(
+        "fault.<i>.goodput_during_rps",
+        "1/s",
+        "all clients' goodput while fault i was active",
+    ),
+    doc(
+        "fault.<i>.goodput_after_rps",
+        "1/s",
+        "all clients' goodput from fault i's end to the end of the run",
+    ),
+    doc(
+        "fault.<i>.recovered",
+        "0/1",
+        "1 when goodput came back within recovery_tolerance (5%) of its level before fault i and held there for recovery_hold (10 s)",
+    ),
+    doc(
+        "fault.<i>.recovery_s",
+        "s",
+        "from fault i's end to the start of the first bucket of that hold (bucket resolution); when not recovered, the time watched after the end",
+    ),
 ];
 
 /// Whether `name` is an instance of `pattern` (each placeholder stands for one dotless segment;

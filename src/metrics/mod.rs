@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod hist;
 pub mod level;
 pub mod recorder;
+pub mod recovery;
 
 /// A run's measurements: the summary over the measured window, and one value per metric per
 /// time bucket (warm-up buckets included).

@@ -34,6 +34,10 @@ pub struct Model {
     pub faults: Vec<crate::fault::Fault>,
     /// The calls policies fall back to (see `CallSpec::fallback`).
     pub fallbacks: Vec<CallSpec>,
+    /// How long goodput must hold near its level before a fault to count as recovered, ns.
+    pub recovery_hold: u64,
+    /// How near: a share of that level.
+    pub recovery_tolerance: f64,
 }
 
 impl Model {

@@ -1,6 +1,8 @@
 //! The readable summary printed after a run: one table each for clients, services and edges.
 
+use crate::fault::Target;
 use crate::metrics::RunMetrics;
+use crate::metrics::recovery::FaultVerdict;
 use crate::model::{Model, Outcome};
 use crate::time::format_duration;
 use std::fmt::Write as _;
@@ -203,6 +205,71 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     }
     out.push_str(&t.render());
     out
+}
+
+/// One line per fault: when it acted, goodput before, during and after, and whether the run
+/// recovered; a fault the system does not recover from once it is gone is called metastable.
+pub fn render_faults(model: &Model, verdicts: &[FaultVerdict]) -> String {
+    if model.faults.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new(&[
+        "fault",
+        "window",
+        "goodput/s before",
+        "during",
+        "after",
+        "recovery",
+    ]);
+    let mut notes = String::new();
+    for (i, f) in model.faults.iter().enumerate() {
+        let window = format!("{}–{}", format_duration(f.start), format_duration(f.end));
+        let name = format!("{i} {} on {}", f.kind(), target_name(model, f.target));
+        let Some(v) = verdicts.iter().find(|v| v.fault == i) else {
+            t.row(vec![
+                name,
+                window,
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "no steady state before it".into(),
+            ]);
+            continue;
+        };
+        let recovery = if v.recovered {
+            format!("{} s", sig3(v.recovery_s))
+        } else if v.trigger_gone {
+            let _ = writeln!(
+                notes,
+                "fault {i}: metastable failure: goodput stayed at {}/s, {} below its {}/s before the fault, for {} s after the fault ended",
+                sig3(v.after_rps),
+                percent(1.0 - v.after_rps / v.before_rps.max(1e-9)),
+                sig3(v.before_rps),
+                sig3(v.recovery_s)
+            );
+            "NOT RECOVERED (metastable)".into()
+        } else {
+            "not recovered (fault lasts to the end)".into()
+        };
+        t.row(vec![
+            name,
+            window,
+            sig3(v.before_rps),
+            sig3(v.during_rps),
+            sig3(v.after_rps),
+            recovery,
+        ]);
+    }
+    format!("\n{}{notes}", t.render())
+}
+
+fn target_name(model: &Model, target: Target) -> String {
+    match target {
+        Target::Service(s) => model.services[s].name.clone(),
+        Target::Instance(s, i) => format!("{}#{i}", model.services[s].name),
+        Target::Edge(e) => model.edges[e].name.replacen('.', "->", 1),
+        Target::Client(c) => model.clients[c].name.clone(),
+    }
 }
 
 #[cfg(test)]

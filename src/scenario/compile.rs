@@ -28,6 +28,17 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         return Err(src.error_at("scenario.bucket", "must be longer than zero"));
     }
     let warmup = meta.warmup.map_or(0, |w| w.0);
+    let recovery_hold = meta.recovery_hold.map_or(10 * NANOS_PER_SEC, |h| h.0);
+    if recovery_hold == 0 {
+        return Err(src.error_at("scenario.recovery_hold", "must be longer than zero"));
+    }
+    let recovery_tolerance = meta.recovery_tolerance.unwrap_or(0.05);
+    if !(0.0..1.0).contains(&recovery_tolerance) {
+        return Err(src.error_at(
+            "scenario.recovery_tolerance",
+            "is a share of the goodput before the fault: at least 0, below 1",
+        ));
+    }
     if !warmup.is_multiple_of(bucket) {
         return Err(src.error_at(
             "scenario.warmup",
@@ -113,6 +124,8 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         duration: meta.duration.0,
         warmup,
         bucket,
+        recovery_hold,
+        recovery_tolerance,
         clients,
         services,
         edges: ctx.edges,

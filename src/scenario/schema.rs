@@ -42,6 +42,8 @@ pub struct RawMeta {
     pub seed: Option<u64>,
     pub bucket: Option<Dur>,
     pub description: Option<String>,
+    pub recovery_hold: Option<Dur>,
+    pub recovery_tolerance: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
