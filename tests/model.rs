@@ -357,20 +357,31 @@ target = "db"
 factor = 2
 start = "5s"
 end = "6s"
+
+[[window]]
+name = "slow"
+fault = 0
+phase = "during"
 "#,
     ));
     for (name, _) in &m.summary {
         assert!(describe(name).is_some(), "{name} is not in the catalogue");
     }
     for d in CATALOGUE {
+        let windowed = d.pattern == "window.<w>.<metric>";
         assert!(
-            m.summary.iter().any(|(n, _)| matches(d.pattern, n)),
+            m.summary
+                .iter()
+                .any(|(n, _)| matches(d.pattern, n) || windowed && n.starts_with("window.slow.")),
             "{} is never emitted",
             d.pattern
         );
     }
     // Per-fault verdicts are judged on the whole run: summary only.
-    let per_bucket = m.summary.iter().filter(|(n, _)| !n.starts_with("fault."));
+    let per_bucket = m
+        .summary
+        .iter()
+        .filter(|(n, _)| !n.starts_with("fault.") && !n.starts_with("window."));
     assert_eq!(
         m.names.len(),
         per_bucket.count(),

@@ -132,3 +132,55 @@ end = "5s"
 "#);
     assert!(m.get("fault.0.recovered").is_none());
 }
+
+#[test]
+fn windows_measure_any_metric_over_a_span_or_a_fault_phase() {
+    let m = run(r#"
+[scenario]
+name = "windows"
+duration = "30s"
+seed = 1
+
+[[client]]
+name = "c"
+target = "s"
+rate = 100
+arrival = "constant"
+
+[[service]]
+name = "s"
+work = "5ms"
+
+[[fault]]
+kind = "errors"
+target = "s"
+rate = 1.0
+start = "10s"
+end = "15s"
+
+[[window]]
+name = "hit"
+fault = 0
+phase = "during"
+
+[[window]]
+name = "calm"
+fault = 0
+phase = "before"
+
+[[window]]
+name = "late"
+start = "20s"
+end = "30s"
+"#);
+    assert_eq!(metric(&m, "window.hit.client.c.success"), 0.0);
+    assert_eq!(metric(&m, "window.hit.client.c.errors.unavailable"), 500.0);
+    assert_eq!(metric(&m, "window.hit.client.c.success_ratio"), 0.0);
+    assert_eq!(metric(&m, "window.late.client.c.success_ratio"), 1.0);
+    assert_eq!(metric(&m, "window.late.client.c.goodput_rps"), 100.0);
+    assert_eq!(metric(&m, "window.late.service.s.utilization"), 0.5);
+    // Before the fault: the first 10 s (the first arrival is 10 ms in).
+    assert_eq!(metric(&m, "window.calm.client.c.requests"), 999.0);
+    // The whole run's summary is unchanged by windows.
+    assert_eq!(metric(&m, "client.c.errors.unavailable"), 500.0);
+}

@@ -262,6 +262,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "calls a half-open breaker let through as probes",
     ),
     doc(
+        "window.<w>.<metric>",
+        "as <metric>",
+        "any metric above measured over [[window]] <w> alone: the buckets that start inside it (a fault's phase, or a start and end)",
+    ),
+    doc(
         "fault.<i>.goodput_before_rps",
         "1/s",
         "all clients' goodput over the measured buckets before fault i (its [[fault]] position, from 0) started: the level to come back to",
@@ -299,9 +304,17 @@ pub fn matches(pattern: &str, name: &str) -> bool {
             .all(|(p, n)| p == n || (p.starts_with('<') && !n.is_empty()))
 }
 
-/// The catalogue entry describing `name`.
+/// The catalogue entry describing `name`. A windowed name, `window.<w>.<metric>`, is
+/// described by its metric's entry.
 pub fn describe(name: &str) -> Option<&'static MetricDoc> {
+    let name = windowed(name).unwrap_or(name);
     CATALOGUE.iter().find(|d| matches(d.pattern, name))
+}
+
+/// The metric a `window.<w>.<metric>` name measures.
+pub fn windowed(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("window.")?;
+    rest.split_once('.').map(|(_, metric)| metric)
 }
 
 #[cfg(test)]

@@ -38,6 +38,17 @@ pub struct Recorder {
     names: Vec<String>,
     /// Bucket-major: `series[b * names.len() + m]`.
     series: Vec<f64>,
+    /// Named spans measured apart: their own totals of the buckets starting inside them.
+    windows: Vec<WindowTotals>,
+}
+
+struct WindowTotals {
+    name: String,
+    start: u64,
+    end: u64,
+    /// Time covered by the buckets merged so far, ns.
+    span: u64,
+    totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
 }
 
 impl Recorder {
@@ -86,7 +97,19 @@ impl Recorder {
             end: model.end(),
             names: Vec::new(),
             series: Vec::new(),
+            windows: Vec::new(),
         };
+        rec.windows = model
+            .windows
+            .iter()
+            .map(|w| WindowTotals {
+                name: w.name.clone(),
+                start: w.start,
+                end: w.end,
+                span: 0,
+                totals: rec.totals.clone(),
+            })
+            .collect();
         let mut names = Vec::new();
         rec.emit_current(1, &mut |name, _| names.push(name.to_string()));
         let buckets = model.end().div_ceil(model.bucket) as usize;
@@ -130,6 +153,17 @@ impl Recorder {
             merge_all(&mut self.totals.1, &self.services, ServiceAcc::merge);
             merge_all(&mut self.totals.2, &self.edges, EdgeAcc::merge);
         }
+        let start = self.bucket_start;
+        for w in self
+            .windows
+            .iter_mut()
+            .filter(|w| w.start <= start && start < w.end)
+        {
+            merge_all(&mut w.totals.0, &self.clients, ClientAcc::merge);
+            merge_all(&mut w.totals.1, &self.services, ServiceAcc::merge);
+            merge_all(&mut w.totals.2, &self.edges, EdgeAcc::merge);
+            w.span += span;
+        }
         self.clients.iter_mut().for_each(ClientAcc::reset);
         self.services.iter_mut().for_each(ServiceAcc::reset);
         self.edges.iter_mut().for_each(EdgeAcc::reset);
@@ -165,6 +199,18 @@ impl Recorder {
             duration,
             &mut |n, v| summary.push((n.to_string(), v)),
         );
+        for w in &self.windows {
+            let prefix = format!("window.{}.", w.name);
+            emit_entities(
+                &self.prefixes,
+                &self.reach,
+                &w.totals.0,
+                &w.totals.1,
+                &w.totals.2,
+                w.span,
+                &mut |n, v| summary.push((format!("{prefix}{n}"), v)),
+            );
+        }
         RunMetrics {
             summary,
             names: self.names,

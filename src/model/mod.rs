@@ -38,6 +38,16 @@ pub struct Model {
     pub recovery_hold: u64,
     /// How near: a share of that level.
     pub recovery_tolerance: f64,
+    /// Spans whose metrics the summary reports apart (`window.<name>.*`).
+    pub windows: Vec<Window>,
+}
+
+/// A named span of the run, [start, end) in ns; measured in the buckets that start inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    pub name: String,
+    pub start: u64,
+    pub end: u64,
 }
 
 impl Model {

@@ -117,6 +117,20 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         .map(|(i, f)| super::fault::compile_fault(src, i, f, &scope, end))
         .collect::<Res<Vec<_>>>()?;
     super::fault::fold_overloads(&mut clients, &faults);
+    let windows = raw
+        .window
+        .iter()
+        .enumerate()
+        .map(|(i, w)| super::window::compile_window(src, i, w, &faults, warmup, end))
+        .collect::<Res<Vec<_>>>()?;
+    for (i, w) in windows.iter().enumerate() {
+        if windows[..i].iter().any(|o| o.name == w.name) {
+            return Err(src.error_at(
+                &format!("window.{i}.name"),
+                format!("a second window named `{}`", w.name),
+            ));
+        }
+    }
     Ok(Model {
         faults,
         name: meta.name.clone(),
@@ -126,6 +140,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         bucket,
         recovery_hold,
         recovery_tolerance,
+        windows,
         clients,
         services,
         edges: ctx.edges,
@@ -495,7 +510,7 @@ fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
     }
 }
 
-fn check_name(src: &Source, path: &str, name: &str) -> Res<()> {
+pub(super) fn check_name(src: &Source, path: &str, name: &str) -> Res<()> {
     let ok = !name.is_empty()
         && name
             .chars()

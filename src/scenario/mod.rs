@@ -11,6 +11,7 @@ mod policy;
 pub mod schema;
 pub mod schema_policy;
 mod service_policy;
+mod window;
 
 pub use document::{Override, Source};
 

@@ -31,6 +31,20 @@ pub struct RawScenario {
     pub policy: BTreeMap<String, RawPolicy>,
     #[serde(default)]
     pub fault: Vec<RawFault>,
+    #[serde(default)]
+    pub window: Vec<RawWindow>,
+}
+
+/// `[[window]]`: a span of the run whose metrics the summary reports apart, given by `start`
+/// and `end`, or as a phase (`before`, `during`, `after`) of a fault.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWindow {
+    pub name: String,
+    pub start: Option<Dur>,
+    pub end: Option<Dur>,
+    pub fault: Option<usize>,
+    pub phase: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

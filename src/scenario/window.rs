@@ -1,0 +1,81 @@
+//! Compiles `[[window]]`: a named span given by `start`/`end`, or a phase of a fault.
+
+use super::document::{Located, Source};
+use super::schema::RawWindow;
+use crate::fault::Fault;
+use crate::model::Window;
+
+const PHASES: [&str; 3] = ["before", "during", "after"];
+
+pub fn compile_window(
+    src: &Source,
+    i: usize,
+    w: &RawWindow,
+    faults: &[Fault],
+    warmup: u64,
+    end: u64,
+) -> Located<Window> {
+    let at = |k: &str| format!("window.{i}.{k}");
+    super::compile::check_name(src, &at("name"), &w.name)?;
+    let (start, stop) = match (&w.fault, &w.phase) {
+        (Some(f), Some(phase)) => {
+            if w.start.is_some() || w.end.is_some() {
+                return Err(src.error_at(
+                    &at("start"),
+                    "a fault's phase sets its own span: give `fault` and `phase`, or `start` and `end`",
+                ));
+            }
+            phase_of(src, &at, *f, phase, faults, warmup, end)?
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(src.error_at(
+                &at(if w.fault.is_some() { "phase" } else { "fault" }),
+                "a fault's phase needs both `fault` (its position, from 0) and `phase` (before, during, after)",
+            ));
+        }
+        (None, None) => (
+            w.start.map_or(warmup, |d| d.0),
+            w.end.map_or(end, |d| d.0).min(end),
+        ),
+    };
+    if stop <= start {
+        return Err(src.error_at(&at("end"), "must be after `start` (and within the run)"));
+    }
+    Ok(Window {
+        name: w.name.clone(),
+        start,
+        end: stop,
+    })
+}
+
+fn phase_of(
+    src: &Source,
+    at: &dyn Fn(&str) -> String,
+    fault: usize,
+    phase: &str,
+    faults: &[Fault],
+    warmup: u64,
+    end: u64,
+) -> Located<(u64, u64)> {
+    let Some(f) = faults.get(fault) else {
+        return Err(src.error_at(
+            &at("fault"),
+            format!("there are {} faults, numbered from 0", faults.len()),
+        ));
+    };
+    match phase {
+        "before" => Ok((warmup, f.start)),
+        "during" => Ok((f.start, f.end)),
+        "after" => Ok((f.end, end)),
+        other => {
+            let hint = crate::error::did_you_mean(other, PHASES.iter().copied());
+            Err(src.error_at(
+                &at("phase"),
+                format!(
+                    "unknown phase `{other}`{hint}; valid: {}",
+                    PHASES.join(", ")
+                ),
+            ))
+        }
+    }
+}
