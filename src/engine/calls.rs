@@ -352,7 +352,11 @@ impl Simulation {
         if call.attempt != attempt || !waiting {
             return;
         }
-        let (to, instance) = (spec_of(&self.model, call.spec).to, call.instance);
+        let spec = spec_of(&self.model, call.spec);
+        let (to, instance) = (spec.to, call.instance);
+        self.rec.edges[spec.edge]
+            .attempt_latency
+            .record(self.now - call.attempt_started);
         // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
         // carry on (worker time from now is wasted, replies discarded); with it, they stop.
         self.abandon_attempt_jobs(cr);

@@ -225,7 +225,9 @@ impl Simulation {
         if let Some(op) = op {
             self.release_op(op, true);
         }
-        self.rec.edges[edge].outcomes.record(outcome);
+        let acc = &mut self.rec.edges[edge];
+        acc.outcomes.record(outcome);
+        acc.call_latency.record(now - started);
         match parent {
             Parent::Client { client, user } => self.client_done(client, user, started, outcome),
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),

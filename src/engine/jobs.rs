@@ -103,6 +103,7 @@ impl Simulation {
         let start = self.may_start(s, i as u32, self.services[s].instances[i].busy);
         let acc = &mut self.rec.services[s];
         let levels = &mut self.rec.levels[s];
+        acc.admitted += u64::from(start || room);
         if start {
             self.services[s].instances[i].busy += 1;
             levels.busy.add(now, 1, &mut acc.busy_area);
@@ -314,7 +315,13 @@ impl Simulation {
     }
 
     pub(super) fn send_reply(&mut self, jr: Ref) {
-        let spec = self.jobs.get(jr).expect("replying job").spec;
+        let job = self.jobs.get(jr).expect("replying job");
+        let spec = job.spec;
+        let acc = &mut self.rec.services[job.service as usize];
+        acc.answers.record(job.outcome);
+        if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
+            acc.useful += 1;
+        }
         match self.network_delay(spec) {
             0 => self.deliver_reply(jr),
             d => self.queue.push(self.now + d, Event::Reply(jr)),
@@ -342,6 +349,8 @@ impl Simulation {
         }
         let others = call.current.is_some() || call.hedges.iter().any(Option::is_some);
         let slot = call.slot;
+        let edge = spec_of(&self.model, call.spec).edge;
+        self.rec.edges[edge].attempt_latency.record(now - sent);
         self.outlier_record(service, instance, outcome);
         if let Some(tracker) = self
             .policies

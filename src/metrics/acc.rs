@@ -39,6 +39,16 @@ impl Outcomes {
             emit(error_metric(*o), self.counts[o.index()] as f64);
         }
     }
+    /// success, degraded, success_ratio, then `goodput` per second over `span_ns`, then errors
+    /// by kind: the same set at every client, service and edge.
+    fn emit_all(&self, span_ns: u64, goodput: u64, emit: Emit) {
+        let success = self.success() as f64;
+        emit("success", success);
+        emit("degraded", self.counts[Outcome::Degraded.index()] as f64);
+        emit("success_ratio", ratio(success, self.finished() as f64));
+        emit("goodput_rps", ratio(goodput as f64, span_ns as f64 / 1e9));
+        self.emit_errors(emit);
+    }
 }
 
 /// `errors.<kind>` for a failure kind.
@@ -80,31 +90,31 @@ impl ClientAcc {
         self.latency.reset();
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
-        let success = self.outcomes.success() as f64;
         emit("requests", self.requests as f64);
-        emit("success", success);
         emit(
-            "degraded",
-            self.outcomes.counts[Outcome::Degraded.index()] as f64,
+            "offered_rps",
+            ratio(self.requests as f64, span_ns as f64 / 1e9),
         );
-        emit(
-            "success_ratio",
-            ratio(success, self.outcomes.finished() as f64),
-        );
-        emit("goodput_rps", ratio(success, span_ns as f64 / 1e9));
+        self.outcomes
+            .emit_all(span_ns, self.outcomes.success(), emit);
         emit("latency_p50_ms", self.latency.quantile_ms(0.5));
         emit("latency_p90_ms", self.latency.quantile_ms(0.9));
         emit("latency_p99_ms", self.latency.quantile_ms(0.99));
         emit("latency_p999_ms", self.latency.quantile_ms(0.999));
         emit("latency_mean_ms", self.latency.mean_ms());
         emit("latency_max_ms", self.latency.max_ms());
-        self.outcomes.emit_errors(emit);
     }
 }
 
 #[derive(Clone, Default)]
 pub struct ServiceAcc {
     pub arrivals: u64,
+    /// Arrivals taken in (started or queued), not turned away on arrival.
+    pub admitted: u64,
+    /// The answers it gave, by outcome; `useful` are the ok or degraded ones whose caller
+    /// still waited for them.
+    pub answers: Outcomes,
+    pub useful: u64,
     pub served: u64,
     pub rejected: u64,
     pub dropped_expired: u64,
@@ -129,6 +139,9 @@ pub struct ServiceAcc {
 impl ServiceAcc {
     pub fn merge(&mut self, o: &ServiceAcc) {
         self.arrivals += o.arrivals;
+        self.admitted += o.admitted;
+        self.answers.merge(&o.answers);
+        self.useful += o.useful;
         self.served += o.served;
         self.rejected += o.rejected;
         self.dropped_expired += o.dropped_expired;
@@ -147,6 +160,9 @@ impl ServiceAcc {
     /// Clears the window's values, keeping the capacity and the histogram's allocation.
     pub fn reset(&mut self) {
         self.arrivals = 0;
+        self.admitted = 0;
+        self.answers = Outcomes::default();
+        self.useful = 0;
         self.served = 0;
         self.rejected = 0;
         self.dropped_expired = 0;
@@ -163,7 +179,9 @@ impl ServiceAcc {
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         let span = span_ns as f64;
         emit("arrivals", self.arrivals as f64);
+        emit("admitted", self.admitted as f64);
         emit("served", self.served as f64);
+        self.answers.emit_all(span_ns, self.useful, emit);
         emit("rejected", self.rejected as f64);
         emit("dropped_expired", self.dropped_expired as f64);
         for (name, n) in [
@@ -197,6 +215,7 @@ impl ServiceAcc {
         );
         emit("queue_mean", ratio(self.queue_area as f64, span));
         emit("wasted_work_s", self.wasted_ns / 1e9);
+        emit("wasted_share", ratio(self.wasted_ns, self.busy_area as f64));
     }
 }
 
@@ -206,6 +225,10 @@ pub struct EdgeAcc {
     pub attempts: u64,
     pub retries: u64,
     pub outcomes: Outcomes,
+    /// From a logical call's start to its end, retries and backoff included.
+    pub call_latency: LatencyHist,
+    /// From an attempt's sending to its answer or its timeout.
+    pub attempt_latency: LatencyHist,
     pub rejected_breaker: u64,
     pub rejected_bulkhead: u64,
     pub budget_exhausted: u64,
@@ -232,6 +255,8 @@ impl EdgeAcc {
         self.attempts += o.attempts;
         self.retries += o.retries;
         self.outcomes.merge(&o.outcomes);
+        self.call_latency.merge(&o.call_latency);
+        self.attempt_latency.merge(&o.attempt_latency);
         self.rejected_breaker += o.rejected_breaker;
         self.rejected_bulkhead += o.rejected_bulkhead;
         self.budget_exhausted += o.budget_exhausted;
@@ -248,7 +273,18 @@ impl EdgeAcc {
         self.half_open_probes += o.half_open_probes;
     }
     pub fn reset(&mut self) {
-        *self = EdgeAcc::default();
+        // Keeps the histograms' allocations.
+        let (mut call, mut attempt) = (
+            std::mem::take(&mut self.call_latency),
+            std::mem::take(&mut self.attempt_latency),
+        );
+        call.reset();
+        attempt.reset();
+        *self = EdgeAcc {
+            call_latency: call,
+            attempt_latency: attempt,
+            ..EdgeAcc::default()
+        };
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         emit("calls", self.calls as f64);
@@ -259,12 +295,20 @@ impl EdgeAcc {
             "amplification",
             ratio(self.attempts as f64, self.calls as f64),
         );
-        emit("success", self.outcomes.success() as f64);
+        self.outcomes
+            .emit_all(span_ns, self.outcomes.success(), emit);
+        emit("call_latency_p50_ms", self.call_latency.quantile_ms(0.5));
+        emit("call_latency_p99_ms", self.call_latency.quantile_ms(0.99));
+        emit("call_latency_mean_ms", self.call_latency.mean_ms());
         emit(
-            "degraded",
-            self.outcomes.counts[Outcome::Degraded.index()] as f64,
+            "attempt_latency_p50_ms",
+            self.attempt_latency.quantile_ms(0.5),
         );
-        self.outcomes.emit_errors(emit);
+        emit(
+            "attempt_latency_p99_ms",
+            self.attempt_latency.quantile_ms(0.99),
+        );
+        emit("attempt_latency_mean_ms", self.attempt_latency.mean_ms());
         emit("rejected_breaker", self.rejected_breaker as f64);
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);
         emit("budget_exhausted", self.budget_exhausted as f64);

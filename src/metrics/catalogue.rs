@@ -25,6 +25,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "logical requests the client started",
     ),
     doc(
+        "client.<c>.offered_rps",
+        "1/s",
+        "requests started per second: the load offered, whatever became of it",
+    ),
+    doc(
         "client.<c>.success",
         "count",
         "requests answered ok or degraded within the deadline",
@@ -79,6 +84,32 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "service.<s>.arrivals",
         "count",
         "attempts that reached the service (all instances)",
+    ),
+    doc(
+        "service.<s>.admitted",
+        "count",
+        "arrivals taken in (started or queued): not turned away on arrival by a full queue, admission shedding or a fault",
+    ),
+    doc(
+        "service.<s>.success",
+        "count",
+        "answers it gave ok or degraded, whether or not the caller still waited",
+    ),
+    doc("service.<s>.degraded", "count", "answers it gave degraded"),
+    doc(
+        "service.<s>.success_ratio",
+        "ratio",
+        "success / all answers it gave (faults' and shedding's included)",
+    ),
+    doc(
+        "service.<s>.goodput_rps",
+        "1/s",
+        "answers ok or degraded per second whose caller still waited for them",
+    ),
+    doc(
+        "service.<s>.errors.<kind>",
+        "count",
+        "answers it gave with this failure kind (overloaded for a full queue or shedding, the kind of an errors fault, unavailable for a crash)",
     ),
     doc(
         "service.<s>.served",
@@ -157,6 +188,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "worker time spent on requests after their caller had given up (until they finished, or were cancelled)",
     ),
     doc(
+        "service.<s>.wasted_share",
+        "ratio",
+        "wasted_work_s over all worker time held: the share of its work nobody waited for",
+    ),
+    doc(
         "edge.<from>.<to>.calls",
         "count",
         "logical calls from <from> (a client or service) to service <to>",
@@ -190,6 +226,46 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "edge.<from>.<to>.degraded",
         "count",
         "calls that ended degraded: an optional call of theirs failed, or a fallback answered",
+    ),
+    doc(
+        "edge.<from>.<to>.success_ratio",
+        "ratio",
+        "calls ended ok or degraded / calls ended",
+    ),
+    doc(
+        "edge.<from>.<to>.goodput_rps",
+        "1/s",
+        "calls ended ok or degraded per second",
+    ),
+    doc(
+        "edge.<from>.<to>.call_latency_p50_ms",
+        "ms",
+        "median of a logical call's time, first attempt to final answer (retries, backoff and fallback included)",
+    ),
+    doc(
+        "edge.<from>.<to>.call_latency_p99_ms",
+        "ms",
+        "99th percentile of that call latency",
+    ),
+    doc(
+        "edge.<from>.<to>.call_latency_mean_ms",
+        "ms",
+        "mean of that call latency",
+    ),
+    doc(
+        "edge.<from>.<to>.attempt_latency_p50_ms",
+        "ms",
+        "median of one attempt's time, sent to answered or timed out (hedged copies: the copy that answered)",
+    ),
+    doc(
+        "edge.<from>.<to>.attempt_latency_p99_ms",
+        "ms",
+        "99th percentile of that attempt latency",
+    ),
+    doc(
+        "edge.<from>.<to>.attempt_latency_mean_ms",
+        "ms",
+        "mean of that attempt latency",
     ),
     doc(
         "edge.<from>.<to>.errors.<kind>",
