@@ -319,6 +319,7 @@ impl Simulation {
             outcome: Outcome::Ok,
             retry_after: None,
             paused: 0,
+            answered: false,
         };
         let jr = self.jobs.insert(job);
         match hedge {

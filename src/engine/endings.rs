@@ -242,6 +242,7 @@ impl Simulation {
         let Some(call) = self.calls.get_mut(cr) else {
             return;
         };
+        self.rec.edges[spec_of(&self.model, call.spec).edge].abandoned += 1;
         for j in call.take_attempt_jobs() {
             if let Some(job) = self.jobs.get_mut(j) {
                 job.abandoned_at = now;

@@ -170,6 +170,7 @@ impl Simulation {
                 self.rec.levels[s].busy.add(now, -1, &mut acc.busy_area);
             }
             if blackhole {
+                self.rec.services[s].unanswered += 1;
                 self.free_job(jr);
             } else {
                 let job = self.jobs.get_mut(jr).expect("live victim");

@@ -154,6 +154,7 @@ impl Simulation {
             None => false,
             Some(Intercept::Swallow) => {
                 // Never answered: the caller's timeout (or deadline) ends the attempt.
+                self.rec.services[service].unanswered += 1;
                 self.free_job(jr);
                 true
             }

@@ -315,7 +315,8 @@ impl Simulation {
     }
 
     pub(super) fn send_reply(&mut self, jr: Ref) {
-        let job = self.jobs.get(jr).expect("replying job");
+        let job = self.jobs.get_mut(jr).expect("replying job");
+        job.answered = true;
         let spec = job.spec;
         let acc = &mut self.rec.services[job.service as usize];
         acc.answers.record(job.outcome);
@@ -407,6 +408,7 @@ impl Simulation {
                 job.state = JobState::Cancelled;
                 self.services[s].instances[i].cancelled_in_queue += 1;
                 let acc = &mut self.rec.services[s];
+                acc.unanswered += 1;
                 self.rec.levels[s].queue.add(now, -1, &mut acc.queue_area);
             }
             JobState::Working | JobState::Calling => {
@@ -418,6 +420,7 @@ impl Simulation {
                 }
                 self.free_job(jr);
                 let acc = &mut self.rec.services[s];
+                acc.unanswered += 1;
                 acc.wasted_ns += wasted;
                 self.services[s].instances[i].busy -= 1;
                 self.rec.levels[s].busy.add(now, -1, &mut acc.busy_area);

@@ -192,7 +192,9 @@ impl Simulation {
     pub fn run(mut self) -> RunResult {
         self.run_until(self.end);
         let peak_in_flight = self.calls.capacity() + self.jobs.capacity();
+        let unfinished = self.unfinished();
         let mut metrics = self.rec.finish();
+        metrics.summary.extend(unfinished);
         let faults = crate::metrics::recovery::assess(&self.model, &metrics);
         crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
         RunResult {
@@ -201,6 +203,45 @@ impl Simulation {
             metrics,
             faults,
         }
+    }
+
+    /// What is still in flight, per client (requests), edge (logical calls) and service
+    /// (arrivals not yet answered), as `*.in_flight_end` metrics: with them every count
+    /// balances (`requests = success + errors + in_flight_end`, and so on).
+    fn unfinished(&self) -> Vec<(String, f64)> {
+        let mut clients = vec![0u64; self.model.clients.len()];
+        let mut edges = vec![0u64; self.model.edges.len()];
+        let mut services = vec![0u64; self.model.services.len()];
+        for (_, call) in self.calls.iter() {
+            edges[spec_of(&self.model, call.spec).edge] += 1;
+            if let Parent::Client { client, .. } = call.parent {
+                clients[client as usize] += 1;
+            }
+        }
+        for (_, job) in self.jobs.iter() {
+            let arrived = !matches!(job.state, JobState::InTransit | JobState::Cancelled);
+            if arrived && !job.answered {
+                services[job.service as usize] += 1;
+            }
+        }
+        let m = &self.model;
+        let named =
+            |kind: &str, name: &str, n: u64| (format!("{kind}.{name}.in_flight_end"), n as f64);
+        (m.clients.iter().zip(clients))
+            .map(|(c, n)| named("client", &c.name, n))
+            .chain(
+                m.services
+                    .iter()
+                    .zip(services)
+                    .map(|(s, n)| named("service", &s.name, n)),
+            )
+            .chain(
+                m.edges
+                    .iter()
+                    .zip(edges)
+                    .map(|(e, n)| named("edge", &e.name, n)),
+            )
+            .collect()
     }
 
     /// Requests (logical calls and jobs) in flight right now.

@@ -163,6 +163,8 @@ pub struct Job {
     pub retry_after: Option<u64>,
     /// How long stalls have paused its work so far (its `WorkDone` moved back by that).
     pub paused: u64,
+    /// Its answer has been given (counted in the service's answers).
+    pub answered: bool,
 }
 
 pub struct InstanceState {

@@ -115,6 +115,9 @@ pub struct ServiceAcc {
     /// still waited for them.
     pub answers: Outcomes,
     pub useful: u64,
+    /// Arrivals never answered: swallowed by a blackhole, lost in a blackhole crash, or
+    /// cancelled by their caller.
+    pub unanswered: u64,
     pub served: u64,
     pub rejected: u64,
     pub dropped_expired: u64,
@@ -142,6 +145,7 @@ impl ServiceAcc {
         self.admitted += o.admitted;
         self.answers.merge(&o.answers);
         self.useful += o.useful;
+        self.unanswered += o.unanswered;
         self.served += o.served;
         self.rejected += o.rejected;
         self.dropped_expired += o.dropped_expired;
@@ -163,6 +167,7 @@ impl ServiceAcc {
         self.admitted = 0;
         self.answers = Outcomes::default();
         self.useful = 0;
+        self.unanswered = 0;
         self.served = 0;
         self.rejected = 0;
         self.dropped_expired = 0;
@@ -182,6 +187,7 @@ impl ServiceAcc {
         emit("admitted", self.admitted as f64);
         emit("served", self.served as f64);
         self.answers.emit_all(span_ns, self.useful, emit);
+        emit("unanswered", self.unanswered as f64);
         emit("rejected", self.rejected as f64);
         emit("dropped_expired", self.dropped_expired as f64);
         for (name, n) in [
@@ -239,6 +245,8 @@ pub struct EdgeAcc {
     pub fallbacks: u64,
     pub hedges: u64,
     pub duplicates: u64,
+    /// Calls ended without an outcome: their parent job was cancelled or lost in a crash.
+    pub abandoned: u64,
     pub breaker_opens: u64,
     /// Integral over time (ns × breakers) of breakers in the open state.
     pub breaker_open_area: Area,
@@ -267,6 +275,7 @@ impl EdgeAcc {
         self.fallbacks += o.fallbacks;
         self.hedges += o.hedges;
         self.duplicates += o.duplicates;
+        self.abandoned += o.abandoned;
         self.breaker_opens += o.breaker_opens;
         self.breaker_open_area += o.breaker_open_area;
         self.breaker_half_open_area += o.breaker_half_open_area;
@@ -318,6 +327,7 @@ impl EdgeAcc {
         emit("limit_mean", ratio(self.limit_area as f64, span_ns as f64));
         emit("fallbacks", self.fallbacks as f64);
         emit("duplicates", self.duplicates as f64);
+        emit("abandoned", self.abandoned as f64);
         emit("breaker_opens", self.breaker_opens as f64);
         emit("breaker_open_s", self.breaker_open_area as f64 / 1e9);
         emit(

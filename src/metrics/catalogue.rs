@@ -30,6 +30,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "requests started per second: the load offered, whatever became of it",
     ),
     doc(
+        "client.<c>.in_flight_end",
+        "count",
+        "requests still unanswered when the run ended (summary only): requests = success + errors + this, with no warm-up",
+    ),
+    doc(
         "client.<c>.success",
         "count",
         "requests answered ok or degraded within the deadline",
@@ -110,6 +115,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "service.<s>.errors.<kind>",
         "count",
         "answers it gave with this failure kind (overloaded for a full queue or shedding, the kind of an errors fault, unavailable for a crash)",
+    ),
+    doc(
+        "service.<s>.unanswered",
+        "count",
+        "arrivals never answered: swallowed by a blackhole, lost in a blackhole crash, or cancelled by their caller",
+    ),
+    doc(
+        "service.<s>.in_flight_end",
+        "count",
+        "arrivals still queued or in work when the run ended (summary only): arrivals = answers + unanswered + this, with no warm-up",
     ),
     doc(
         "service.<s>.served",
@@ -316,6 +331,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "edge.<from>.<to>.duplicates",
         "count",
         "executions of a non-idempotent call's operation beyond its first (a retried attempt whose predecessor also ran)",
+    ),
+    doc(
+        "edge.<from>.<to>.abandoned",
+        "count",
+        "calls ended without an outcome because the job that made them was cancelled or lost in a crash",
+    ),
+    doc(
+        "edge.<from>.<to>.in_flight_end",
+        "count",
+        "logical calls still going when the run ended (summary only): calls = success + errors + abandoned + this, with no warm-up",
     ),
     doc(
         "edge.<from>.<to>.breaker_opens",
