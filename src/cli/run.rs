@@ -22,6 +22,13 @@ pub struct RunArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
+    /// Write every event of the run to this CSV file (time_ns, request, parent, entity,
+    /// event, outcome), for debugging small runs.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Most rows a trace may have; a run with more is refused and writes nothing.
+    #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
+    trace_limit: u64,
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
@@ -34,7 +41,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let model = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let started = Instant::now();
-    let result = cascade::simulate(&model);
+    let mut sim = cascade::Simulation::new(model.clone());
+    if args.trace.is_some() {
+        sim = sim.with_trace(args.trace_limit);
+    }
+    let mut result = sim.run();
+    // A trace too long is refused before anything is written.
+    let trace = match result.trace.take() {
+        Some(Err(rows)) => {
+            return Err(cascade::Error::Usage(format!(
+                "the trace has {rows} rows, over the limit of {}: shorten the run (a trace is for small runs) or raise --trace-limit",
+                args.trace_limit
+            )));
+        }
+        Some(Ok(csv)) => Some(csv),
+        None => None,
+    };
     let wall_s = started.elapsed().as_secs_f64();
     let requests: u64 = model
         .clients
@@ -56,6 +78,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));
     write_run(&out, &model, &result.metrics, &facts)?;
+    if let (Some(path), Some(csv)) = (&args.trace, &trace) {
+        cascade::output::files::write_atomic(path, csv.as_bytes())?;
+    }
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));

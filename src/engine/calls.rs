@@ -107,6 +107,9 @@ impl Simulation {
             }
         }
         let cr = self.calls.insert(call);
+        if self.trace.is_some() {
+            self.trace_call(cr, "call_start", "");
+        }
         // A breaker around the whole call is asked once, here, and told the final outcome.
         if wraps_call {
             if !self.breaker_admits(cr, 0) {
@@ -328,6 +331,9 @@ impl Simulation {
         }
         if let Some(op) = call.op.and_then(|op| self.ops.get_mut(op)) {
             op.jobs += 1;
+        }
+        if self.trace.is_some() {
+            self.trace_job(jr, if hedge.is_some() { "hedge" } else { "attempt" });
         }
         match self.network_delay(spec_id) {
             0 => self.arrive(jr),

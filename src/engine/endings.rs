@@ -186,6 +186,9 @@ impl Simulation {
 
     pub(super) fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
+        if self.trace.is_some() {
+            self.trace_call(cr, "call_end", outcome.name());
+        }
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
         let (op, parent, started) = (call.op, call.parent, call.started);

@@ -315,6 +315,9 @@ impl Simulation {
     }
 
     pub(super) fn send_reply(&mut self, jr: Ref) {
+        if self.trace.is_some() {
+            self.trace_job(jr, "reply");
+        }
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
         let spec = job.spec;

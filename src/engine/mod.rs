@@ -12,5 +12,6 @@ pub mod queue;
 pub mod rng;
 mod sim;
 mod state;
+pub mod trace;
 
 pub use sim::{RunResult, Simulation};

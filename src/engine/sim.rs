@@ -30,6 +30,8 @@ pub struct Simulation {
     pub(super) faults: super::faults::FaultIndex,
     /// Closed-loop users that overload faults add.
     pub(super) extra_users: Vec<super::fault_events::ExtraUsers>,
+    /// Every event as a CSV row, when asked for (`--trace`).
+    pub(super) trace: Option<Box<super::trace::Trace>>,
 }
 
 /// What a finished run hands back: its metrics and how much work the engine did.
@@ -40,6 +42,9 @@ pub struct RunResult {
     pub peak_in_flight: usize,
     /// Whether the run recovered from each fault it could judge.
     pub faults: Vec<crate::metrics::recovery::FaultVerdict>,
+    /// The trace's CSV text, when one was asked for; `Err(rows)` when it had more rows than
+    /// its limit.
+    pub trace: Option<Result<String, u64>>,
 }
 
 #[inline(always)]
@@ -117,6 +122,7 @@ impl Simulation {
             edge_rngs,
             rec,
             extra_users: Vec::new(),
+            trace: None,
             events: 0,
             model,
         };
@@ -149,6 +155,12 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Keeps every event as a CSV row (at most `limit` rows; see `engine::trace`).
+    pub fn with_trace(mut self, limit: u64) -> Simulation {
+        self.trace = Some(Box::new(super::trace::Trace::new(limit)));
+        self
     }
 
     /// Current simulated time, ns.
@@ -202,6 +214,7 @@ impl Simulation {
             peak_in_flight,
             metrics,
             faults,
+            trace: self.trace.take().map(|t| t.finish()),
         }
     }
 
@@ -250,6 +263,9 @@ impl Simulation {
     }
 
     fn handle(&mut self, event: Event) {
+        if self.trace.is_some() {
+            self.trace_event(&event);
+        }
         match event {
             Event::Arrival(c) => {
                 self.start_client_request(c, 0);
