@@ -437,3 +437,29 @@ fn faults_check_their_kind_target_and_ramp() {
         ],
     );
 }
+
+#[test]
+fn windows_check_their_span_and_phase() {
+    let c = Case::new("windows");
+    let with = |window: &str| {
+        format!(
+            "{GOOD}\n[[fault]]\nkind = \"stall\"\ntarget = \"db\"\nstart = \"1s\"\nend = \"2s\"\n\n[[window]]\n{window}\n"
+        )
+    };
+    c.rejects(
+        &with("name = \"w\"\nfault = 0\nphase = \"durin\""),
+        &["window.0.phase", "did you mean `during`"],
+    );
+    c.rejects(
+        &with("name = \"w\"\nfault = 3\nphase = \"after\""),
+        &["window.0.fault", "1 faults"],
+    );
+    c.rejects(
+        &with("name = \"w\"\nstart = \"3s\"\nend = \"2s\""),
+        &["window.0.end", "after `start`"],
+    );
+    c.rejects(
+        &with("name = \"w\"\nfault = 0"),
+        &["window.0.phase", "needs both"],
+    );
+}
