@@ -40,22 +40,27 @@ impl FaultIndex {
             }
         }
         // Named by what the fault is, not its place in the file, so adding a fault before it
-        // leaves its draws alone.
+        // leaves its draws alone; identical faults are told apart by how many came before.
         let rngs = model
             .faults
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
+                let twin = model.faults[..i]
+                    .iter()
+                    .filter(|g| g.target == f.target && (g.start, g.end) == (f.start, f.end))
+                    .count();
                 let target = match f.target {
                     Target::Service(s) => model.services[s].name.clone(),
                     Target::Instance(s, i) => format!("{}#{i}", model.services[s].name),
                     Target::Edge(e) => model.edges[e].name.clone(),
                     Target::Client(c) => model.clients[c].name.clone(),
                 };
-                stream(
-                    model.seed,
-                    &format!("fault.{target}.{}.{}", f.start, f.end),
-                    "draws",
-                )
+                let name = match twin {
+                    0 => format!("fault.{target}.{}.{}", f.start, f.end),
+                    n => format!("fault.{target}.{}.{}.{n}", f.start, f.end),
+                };
+                stream(model.seed, &name, "draws")
             })
             .collect();
         let touched = (0..model.services.len())
@@ -228,12 +233,17 @@ impl Simulation {
 
     /// Whether an instance may start work now, with `busy` workers taken: a stall holds it,
     /// and a capacity cut lowers its number of workers.
-    #[inline]
+    #[inline(always)]
     pub(super) fn may_start(&self, service: usize, instance: u32, busy: u32) -> bool {
         let workers = self.model.services[service].workers;
         if self.faults.holds[service].is_empty() {
             return busy < workers;
         }
+        self.may_start_held(service, instance, busy, workers)
+    }
+
+    #[cold]
+    fn may_start_held(&self, service: usize, instance: u32, busy: u32, workers: u32) -> bool {
         let now = self.now;
         let mut left = workers;
         for &i in &self.faults.holds[service] {

@@ -241,11 +241,10 @@ pub fn render_faults(model: &Model, verdicts: &[FaultVerdict]) -> String {
         } else if v.trigger_gone {
             let _ = writeln!(
                 notes,
-                "fault {i}: metastable failure: goodput stayed at {}/s, {} below its {}/s before the fault, for {} s after the fault ended",
+                "fault {i}: metastable failure: {} s after the fault ended, goodput had not come back: {}/s on average against {}/s before it",
+                sig3(v.recovery_s),
                 sig3(v.after_rps),
-                percent(1.0 - v.after_rps / v.before_rps.max(1e-9)),
-                sig3(v.before_rps),
-                sig3(v.recovery_s)
+                sig3(v.before_rps)
             );
             "NOT RECOVERED (metastable)".into()
         } else {
