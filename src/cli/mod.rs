@@ -1,5 +1,6 @@
 //! Command-line interface: clap types here, one file per subcommand.
 
+mod check;
 mod metrics;
 mod run;
 mod validate;
@@ -27,6 +28,8 @@ enum Command {
     Run(run::RunArgs),
     /// Check a scenario for errors without running it.
     Validate(validate::ValidateArgs),
+    /// Run scenarios and check their [[expect]]: exit 1 when one fails.
+    Check(check::CheckArgs),
     /// List every metric name with its unit and meaning.
     Metrics,
 }
@@ -54,6 +57,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::validate(a),
+        Command::Check(a) => check::check(a),
         Command::Metrics => metrics::metrics(),
     }
 }

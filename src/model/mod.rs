@@ -40,6 +40,8 @@ pub struct Model {
     pub recovery_tolerance: f64,
     /// Spans whose metrics the summary reports apart (`window.<name>.*`).
     pub windows: Vec<Window>,
+    /// What `cascade check` requires of a run.
+    pub expects: Vec<crate::check::Expect>,
 }
 
 /// A named span of the run, [start, end) in ns; measured in the buckets that start inside it.

@@ -117,11 +117,13 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         .map(|(i, f)| super::fault::compile_fault(src, i, f, &scope, end))
         .collect::<Res<Vec<_>>>()?;
     super::fault::fold_overloads(&mut clients, &faults);
-    let windows = raw
+    let mut windows = raw
         .window
         .iter()
         .enumerate()
-        .map(|(i, w)| super::window::compile_window(src, i, w, &faults, warmup, end))
+        .map(|(i, w)| {
+            super::window::compile_window(src, &format!("window.{i}"), w, &faults, warmup, end)
+        })
         .collect::<Res<Vec<_>>>()?;
     for (i, w) in windows.iter().enumerate() {
         if windows[..i].iter().any(|o| o.name == w.name) {
@@ -131,6 +133,8 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
             ));
         }
     }
+    let expects =
+        super::expect::compile_expects(src, &raw.expect, &faults, warmup, end, &mut windows)?;
     Ok(Model {
         faults,
         name: meta.name.clone(),
@@ -140,6 +144,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         bucket,
         recovery_hold,
         recovery_tolerance,
+        expects,
         windows,
         clients,
         services,

@@ -4,6 +4,7 @@
 mod compile;
 mod dist;
 pub mod document;
+mod expect;
 mod fault;
 mod graph;
 mod limit;

@@ -33,6 +33,28 @@ pub struct RawScenario {
     pub fault: Vec<RawFault>,
     #[serde(default)]
     pub window: Vec<RawWindow>,
+    #[serde(default)]
+    pub expect: Vec<RawExpect>,
+}
+
+/// `[[expect]]`: a metric, a comparison and a value, checked by `cascade check`; optionally
+/// over a `window` (a span or a fault's phase, as `[[window]]` takes them).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExpect {
+    pub metric: String,
+    pub op: String,
+    pub value: f64,
+    pub window: Option<RawExpectWindow>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExpectWindow {
+    pub start: Option<Dur>,
+    pub end: Option<Dur>,
+    pub fault: Option<usize>,
+    pub phase: Option<String>,
 }
 
 /// `[[window]]`: a span of the run whose metrics the summary reports apart, given by `start`

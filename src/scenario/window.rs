@@ -7,15 +7,16 @@ use crate::model::Window;
 
 const PHASES: [&str; 3] = ["before", "during", "after"];
 
+/// `base` is the table's path for errors: `window.0`, or `expect.2.window`.
 pub fn compile_window(
     src: &Source,
-    i: usize,
+    base: &str,
     w: &RawWindow,
     faults: &[Fault],
     warmup: u64,
     end: u64,
 ) -> Located<Window> {
-    let at = |k: &str| format!("window.{i}.{k}");
+    let at = |k: &str| format!("{base}.{k}");
     super::compile::check_name(src, &at("name"), &w.name)?;
     let (start, stop) = match (&w.fault, &w.phase) {
         (Some(f), Some(phase)) => {

@@ -1,0 +1,115 @@
+//! `cascade check`: expectations turned into a table, JUnit XML and exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BASE: &str = r#"[scenario]
+name = "gate"
+duration = "10s"
+
+[[client]]
+name = "web"
+target = "api"
+rate = 100
+
+[[service]]
+name = "api"
+workers = 4
+work = "5ms"
+"#;
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cascade-check-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn check(d: &PathBuf, expects: &str, extra: &[&str]) -> Output {
+    std::fs::write(d.join("gate.toml"), format!("{BASE}\n{expects}")).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("check")
+        .arg(d)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn passing_and_failing_expectations_set_the_exit_code_and_the_junit_counts() {
+    let d = dir("pass");
+    let pass = r#"
+[[expect]]
+metric = "client.web.success_ratio"
+op = ">="
+value = 0.99
+"#;
+    let out = check(&d, pass, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("✓") && stdout.contains("1 passed, 0 failed"),
+        "{stdout}"
+    );
+    let fail = r#"
+[[expect]]
+metric = "client.web.success_ratio"
+op = ">="
+value = 0.99
+
+[[expect]]
+metric = "service.api.utilization"
+op = "<"
+value = 0.01
+
+[[expect]]
+metric = "client.web.requests"
+op = "=="
+value = 0
+window = { start = "0s", end = "5s" }
+"#;
+    let junit = d.join("junit.xml");
+    let out = check(&d, fail, &["--junit", junit.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("1 passed, 2 failed"), "{stdout}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(r#"<testsuites name="cascade check" tests="3" failures="2">"#));
+    assert_eq!(xml.matches("<testcase ").count(), 3);
+    assert_eq!(xml.matches("<failure ").count(), 2);
+    assert!(xml.contains(r#"classname="gate""#));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_misspelt_metric_is_bad_input_not_a_pass() {
+    let d = dir("typo");
+    let typo = r#"
+[[expect]]
+metric = "client.web.sucess_ratio"
+op = ">="
+value = 0
+"#;
+    let out = check(&d, typo, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("gate.toml:17:1"), "{err}");
+    assert!(
+        err.contains("did you mean `client.web.success_ratio`"),
+        "{err}"
+    );
+    let bad_op = r#"
+[[expect]]
+metric = "client.web.success_ratio"
+op = "=>"
+value = 0
+"#;
+    let out = check(&d, bad_op, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("expect.0.op") && err.contains("valid: < <= > >= == !="),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
