@@ -3,7 +3,7 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::output::run_files::{RunFacts, write_run};
-use cascade::output::table::{render_faults, render_summary};
+use cascade::output::table::{render_faults, render_summary, render_variants};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,7 +39,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             value: seed.to_string(),
         });
     }
-    let model = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
+    let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
+    let (_, model) = models.remove(0);
     let started = Instant::now();
     let mut sim = cascade::Simulation::new(model.clone());
     if args.trace.is_some() {
@@ -58,32 +59,37 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let wall_s = started.elapsed().as_secs_f64();
-    let requests: u64 = model
-        .clients
-        .iter()
-        .map(|c| {
-            result
-                .metrics
-                .get(&format!("client.{}.requests", c.name))
-                .unwrap_or(0.0) as u64
+    let facts = facts_of(&model, &result, wall_s);
+    // Variants: the same seed, so the same arrivals and draws; only their `set` differs.
+    let variants: Vec<(String, cascade::Model, cascade::RunResult, RunFacts)> = models
+        .into_iter()
+        .map(|(name, m)| {
+            let started = Instant::now();
+            let r = cascade::simulate(&m);
+            let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
+            (name.expect("variants are named"), m, r, facts)
         })
-        .sum();
-    let facts = RunFacts {
-        events: result.events,
-        wall_s,
-        requests,
-        peak_in_flight: result.peak_in_flight,
-    };
+        .collect();
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));
     write_run(&out, &model, &result.metrics, &facts)?;
+    for (name, m, r, f) in &variants {
+        write_run(&out.join(name), m, &r.metrics, f)?;
+    }
     if let (Some(path), Some(csv)) = (&args.trace, &trace) {
         cascade::output::files::write_atomic(path, csv.as_bytes())?;
     }
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));
+        if !variants.is_empty() {
+            let named: Vec<(&str, &cascade::metrics::RunMetrics)> = variants
+                .iter()
+                .map(|(n, _, r, _)| (n.as_str(), &r.metrics))
+                .collect();
+            print!("{}", render_variants(&model, &result.metrics, &named));
+        }
         println!(
             "\n{} events in {:.3}s wall ({:.2}M events/s, {:.0}x real time); results in {}",
             facts.events,
@@ -94,4 +100,23 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) -> RunFacts {
+    let requests: u64 = model
+        .clients
+        .iter()
+        .map(|c| {
+            result
+                .metrics
+                .get(&format!("client.{}.requests", c.name))
+                .unwrap_or(0.0) as u64
+        })
+        .sum();
+    RunFacts {
+        events: result.events,
+        wall_s,
+        requests,
+        peak_in_flight: result.peak_in_flight,
+    }
 }

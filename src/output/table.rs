@@ -271,6 +271,65 @@ fn target_name(model: &Model, target: Target) -> String {
     }
 }
 
+/// Base and variants side by side on the metrics that decide between settings: each client's
+/// goodput, success ratio and p99, each edge's amplification, each service's utilization and
+/// wasted work, each fault's recovery; every variant with its difference from the base, absolute and relative.
+pub fn render_variants(
+    model: &Model,
+    base: &RunMetrics,
+    variants: &[(&str, &RunMetrics)],
+) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for c in &model.clients {
+        for m in ["goodput_rps", "success_ratio", "latency_p99_ms"] {
+            names.push(format!("client.{}.{m}", c.name));
+        }
+    }
+    for e in &model.edges {
+        names.push(format!("edge.{}.amplification", e.name));
+    }
+    for s in &model.services {
+        for m in ["utilization", "wasted_work_s"] {
+            names.push(format!("service.{}.{m}", s.name));
+        }
+    }
+    for i in 0..model.faults.len() {
+        for m in ["recovered", "recovery_s"] {
+            let name = format!("fault.{i}.{m}");
+            if base.get(&name).is_some() {
+                names.push(name);
+            }
+        }
+    }
+    let mut header = vec!["metric".to_string(), "base".to_string()];
+    for (v, _) in variants {
+        header.extend([v.to_string(), "Δ".into(), "Δ%".into()]);
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header);
+    for name in names {
+        let b = base.get(&name).unwrap_or(0.0);
+        let mut row = vec![name.clone(), sig3(b)];
+        for (_, m) in variants {
+            let v = m.get(&name).unwrap_or(0.0);
+            let rel = if b != 0.0 {
+                format!("{:+.1}%", (v - b) / b.abs() * 100.0)
+            } else {
+                "-".into()
+            };
+            let d = v - b;
+            let delta = if d > 0.0 {
+                format!("+{}", sig3(d))
+            } else {
+                sig3(d)
+            };
+            row.extend([sig3(v), delta, rel]);
+        }
+        t.row(row);
+    }
+    format!("\nvariants (same seed as the base)\n{}", t.render())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,3 +35,46 @@ pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Model>
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
 }
+
+/// A scenario and each of its `[[variant]]`s, compiled: `(None, base)` first, then
+/// `(Some(name), variant)` in file order. Every variant gets the same overrides (and so the same
+/// seed) as the base, then its own `set`.
+pub fn load_with_variants(
+    path: &Path,
+    overrides: &[Override],
+) -> Result<Vec<(Option<String>, Model)>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = path.display().to_string();
+    let src = Source::parse(&file, &text, overrides)?;
+    let raw: schema::RawScenario = src.deserialize()?;
+    let base = compile::compile(&raw, &src)?;
+    let mut models = vec![(None, base)];
+    for (i, v) in raw.variant.iter().enumerate() {
+        let at = format!("variant.{i}.name");
+        compile::check_name(&src, &at, &v.name)?;
+        if v.name == "base" || raw.variant[..i].iter().any(|o| o.name == v.name) {
+            return Err(src
+                .error_at(
+                    &at,
+                    format!("variant names are unique and not `base`: `{}`", v.name),
+                )
+                .into());
+        }
+        let mut all = overrides.to_vec();
+        for (path, value) in &v.set {
+            value.overrides(path, &mut all);
+        }
+        let model = load_str(&file, &text, &all).map_err(|e| match e {
+            Error::Scenario(mut s) => {
+                s.message = format!("in variant `{}`: {}", v.name, s.message);
+                Error::Scenario(s)
+            }
+            other => other,
+        })?;
+        models.push((Some(v.name.clone()), model));
+    }
+    Ok(models)
+}

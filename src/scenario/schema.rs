@@ -35,6 +35,67 @@ pub struct RawScenario {
     pub window: Vec<RawWindow>,
     #[serde(default)]
     pub expect: Vec<RawExpect>,
+    #[serde(default)]
+    pub variant: Vec<RawVariant>,
+}
+
+/// `[[variant]]`: the scenario again with some fields set otherwise (`set = { "path" = value }`),
+/// run with the same seed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVariant {
+    pub name: String,
+    pub set: BTreeMap<String, SetValue>,
+}
+
+/// A value in a variant's `set`: any TOML value, kept to be written back as `--set` text.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SetValue {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Array(Vec<SetValue>),
+    Table(BTreeMap<String, SetValue>),
+}
+
+impl SetValue {
+    /// The overrides it stands for under `path`: a table sets its keys one by one (so
+    /// `set = { service.api.workers = 20 }` and `set = { "service.api.workers" = 20 }` agree).
+    pub fn overrides(&self, path: &str, out: &mut Vec<super::Override>) {
+        match self {
+            SetValue::Table(t) => {
+                for (k, v) in t {
+                    v.overrides(&format!("{path}.{k}"), out);
+                }
+            }
+            other => out.push(super::Override {
+                path: path.to_string(),
+                value: other.toml(),
+            }),
+        }
+    }
+
+    fn toml(&self) -> String {
+        match self {
+            SetValue::Bool(b) => b.to_string(),
+            SetValue::Int(i) => i.to_string(),
+            SetValue::Float(f) => format!("{f:?}"),
+            SetValue::Text(s) => format!("{s:?}"),
+            SetValue::Array(a) => {
+                let items: Vec<String> = a.iter().map(SetValue::toml).collect();
+                format!("[{}]", items.join(", "))
+            }
+            SetValue::Table(t) => {
+                let items: Vec<String> = t
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {}", v.toml()))
+                    .collect();
+                format!("{{ {} }}", items.join(", "))
+            }
+        }
+    }
 }
 
 /// `[[expect]]`: a metric, a comparison and a value, checked by `cascade check`; optionally
