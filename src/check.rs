@@ -87,6 +87,13 @@ pub fn evaluate(expects: &[Expect], m: &RunMetrics) -> Result<Vec<Verdict>, Box<
         .map(|e| {
             let Some(measured) = m.get(&e.read_from) else {
                 let mut err = (*e.at).clone();
+                if e.read_from != e.metric && m.get(&e.metric).is_some() {
+                    err.message = format!(
+                        "`{}` is judged over the whole run only, not per window: drop the expectation's `window`",
+                        e.metric
+                    );
+                    return Err(Box::new(err));
+                }
                 let names = m
                     .summary
                     .iter()

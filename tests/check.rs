@@ -113,3 +113,13 @@ value = 0
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_gate_with_nothing_to_check_fails_as_bad_input() {
+    let d = dir("empty");
+    let out = check(&d, "", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nothing to check"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

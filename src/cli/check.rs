@@ -49,6 +49,13 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         });
     }
     let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();
+    if total == 0 {
+        // A gate that checks nothing must not pass quietly.
+        return Err(Error::Usage(format!(
+            "nothing to check: none of the {} scenario files has an [[expect]]",
+            files.len()
+        )));
+    }
     let failed: usize = checked
         .iter()
         .map(|c| c.verdicts.iter().filter(|v| !v.passed).count())
@@ -56,16 +63,19 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     if let Some(path) = &args.junit {
         write_atomic(path, junit(&checked).as_bytes())?;
     }
-    if total > 0 {
-        print!("{}", table.render());
-    }
+    print!("{}", table.render());
     let skipped = files.len() - checked.len();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     println!(
-        "{total} expectations in {} scenarios: {} passed, {failed} failed{}",
-        checked.len(),
+        "{} in {}: {} passed, {failed} failed{}",
+        plural(total, "expectation"),
+        plural(checked.len(), "scenario"),
         total - failed,
         if skipped > 0 {
-            format!(" ({skipped} scenarios without [[expect]] not run)")
+            format!(
+                " ({} without [[expect]] not run)",
+                plural(skipped, "scenario")
+            )
         } else {
             String::new()
         }

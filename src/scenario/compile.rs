@@ -126,6 +126,12 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         })
         .collect::<Res<Vec<_>>>()?;
     for (i, w) in windows.iter().enumerate() {
+        if w.name.starts_with("expect-") {
+            return Err(src.error_at(
+                &format!("window.{i}.name"),
+                "names starting with `expect-` are kept for the windows of [[expect]]",
+            ));
+        }
         if windows[..i].iter().any(|o| o.name == w.name) {
             return Err(src.error_at(
                 &format!("window.{i}.name"),
