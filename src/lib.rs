@@ -13,6 +13,7 @@ pub mod output;
 pub mod policy;
 pub mod random;
 pub mod scenario;
+pub mod sweep;
 pub mod time;
 
 pub use engine::{RunResult, Simulation};

@@ -3,6 +3,7 @@
 mod check;
 mod metrics;
 mod run;
+mod sweep;
 mod validate;
 
 use cascade::scenario::Override;
@@ -30,6 +31,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run scenarios and check their [[expect]]: exit 1 when one fails.
     Check(check::CheckArgs),
+    /// Run a grid of parameters x replications; write runs.csv and points.csv.
+    Sweep(sweep::SweepArgs),
     /// List every metric name with its unit and meaning.
     Metrics,
 }
@@ -58,6 +61,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::validate(a),
         Command::Check(a) => check::check(a),
+        Command::Sweep(a) => sweep::sweep(a),
         Command::Metrics => metrics::metrics(),
     }
 }

@@ -2,4 +2,5 @@
 
 pub mod files;
 pub mod run_files;
+pub mod sweep_files;
 pub mod table;

@@ -1,0 +1,133 @@
+//! The grid of a sweep: parameters by path, each with its values, expanded into points (every
+//! combination, the first parameter varying slowest).
+
+use crate::scenario::Override;
+use crate::time::{format_duration, parse_duration};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub path: String,
+    /// Each value as TOML text, as `--set` takes it.
+    pub values: Vec<String>,
+}
+
+impl Param {
+    /// Parses `PATH=V1,V2,...` or `PATH=A..B:STEP` (integers, decimals or durations; B is
+    /// included when the steps land on it).
+    pub fn parse(text: &str) -> Result<Param, String> {
+        let (path, spec) = text
+            .split_once('=')
+            .filter(|(p, v)| !p.trim().is_empty() && !v.trim().is_empty())
+            .ok_or_else(|| format!("--param expects PATH=V1,V2 or PATH=A..B:STEP, got `{text}`"))?;
+        let spec = spec.trim();
+        let values = match spec.split_once("..") {
+            Some((a, rest)) => {
+                let (b, step) = rest
+                    .split_once(':')
+                    .ok_or_else(|| format!("a range needs a step: `{spec}` (like 10..50:10)"))?;
+                range(a.trim(), b.trim(), step.trim())?
+            }
+            None => spec.split(',').map(|v| v.trim().to_string()).collect(),
+        };
+        if values.iter().any(String::is_empty) {
+            return Err(format!("an empty value in `{spec}`"));
+        }
+        Ok(Param {
+            path: path.trim().to_string(),
+            values,
+        })
+    }
+}
+
+fn range(a: &str, b: &str, step: &str) -> Result<Vec<String>, String> {
+    let bad = || format!("cannot step from `{a}` to `{b}` by `{step}`");
+    if let (Ok(a), Ok(b), Ok(s)) = (a.parse::<i64>(), b.parse::<i64>(), step.parse::<i64>()) {
+        if s <= 0 || b < a {
+            return Err(bad());
+        }
+        return Ok((a..=b).step_by(s as usize).map(|v| v.to_string()).collect());
+    }
+    if let (Ok(a), Ok(b), Ok(s)) = (a.parse::<f64>(), b.parse::<f64>(), step.parse::<f64>()) {
+        if s.is_nan() || s <= 0.0 || b < a {
+            return Err(bad());
+        }
+        // Counted in whole steps, so rounding never adds or drops the last value.
+        let n = ((b - a) / s + 1e-9).floor() as u64;
+        return Ok((0..=n).map(|k| format!("{}", a + k as f64 * s)).collect());
+    }
+    let (a, b, s) = (
+        parse_duration(a).map_err(|_| bad())?,
+        parse_duration(b).map_err(|_| bad())?,
+        parse_duration(step).map_err(|_| bad())?,
+    );
+    if s == 0 || b < a {
+        return Err(bad());
+    }
+    Ok((a..=b)
+        .step_by(s as usize)
+        .map(|v| format!("\"{}\"", format_duration(v)))
+        .collect())
+}
+
+/// Every combination of the parameters' values, as overrides.
+pub fn points(params: &[Param]) -> Vec<Vec<Override>> {
+    let mut points = vec![Vec::new()];
+    for p in params {
+        points = points
+            .into_iter()
+            .flat_map(|point| {
+                p.values.iter().map(move |v| {
+                    let mut next = point.clone();
+                    next.push(Override {
+                        path: p.path.clone(),
+                        value: v.clone(),
+                    });
+                    next
+                })
+            })
+            .collect();
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_and_ranges_of_integers_decimals_and_durations() {
+        let p = Param::parse("service.api.workers=10,20, 40").unwrap();
+        assert_eq!(p.values, ["10", "20", "40"]);
+        assert_eq!(
+            Param::parse("x=10..50:20").unwrap().values,
+            ["10", "30", "50"]
+        );
+        assert_eq!(Param::parse("x=10..45:20").unwrap().values, ["10", "30"]);
+        assert_eq!(Param::parse("x=0.1..0.3:0.1").unwrap().values.len(), 3);
+        assert_eq!(
+            Param::parse("x=100ms..300ms:100ms").unwrap().values,
+            ["\"100ms\"", "\"200ms\"", "\"300ms\""]
+        );
+        assert!(Param::parse("x=10..5:1").is_err());
+        assert!(Param::parse("x=10..50").is_err());
+        assert!(Param::parse("=1,2").is_err());
+    }
+
+    #[test]
+    fn the_grid_is_every_combination_first_parameter_slowest() {
+        let grid = points(&[
+            Param::parse("a=1,2").unwrap(),
+            Param::parse("b=x,y,z").unwrap(),
+        ]);
+        let flat: Vec<String> = grid
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|o| o.value.clone())
+                    .collect::<Vec<_>>()
+                    .join("")
+            })
+            .collect();
+        assert_eq!(flat, ["1x", "1y", "1z", "2x", "2y", "2z"]);
+    }
+}

@@ -1,0 +1,147 @@
+//! `cascade sweep`: grids, replications, statistics, and output that does not depend on --jobs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SCENARIO: &str = r#"[scenario]
+name = "sweepme"
+duration = "20s"
+seed = 5
+
+[[client]]
+name = "c"
+target = "s"
+rate = 300
+
+[[service]]
+name = "s"
+workers = 4
+work = { dist = "exponential", mean = "10ms" }
+"#;
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cascade-sweep-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("s.toml"), SCENARIO).unwrap();
+    d
+}
+
+fn sweep(d: &Path, out: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("sweep")
+        .arg(d.join("s.toml"))
+        .arg("--out")
+        .arg(d.join(out))
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_output_is_byte_identical_whatever_the_number_of_threads() {
+    let d = dir("jobs");
+    let grid = [
+        "--param",
+        "service.s.workers=4..6:1",
+        "--param",
+        "client.c.rate=200,300",
+        "--reps",
+        "3",
+    ];
+    for (out, jobs) in [("one", "1"), ("two", "2")] {
+        let mut args = grid.to_vec();
+        args.extend(["--jobs", jobs]);
+        let o = sweep(&d, out, &args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    for f in ["runs.csv", "points.csv"] {
+        let a = std::fs::read(d.join("one").join(f)).unwrap();
+        let b = std::fs::read(d.join("two").join(f)).unwrap();
+        assert_eq!(a, b, "{f} differs between --jobs 1 and 2");
+    }
+    let runs = std::fs::read_to_string(d.join("one/runs.csv")).unwrap();
+    // 3 x 2 points, 3 replications each, after the header.
+    assert_eq!(runs.lines().count(), 1 + 18);
+    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        &header[..5],
+        ["point", "rep", "seed", "service.s.workers", "client.c.rate"]
+    );
+    // Replication r has the same seed at every point; replication 0 is the scenario's seed.
+    let seeds: Vec<(String, String)> = runs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].to_string(), f[2].to_string())
+        })
+        .collect();
+    for (rep, seed) in &seeds {
+        let first = &seeds.iter().find(|(r, _)| r == rep).unwrap().1;
+        assert_eq!(seed, first);
+    }
+    assert_eq!(seeds[0], ("0".to_string(), "5".to_string()));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn points_hold_the_mean_and_interval_of_their_replications() {
+    let d = dir("points");
+    let o = sweep(
+        &d,
+        "out",
+        &["--param", "service.s.workers=4,8", "--reps", "4"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let runs = std::fs::read_to_string(d.join("out/runs.csv")).unwrap();
+    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "client.c.requests")
+        .unwrap();
+    let requests: Vec<f64> = runs
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("0,"))
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(requests.len(), 4);
+    let mean = requests.iter().sum::<f64>() / 4.0;
+    let points = std::fs::read_to_string(d.join("out/points.csv")).unwrap();
+    let row: Vec<&str> = points
+        .lines()
+        .find(|l| l.starts_with("0,4,client.c.requests,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    assert_eq!(row[3], "4");
+    assert!((row[4].parse::<f64>().unwrap() - mean).abs() < 1e-9);
+    let (lo, hi): (f64, f64) = (row[6].parse().unwrap(), row[7].parse().unwrap());
+    assert!(lo < mean && mean < hi);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_bad_parameter_is_bad_input() {
+    let d = dir("bad");
+    let o = sweep(&d, "out", &["--param", "service.s.wrkers=4,8"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("wrkers"), "{err}");
+    let o = sweep(&d, "out", &["--param", "service.s.workers=8..4:1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!d.join("out").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
