@@ -145,3 +145,37 @@ fn a_bad_parameter_is_bad_input() {
     assert!(!d.join("out").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
+    let d = dir("table");
+    let text = format!(
+        "{SCENARIO}\n[sweep]\nreps = 2\n\"service.s.workers\" = [4, 6]\n\"client.c.rate\" = \"100..300:100\"\n"
+    );
+    std::fs::write(d.join("s.toml"), text).unwrap();
+    let o = sweep(&d, "file", &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let runs = std::fs::read_to_string(d.join("file/runs.csv")).unwrap();
+    // Paths in alphabetical order: client.c.rate (3 values) then service.s.workers (2); 2 reps.
+    assert_eq!(runs.lines().count(), 1 + 3 * 2 * 2);
+    assert!(runs.starts_with("point,rep,seed,client.c.rate,service.s.workers,"));
+    let o = sweep(
+        &d,
+        "cli",
+        &["--param", "service.s.workers=8", "--reps", "1"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let runs = std::fs::read_to_string(d.join("cli/runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 3);
+    assert!(
+        runs.lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(4) == Some("8"))
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -16,12 +16,13 @@ pub struct SweepArgs {
     scenario: ScenarioArgs,
     /// A parameter and its values: `PATH=V1,V2,...` or `PATH=A..B:STEP` (integers, decimals,
     /// durations). Repeatable: the grid is every combination.
-    #[arg(long = "param", value_name = "PATH=VALUES", required = true)]
+    /// Added to the file's `[sweep]` grid; a path both give takes these values.
+    #[arg(long = "param", value_name = "PATH=VALUES")]
     params: Vec<String>,
-    /// Replications per point; replication r runs on a seed derived from the scenario's seed
-    /// and r only (the same at every point).
-    #[arg(long, default_value_t = 1)]
-    reps: u32,
+    /// Replications per point [default: the file's `[sweep] reps`, else 1]; replication r runs
+    /// on a seed derived from the scenario's seed and r only (the same at every point).
+    #[arg(long)]
+    reps: Option<u32>,
     /// Threads [default: the machine's cores]. The output does not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
@@ -35,20 +36,29 @@ pub struct SweepArgs {
 
 pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let overrides = args.scenario.overrides()?;
-    let params = args
-        .params
-        .iter()
-        .map(|p| Param::parse(p).map_err(Error::Usage))
-        .collect::<Result<Vec<_>>>()?;
-    if args.reps == 0 {
+    let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
+    let (mut params, file_reps) = base.sweep.clone().unwrap_or_default();
+    for text in &args.params {
+        let p = Param::parse(text).map_err(Error::Usage)?;
+        match params.iter_mut().find(|q| q.path == p.path) {
+            Some(q) => *q = p,
+            None => params.push(p),
+        }
+    }
+    if params.is_empty() {
+        return Err(Error::Usage(
+            "nothing to sweep: give --param PATH=VALUES or a [sweep] table".into(),
+        ));
+    }
+    let reps = args.reps.or(file_reps).unwrap_or(1);
+    if reps == 0 {
         return Err(Error::Usage("--reps must be at least 1".into()));
     }
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let started = Instant::now();
-    let sweep = cascade::sweep::run(&args.scenario.scenario, &overrides, params, args.reps, jobs)?;
+    let sweep = cascade::sweep::run(&args.scenario.scenario, &overrides, params, reps, jobs)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", base.name)));
@@ -57,7 +67,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         println!(
             "{} points x {} replications = {} runs on {jobs} threads in {:.2}s; results in {}",
             sweep.points.len(),
-            args.reps,
+            reps,
             sweep.runs.len(),
             started.elapsed().as_secs_f64(),
             out.display()

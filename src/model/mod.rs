@@ -42,6 +42,8 @@ pub struct Model {
     pub windows: Vec<Window>,
     /// What `cascade check` requires of a run.
     pub expects: Vec<crate::check::Expect>,
+    /// The `[sweep]` table: its grid (paths in alphabetical order) and replications.
+    pub sweep: Option<(Vec<crate::sweep::grid::Param>, Option<u32>)>,
 }
 
 /// A named span of the run, [start, end) in ns; measured in the buckets that start inside it.

@@ -152,6 +152,11 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         recovery_tolerance,
         expects,
         windows,
+        sweep: raw
+            .sweep
+            .as_ref()
+            .map(|s| super::expect::compile_sweep(src, s))
+            .transpose()?,
         clients,
         services,
         edges: ctx.edges,

@@ -37,6 +37,8 @@ pub struct RawScenario {
     pub expect: Vec<RawExpect>,
     #[serde(default)]
     pub variant: Vec<RawVariant>,
+    /// `[sweep]`: `reps`, and paths with their values (a list, or a range `"A..B:STEP"`).
+    pub sweep: Option<BTreeMap<String, SetValue>>,
 }
 
 /// `[[variant]]`: the scenario again with some fields set otherwise (`set = { "path" = value }`),
@@ -77,7 +79,7 @@ impl SetValue {
         }
     }
 
-    fn toml(&self) -> String {
+    pub fn toml(&self) -> String {
         match self {
             SetValue::Bool(b) => b.to_string(),
             SetValue::Int(i) => i.to_string(),
