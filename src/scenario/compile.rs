@@ -6,13 +6,11 @@ use super::document::Source;
 use super::schema::*;
 use super::service_policy;
 use crate::error::did_you_mean;
-use crate::model::{
-    self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy, RateSchedule,
-};
+use crate::model::{self, CallSpec, Edge, FailAs, Latency, Load, Model, Outcome, Policy};
 use crate::time::NANOS_PER_SEC;
 use std::collections::BTreeMap;
 
-type Res<T> = super::document::Located<T>;
+pub(super) type Res<T> = super::document::Located<T>;
 
 /// Steps per service and calls per parallel step: the engine counts them in 16 bits.
 const MAX_CALLS: usize = 1000;
@@ -165,13 +163,14 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     })
 }
 
-struct Ctx<'a> {
-    src: &'a Source,
-    raw: &'a RawScenario,
-    service_ids: BTreeMap<String, usize>,
-    edges: Vec<Edge>,
-    call_specs: usize,
-    fallbacks: Vec<CallSpec>,
+/// What compiling needs across entities: names resolved so far, edges and call specs numbered.
+pub(super) struct Ctx<'a> {
+    pub(super) src: &'a Source,
+    pub(super) raw: &'a RawScenario,
+    pub(super) service_ids: BTreeMap<String, usize>,
+    pub(super) edges: Vec<Edge>,
+    pub(super) call_specs: usize,
+    pub(super) fallbacks: Vec<CallSpec>,
 }
 
 impl Ctx<'_> {
@@ -343,7 +342,7 @@ impl Ctx<'_> {
     }
 
     /// The call a policy falls back to, from the same caller, as a spec of its own.
-    fn fallback_call(&mut self, from: &str, policy: &Policy) -> Res<Option<usize>> {
+    pub(super) fn fallback_call(&mut self, from: &str, policy: &Policy) -> Res<Option<usize>> {
         let Some((to, fallback_policy)) = policy.fallback.as_ref().and_then(|f| f.to.clone())
         else {
             return Ok(None);
@@ -372,107 +371,7 @@ impl Ctx<'_> {
         Ok(Some(self.fallbacks.len() - 1))
     }
 
-    fn client(&mut self, c: &RawClient) -> Res<model::Client> {
-        let at = |f: &str| format!("client.{}.{f}", c.name);
-        let to = self.service_id(&at("target"), &c.target)?;
-        let load = match c.arrival.unwrap_or(ArrivalKind::Poisson) {
-            ArrivalKind::Closed => {
-                for (key, set) in [("rate", c.rate.is_some()), ("phases", c.phases.is_some())] {
-                    if set {
-                        return Err(self.src.error_at(
-                            &at(key),
-                            "a closed-loop client has `users` and `think`, not a rate",
-                        ));
-                    }
-                }
-                let users = c.users.ok_or_else(|| {
-                    self.src
-                        .error_at(&at("users"), "a closed-loop client needs `users`")
-                })?;
-                let users = positive_u32(self.src, &at("users"), users)?;
-                let think = match &c.think {
-                    Some(d) => self.dist(&at("think"), d)?,
-                    None => Latency::Constant(0),
-                };
-                Load::Closed { users, think }
-            }
-            kind => {
-                for (key, set) in [("users", c.users.is_some()), ("think", c.think.is_some())] {
-                    if set {
-                        return Err(self.src.error_at(
-                            &at(key),
-                            "only a closed-loop client (arrival = \"closed\") has this",
-                        ));
-                    }
-                }
-                let rate = c.rate.ok_or_else(|| {
-                    self.src.error_at(
-                        &at("rate"),
-                        "an open-loop client needs `rate` (requests per second)",
-                    )
-                })?;
-                check_rate(self.src, &at("rate"), rate)?;
-                let changes =
-                    self.phases(&at("phases"), c.phases.as_deref().unwrap_or_default())?;
-                Load::Open {
-                    poisson: kind == ArrivalKind::Poisson,
-                    rate: RateSchedule::new(rate, &changes),
-                }
-            }
-        };
-        if c.deadline == Some(Dur(0)) {
-            return Err(self.src.error_at(
-                &at("deadline"),
-                "must be longer than zero (leave it out for no deadline)",
-            ));
-        }
-        let policy = self.policy(&at("policy"), c.policy.as_deref())?;
-        let fallback = self.fallback_call(&c.name, &policy)?;
-        let call = CallSpec {
-            id: self.next_spec_id(),
-            to,
-            edge: self.edge(&c.name, to),
-            policy,
-            latency: None,
-            optional: false,
-            fail_as: FailAs::Propagate,
-            idempotent: true,
-            idempotency_key: false,
-            fallback,
-        };
-        Ok(model::Client {
-            name: c.name.clone(),
-            load,
-            deadline: c.deadline.map(|d| d.0),
-            criticality: c.criticality.unwrap_or_default(),
-            call,
-        })
-    }
-
-    fn phases(&self, path: &str, phases: &[RawPhase]) -> Res<Vec<model::rate::RateChange>> {
-        let mut free_from = 0;
-        let mut out = Vec::new();
-        for (i, p) in phases.iter().enumerate() {
-            let here = format!("{path}.{i}");
-            check_rate(self.src, &format!("{here}.rate"), p.rate)?;
-            if i > 0 && p.at.0 < free_from {
-                return Err(self.src.error_at(
-                    &format!("{here}.at"),
-                    "phases must be in time order, each after the previous one's ramp",
-                ));
-            }
-            let ramp = p.ramp.map_or(0, |r| r.0);
-            free_from = p.at.0 + ramp;
-            out.push(model::rate::RateChange {
-                at: p.at.0,
-                rate_per_s: p.rate,
-                ramp,
-            });
-        }
-        Ok(out)
-    }
-
-    fn policy(&self, path: &str, name: Option<&str>) -> Res<Policy> {
+    pub(super) fn policy(&self, path: &str, name: Option<&str>) -> Res<Policy> {
         let Some(name) = name else {
             return Ok(Policy::default());
         };
@@ -483,7 +382,7 @@ impl Ctx<'_> {
         super::policy::compile_policy(self.src, name, p, &self.service_ids)
     }
 
-    fn service_id(&self, path: &str, name: &str) -> Res<usize> {
+    pub(super) fn service_id(&self, path: &str, name: &str) -> Res<usize> {
         self.service_ids.get(name).copied().ok_or_else(|| {
             let hint = did_you_mean(name, self.service_ids.keys().map(String::as_str));
             self.src
@@ -491,12 +390,12 @@ impl Ctx<'_> {
         })
     }
 
-    fn next_spec_id(&mut self) -> usize {
+    pub(super) fn next_spec_id(&mut self) -> usize {
         self.call_specs += 1;
         self.call_specs - 1
     }
 
-    fn edge(&mut self, from: &str, to: usize) -> usize {
+    pub(super) fn edge(&mut self, from: &str, to: usize) -> usize {
         let name = format!("{from}.{}", self.raw.service[to].name);
         if let Some(i) = self.edges.iter().position(|e| e.name == name) {
             return i;
@@ -505,24 +404,16 @@ impl Ctx<'_> {
         self.edges.len() - 1
     }
 
-    fn dist(&self, path: &str, d: &RawDist) -> Res<Latency> {
+    pub(super) fn dist(&self, path: &str, d: &RawDist) -> Res<Latency> {
         compile_dist(d).map_err(|msg| self.src.error_at(path, msg))
     }
 }
 
-fn positive_u32(src: &Source, path: &str, v: u32) -> Res<u32> {
+pub(super) fn positive_u32(src: &Source, path: &str, v: u32) -> Res<u32> {
     if v == 0 {
         Err(src.error_at(path, "must be at least 1"))
     } else {
         Ok(v)
-    }
-}
-
-fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
-    if rate.is_finite() && rate >= 0.0 {
-        Ok(())
-    } else {
-        Err(src.error_at(path, "must be a rate of zero or more requests per second"))
     }
 }
 

@@ -1,0 +1,117 @@
+//! Compiles `[[client]]`: open-loop arrivals (rate, phases with steps and ramps) or closed-loop
+//! users, the deadline, the criticality and the call toward the target.
+
+use super::compile::{Ctx, Res, positive_u32};
+use super::document::Source;
+use super::schema::*;
+use crate::model::{self, CallSpec, FailAs, Latency, Load, RateSchedule};
+
+impl Ctx<'_> {
+    pub(super) fn client(&mut self, c: &RawClient) -> Res<model::Client> {
+        let at = |f: &str| format!("client.{}.{f}", c.name);
+        let to = self.service_id(&at("target"), &c.target)?;
+        let load = match c.arrival.unwrap_or(ArrivalKind::Poisson) {
+            ArrivalKind::Closed => {
+                for (key, set) in [("rate", c.rate.is_some()), ("phases", c.phases.is_some())] {
+                    if set {
+                        return Err(self.src.error_at(
+                            &at(key),
+                            "a closed-loop client has `users` and `think`, not a rate",
+                        ));
+                    }
+                }
+                let users = c.users.ok_or_else(|| {
+                    self.src
+                        .error_at(&at("users"), "a closed-loop client needs `users`")
+                })?;
+                let users = positive_u32(self.src, &at("users"), users)?;
+                let think = match &c.think {
+                    Some(d) => self.dist(&at("think"), d)?,
+                    None => Latency::Constant(0),
+                };
+                Load::Closed { users, think }
+            }
+            kind => {
+                for (key, set) in [("users", c.users.is_some()), ("think", c.think.is_some())] {
+                    if set {
+                        return Err(self.src.error_at(
+                            &at(key),
+                            "only a closed-loop client (arrival = \"closed\") has this",
+                        ));
+                    }
+                }
+                let rate = c.rate.ok_or_else(|| {
+                    self.src.error_at(
+                        &at("rate"),
+                        "an open-loop client needs `rate` (requests per second)",
+                    )
+                })?;
+                check_rate(self.src, &at("rate"), rate)?;
+                let changes =
+                    self.phases(&at("phases"), c.phases.as_deref().unwrap_or_default())?;
+                Load::Open {
+                    poisson: kind == ArrivalKind::Poisson,
+                    rate: RateSchedule::new(rate, &changes),
+                }
+            }
+        };
+        if c.deadline == Some(Dur(0)) {
+            return Err(self.src.error_at(
+                &at("deadline"),
+                "must be longer than zero (leave it out for no deadline)",
+            ));
+        }
+        let policy = self.policy(&at("policy"), c.policy.as_deref())?;
+        let fallback = self.fallback_call(&c.name, &policy)?;
+        let call = CallSpec {
+            id: self.next_spec_id(),
+            to,
+            edge: self.edge(&c.name, to),
+            policy,
+            latency: None,
+            optional: false,
+            fail_as: FailAs::Propagate,
+            idempotent: true,
+            idempotency_key: false,
+            fallback,
+        };
+        Ok(model::Client {
+            name: c.name.clone(),
+            load,
+            deadline: c.deadline.map(|d| d.0),
+            criticality: c.criticality.unwrap_or_default(),
+            call,
+        })
+    }
+
+    fn phases(&self, path: &str, phases: &[RawPhase]) -> Res<Vec<model::rate::RateChange>> {
+        let mut free_from = 0;
+        let mut out = Vec::new();
+        for (i, p) in phases.iter().enumerate() {
+            let here = format!("{path}.{i}");
+            check_rate(self.src, &format!("{here}.rate"), p.rate)?;
+            if i > 0 && p.at.0 < free_from {
+                return Err(self.src.error_at(
+                    &format!("{here}.at"),
+                    "phases must be in time order, each after the previous one's ramp",
+                ));
+            }
+            let ramp = p.ramp.map_or(0, |r| r.0);
+            free_from = p.at.0 + ramp;
+            out.push(model::rate::RateChange {
+                at: p.at.0,
+                rate_per_s: p.rate,
+                ramp,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
+    if rate.is_finite() && rate >= 0.0 {
+        Ok(())
+    } else {
+        Err(src.error_at(path, "must be a rate of zero or more requests per second"))
+    }
+}
