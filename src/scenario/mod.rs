@@ -1,6 +1,7 @@
 //! The scenario language: TOML text, `--set` overrides, raw serde types, and the compiler that
 //! validates them into a `Model`.
 
+mod breaker;
 mod client;
 mod compile;
 mod dist;
