@@ -1,5 +1,6 @@
-//! The files of one run: summary.json (deterministic), timeseries.csv (deterministic) and
-//! run.json (wall-clock facts, kept apart because they are not).
+//! The files of one run: summary.json (deterministic), timeseries.csv (deterministic),
+//! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
+//! they are not).
 
 use super::files::{number, write_atomic};
 use crate::error::Result;
@@ -80,8 +81,10 @@ pub fn run_json(model: &Model, facts: &RunFacts) -> String {
     )
 }
 
-/// Writes the three files of a run into `dir`.
+/// Writes the files of a run into `dir`: the three above and `scenario.toml`, the effective
+/// scenario (overrides applied), from which `cascade report` redraws topology and faults.
 pub fn write_run(dir: &Path, model: &Model, metrics: &RunMetrics, facts: &RunFacts) -> Result<()> {
+    write_atomic(&dir.join("scenario.toml"), model.source.as_bytes())?;
     write_atomic(
         &dir.join("summary.json"),
         summary_json(model, metrics).as_bytes(),

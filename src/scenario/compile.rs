@@ -140,6 +140,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     let expects =
         super::expect::compile_expects(src, &raw.expect, &faults, warmup, end, &mut windows)?;
     Ok(Model {
+        source: src.text.clone(),
         faults,
         name: meta.name.clone(),
         seed: meta.seed.unwrap_or(1),
