@@ -3,6 +3,7 @@
 //! Data flows one way: scenario text → `scenario::load` → `Model` → `engine::Simulation` →
 //! `metrics::RunMetrics` → `output` files. Commands read metrics, never the engine.
 
+pub mod chart;
 pub mod check;
 pub mod engine;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod output;
 pub mod policy;
 pub mod random;
+pub mod report;
 pub mod scenario;
 pub mod sweep;
 pub mod time;

@@ -1,7 +1,9 @@
 //! Command-line interface: clap types here, one file per subcommand.
 
+mod chart;
 mod check;
 mod metrics;
+mod report;
 mod run;
 mod sweep;
 mod validate;
@@ -35,6 +37,10 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// List every metric name with its unit and meaning.
     Metrics,
+    /// Draw SVG (and PNG) charts of a run's or a sweep's directory into DIR/charts/.
+    Chart(chart::ChartArgs),
+    /// Write a self-contained HTML (or Markdown) design-review report of a run or a sweep.
+    Report(report::ReportArgs),
 }
 
 /// Options shared by every command that loads a scenario.
@@ -63,5 +69,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Metrics => metrics::metrics(),
+        Command::Chart(a) => chart::chart(a),
+        Command::Report(a) => report::report(a),
     }
 }

@@ -1,0 +1,188 @@
+//! What every chart shares: the title block, legends drawn beside the data (never over it),
+//! the "no data" note, and the mesh style.
+
+use super::font::FAMILY;
+use super::palette;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Width of the legend column at the right of every chart, px.
+pub const LEGEND_WIDTH: u32 = 250;
+/// Width of the y tick labels and description, px: the same in every panel so their data
+/// areas line up.
+pub const Y_LABELS: u32 = 78;
+
+pub fn text(size: u32) -> TextStyle<'static> {
+    (FAMILY, size).into_font().color(&palette::TEXT)
+}
+
+pub fn bold(size: u32) -> TextStyle<'static> {
+    (FAMILY, size)
+        .into_font()
+        .style(FontStyle::Bold)
+        .color(&RGBColor(0, 0, 0))
+}
+
+/// Draws the title and a grey subtitle at the top of `root`; returns the area below them.
+pub fn title<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw(&Text::new(title.to_string(), (16, 12), bold(20)))?;
+    root.draw(&Text::new(
+        subtitle.to_string(),
+        (16, 38),
+        (FAMILY, 13).into_font().color(&RGBColor(0x55, 0x55, 0x55)),
+    ))?;
+    Ok(root.split_vertically(62).1)
+}
+
+/// How a legend entry shows its series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    Line,
+    Dashed,
+    /// A shaded band (fault window, confidence interval, breaker open).
+    Band(f64),
+}
+
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub label: String,
+    pub color: RGBColor,
+    pub mark: Mark,
+}
+
+impl Entry {
+    pub fn new(label: impl Into<String>, color: RGBColor, mark: Mark) -> Entry {
+        Entry {
+            label: label.into(),
+            color,
+            mark,
+        }
+    }
+}
+
+/// Longest legend label, in characters, before it is shortened with an ellipsis.
+const LABEL_CHARS: usize = 30;
+
+fn shorten(label: &str) -> String {
+    if label.chars().count() <= LABEL_CHARS {
+        return label.to_string();
+    }
+    let head: String = label.chars().take(LABEL_CHARS - 1).collect();
+    format!("{head}…")
+}
+
+/// A legend: an optional heading, then one row per entry, from `top` px down in `area`.
+pub fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    top: i32,
+    heading: &str,
+    entries: &[Entry],
+) -> DrawResult<DB> {
+    let x = 12;
+    let mut y = top;
+    if !heading.is_empty() {
+        area.draw(&Text::new(heading.to_string(), (x, y), bold(13)))?;
+        y += 20;
+    }
+    let (_, height) = area.dim_in_pixel();
+    for e in entries {
+        if y + 16 > height as i32 {
+            break;
+        }
+        let mid = y + 7;
+        match e.mark {
+            Mark::Line => {
+                area.draw(&PathElement::new(
+                    vec![(x, mid), (x + 26, mid)],
+                    e.color.stroke_width(3),
+                ))?;
+            }
+            Mark::Dashed => {
+                for k in 0..3 {
+                    let a = x + k * 10;
+                    area.draw(&PathElement::new(
+                        vec![(a, mid), (a + 6, mid)],
+                        e.color.stroke_width(3),
+                    ))?;
+                }
+            }
+            Mark::Band(alpha) => {
+                area.draw(&Rectangle::new(
+                    [(x, y), (x + 26, y + 14)],
+                    e.color.mix(alpha).filled(),
+                ))?;
+            }
+        }
+        area.draw(&Text::new(shorten(&e.label), (x + 34, y), text(12)))?;
+        y += 19;
+    }
+    Ok(())
+}
+
+/// A grey note centred in `area`, for a chart with nothing to draw.
+pub fn note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, msg: &str) -> DrawResult<DB> {
+    let (w, h) = area.dim_in_pixel();
+    let style = (FAMILY, 16)
+        .into_font()
+        .color(&RGBColor(0x77, 0x77, 0x77))
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw(&Text::new(msg.to_string(), (w as i32 / 2, h as i32 / 2), style))
+}
+
+/// A y range from 0 (or the data's minimum, when negative) to a little above the maximum;
+/// `0..1` when there is nothing, so an empty chart still has axes.
+pub fn y_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let mut lo: f64 = 0.0;
+    let mut hi: f64 = 0.0;
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if hi - lo <= 0.0 {
+        return (lo, lo + 1.0);
+    }
+    (lo, hi + (hi - lo) * 0.08)
+}
+
+/// An x range around values, padded so single points and ends are not on the frame.
+pub fn x_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let v: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if hi - lo <= 0.0 {
+        let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.5 };
+        return (lo - pad, hi + pad);
+    }
+    let pad = (hi - lo) * 0.05;
+    (lo - pad, hi + pad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_never_collapse() {
+        assert_eq!(y_range([]), (0.0, 1.0));
+        assert_eq!(y_range([0.0, 0.0]), (0.0, 1.0));
+        assert_eq!(y_range([f64::NAN]), (0.0, 1.0));
+        let (lo, hi) = y_range([2.0, 10.0]);
+        assert_eq!(lo, 0.0);
+        assert!(hi > 10.0);
+        assert_eq!(x_range([]), (0.0, 1.0));
+        assert_eq!(x_range([4.0]), (2.0, 6.0));
+        assert_eq!(x_range([0.0]), (-1.0, 1.0));
+        assert_eq!(shorten("short"), "short");
+        assert_eq!(shorten(&"x".repeat(40)).chars().count(), LABEL_CHARS);
+    }
+}

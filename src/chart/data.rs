@@ -1,0 +1,239 @@
+//! Reading a run's directory: summary.json, timeseries.csv and scenario.toml (the effective
+//! scenario), plus each variant's subdirectory. Charts and the report read these files, never
+//! the engine; run.json (wall-clock facts) is never read.
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::output::files::io_error;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One run as its files describe it.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub dir: PathBuf,
+    /// `base` for the scenario itself, else the variant's name.
+    pub label: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    /// Summary metrics, by name.
+    pub metrics: BTreeMap<String, f64>,
+    /// Bucket start times, s (warm-up included).
+    pub times: Vec<f64>,
+    /// Per-bucket values by metric name, aligned with `times`.
+    pub series: BTreeMap<String, Vec<f64>>,
+    /// Bucket width, s.
+    pub bucket_s: f64,
+    /// The effective scenario, compiled again; absent for directories written before runs
+    /// carried scenario.toml.
+    pub model: Option<Model>,
+}
+
+impl RunData {
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name).copied()
+    }
+
+    pub fn series(&self, name: &str) -> Option<&[f64]> {
+        self.series.get(name).map(Vec::as_slice)
+    }
+
+    /// The end of the run, s.
+    pub fn end_s(&self) -> f64 {
+        let from_series = self.times.last().map_or(0.0, |t| t + self.bucket_s);
+        from_series.max(self.warmup_s + self.duration_s)
+    }
+
+    /// Names of the clients, services or edges (`kind` = `client`, `service`, `edge`): from
+    /// the model when there is one, else from the metric names.
+    pub fn entities(&self, kind: &str) -> Vec<String> {
+        if let Some(m) = &self.model {
+            return match kind {
+                "client" => m.clients.iter().map(|c| c.name.clone()).collect(),
+                "service" => m.services.iter().map(|s| s.name.clone()).collect(),
+                _ => m.edges.iter().map(|e| e.name.clone()).collect(),
+            };
+        }
+        let parts = if kind == "edge" { 2 } else { 1 };
+        let mut names: Vec<String> = Vec::new();
+        for name in self.metrics.keys() {
+            let Some(rest) = name.strip_prefix(kind).and_then(|r| r.strip_prefix('.')) else {
+                continue;
+            };
+            let fields: Vec<&str> = rest.split('.').collect();
+            if fields.len() > parts {
+                let entity = fields[..parts].join(".");
+                if !names.contains(&entity) {
+                    names.push(entity);
+                }
+            }
+        }
+        names
+    }
+}
+
+/// Whether `dir` holds a run's files.
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.join("summary.json").is_file()
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(io_error(path))
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("{}: {what}", path.display()))
+}
+
+/// Reads one run's directory (not its variants).
+pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
+    let path = dir.join("summary.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&path)?).map_err(|e| bad(&path, format!("not JSON: {e}")))?;
+    let metrics: BTreeMap<String, f64> = json
+        .get("metrics")
+        .and_then(|m| m.as_object())
+        .ok_or_else(|| bad(&path, "no \"metrics\" object"))?
+        .iter()
+        .filter_map(|(k, v)| v.as_f64().map(|v| (k.clone(), v)))
+        .collect();
+    let num = |k: &str| json.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let scenario = json
+        .get("scenario")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
+    let ts = dir.join("timeseries.csv");
+    let (times, series) = if ts.is_file() {
+        read_timeseries(&ts)?
+    } else {
+        (Vec::new(), BTreeMap::new())
+    };
+    let toml = dir.join("scenario.toml");
+    let model = if toml.is_file() {
+        Some(crate::scenario::load_str(
+            &toml.display().to_string(),
+            &read(&toml)?,
+            &[],
+        )?)
+    } else {
+        None
+    };
+    let bucket_s = match (&model, times.as_slice()) {
+        (Some(m), _) => m.bucket as f64 / 1e9,
+        (None, [a, b, ..]) => b - a,
+        _ => 1.0,
+    };
+    Ok(RunData {
+        dir: dir.to_path_buf(),
+        label: label.to_string(),
+        scenario,
+        seed: num("seed") as u64,
+        duration_s: num("duration_s"),
+        warmup_s: num("warmup_s"),
+        metrics,
+        times,
+        series,
+        bucket_s,
+        model,
+    })
+}
+
+type Series = (Vec<f64>, BTreeMap<String, Vec<f64>>);
+
+/// Long form `time_s,metric,value`, buckets in time order, into one vector per metric.
+fn read_timeseries(path: &Path) -> Result<Series> {
+    let text = read(path)?;
+    let mut lines = text.lines();
+    match lines.next() {
+        Some(h) if h.trim() == "time_s,metric,value" => {}
+        _ => return Err(bad(path, "expected the header `time_s,metric,value`")),
+    }
+    let mut times: Vec<f64> = Vec::new();
+    let mut series: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (i, line) in lines.enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let mut f = line.splitn(3, ',');
+        let (Some(t), Some(name), Some(v)) = (f.next(), f.next(), f.next()) else {
+            return Err(bad(path, format!("line {}: expected three fields", i + 2)));
+        };
+        let parse = |s: &str| {
+            s.parse::<f64>()
+                .map_err(|_| bad(path, format!("line {}: `{s}` is not a number", i + 2)))
+        };
+        let t = parse(t)?;
+        let v = parse(v)?;
+        if times.last() != Some(&t) {
+            times.push(t);
+        }
+        let column = series.entry(name.to_string()).or_default();
+        // A metric missing from some bucket reads as 0 there.
+        column.resize(times.len() - 1, 0.0);
+        column.push(v);
+    }
+    for column in series.values_mut() {
+        column.resize(times.len(), 0.0);
+    }
+    Ok((times, series))
+}
+
+/// A run and its variants: the base first, then each variant subdirectory, in the order the
+/// scenario declares them (directory order for any it does not name).
+pub fn read_run_with_variants(dir: &Path) -> Result<Vec<RunData>> {
+    let base = read_run(dir, "base")?;
+    let declared = base
+        .model
+        .as_ref()
+        .map(|m| variant_names(&m.source))
+        .unwrap_or_default();
+    let mut subdirs: Vec<(usize, String, PathBuf)> = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(io_error(dir))?;
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if !is_run_dir(&path) {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().to_string();
+        let rank = declared
+            .iter()
+            .position(|d| *d == name)
+            .unwrap_or(usize::MAX);
+        subdirs.push((rank, name, path));
+    }
+    subdirs.sort();
+    let mut runs = vec![base];
+    for (_, name, path) in subdirs {
+        runs.push(read_run(&path, &name)?);
+    }
+    Ok(runs)
+}
+
+/// The `[[variant]]` names in a scenario's text, in order.
+pub fn variant_names(source: &str) -> Vec<String> {
+    let Ok(doc) = source.parse::<toml_edit::DocumentMut>() else {
+        return Vec::new();
+    };
+    let Some(variants) = doc.get("variant").and_then(|v| v.as_array_of_tables()) else {
+        return Vec::new();
+    };
+    variants
+        .iter()
+        .filter_map(|t| t.get("name").and_then(|n| n.as_str()).map(String::from))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_names_come_in_file_order() {
+        let src = "[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n";
+        assert_eq!(variant_names(src), ["b", "a"]);
+        assert!(variant_names("not = [toml").is_empty());
+    }
+}

@@ -1,0 +1,186 @@
+//! Charts of a run's or a sweep's files, drawn with plotters into SVG (and PNG): a run's
+//! timeline, latency percentile curves comparing variants, a metric against swept parameters
+//! with its confidence band, and a heatmap over two parameters. Charts read result files,
+//! never the engine, and the same files always give byte-identical charts.
+
+pub mod axis;
+pub mod canvas;
+pub mod data;
+pub mod font;
+pub mod format;
+pub mod heatmap;
+pub mod latency;
+pub mod palette;
+mod select;
+pub mod strips;
+pub mod sweep_data;
+pub mod sweep_line;
+pub mod timeline;
+
+use crate::error::{Error, Result};
+use crate::output::files::{io_error, write_atomic};
+use data::RunData;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use sweep_data::SweepData;
+
+pub use select::{run_charts, sweep_charts};
+
+/// What a chart draws.
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Timeline(timeline::Timeline),
+    Latency(latency::LatencyChart),
+    SweepLine(sweep_line::SweepLine),
+    Heatmap(heatmap::Heatmap),
+}
+
+/// One chart: the file name it is written under (without extension) and what it draws.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub file: String,
+    pub kind: Kind,
+}
+
+impl Chart {
+    pub fn title(&self) -> &str {
+        match &self.kind {
+            Kind::Timeline(c) => &c.title,
+            Kind::Latency(c) => &c.title,
+            Kind::SweepLine(c) => &c.title,
+            Kind::Heatmap(c) => &c.title,
+        }
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        match &self.kind {
+            Kind::Timeline(c) => c.size(),
+            Kind::Latency(_) => latency::SIZE,
+            Kind::SweepLine(_) => sweep_line::SIZE,
+            Kind::Heatmap(_) => heatmap::SIZE,
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> canvas::DrawResult<DB> {
+        root.fill(&WHITE)?;
+        match &self.kind {
+            Kind::Timeline(c) => timeline::draw(c, root)?,
+            Kind::Latency(c) => latency::draw(c, root)?,
+            Kind::SweepLine(c) => sweep_line::draw(c, root)?,
+            Kind::Heatmap(c) => heatmap::draw(c, root)?,
+        }
+        root.present()
+    }
+
+    /// The chart as SVG text.
+    pub fn svg(&self) -> Result<String> {
+        font::ensure_registered();
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, self.size()).into_drawing_area();
+            self.draw(&root)
+                .map_err(|e| draw_error(&self.file, e.to_string()))?;
+        }
+        Ok(out)
+    }
+
+    /// Renders the chart as PNG to `path` (through a temporary file, renamed at the end).
+    pub fn write_png(&self, path: &Path) -> Result<()> {
+        font::ensure_registered();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        // The encoder is chosen by extension, so the temporary name ends in the real one.
+        let tmp = path.with_file_name(format!(".tmp{}.{name}", std::process::id()));
+        let drawn = {
+            let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
+            self.draw(&root).map_err(|e| e.to_string())
+        };
+        if let Err(e) = drawn {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(draw_error(&self.file, e));
+        }
+        std::fs::rename(&tmp, path).map_err(io_error(path))
+    }
+}
+
+fn draw_error(chart: &str, msg: String) -> Error {
+    Error::Usage(format!("chart `{chart}` could not be drawn: {msg}"))
+}
+
+/// A directory of results: one run (with its variants) or one sweep.
+#[derive(Debug, Clone)]
+pub enum Results {
+    /// The base run first, then its variants.
+    Run(Vec<RunData>),
+    Sweep(Box<SweepData>),
+}
+
+/// Reads a run's or a sweep's directory; anything else is a clear error (exit code 2).
+pub fn read_results(dir: &Path) -> Result<Results> {
+    if data::is_run_dir(dir) {
+        Ok(Results::Run(data::read_run_with_variants(dir)?))
+    } else if sweep_data::is_sweep_dir(dir) {
+        Ok(Results::Sweep(Box::new(sweep_data::read_sweep(dir)?)))
+    } else if !dir.is_dir() {
+        Err(Error::Usage(format!(
+            "`{}` is not a directory: give the directory `cascade run --out` or `cascade sweep --out` wrote",
+            dir.display()
+        )))
+    } else {
+        Err(Error::Usage(format!(
+            "`{}` is neither a run's directory (no summary.json) nor a sweep's (no points.csv)",
+            dir.display()
+        )))
+    }
+}
+
+/// Every chart for these results.
+pub fn charts(results: &Results) -> Vec<Chart> {
+    match results {
+        Results::Run(runs) => run_charts(runs),
+        Results::Sweep(s) => sweep_charts(s),
+    }
+}
+
+/// Writes each chart as `<out>/<file>.svg`, and `.png` when `png`; returns the paths written.
+pub fn write_charts(charts: &[Chart], out: &Path, png: bool) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for c in charts {
+        let svg = out.join(format!("{}.svg", c.file));
+        write_atomic(&svg, c.svg()?.as_bytes())?;
+        written.push(svg);
+        if png {
+            let path = out.join(format!("{}.png", c.file));
+            c.write_png(&path)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// Charts a run's or a sweep's directory into `DIR/charts/`, telling them apart by their
+/// files; returns the paths written. `cascade chart`, `run --chart` and `sweep --chart` call
+/// this.
+pub fn chart_dir(dir: &Path, png: bool) -> Result<Vec<PathBuf>> {
+    let results = read_results(dir)?;
+    write_charts(&charts(&results), &dir.join("charts"), png)
+}
+
+/// A name safe as a file name: letters, digits, `.`, `_` and `-`; anything else becomes `-`.
+pub fn file_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}

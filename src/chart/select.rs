@@ -1,0 +1,307 @@
+//! Which charts a directory gets: for a run, a timeline per run (base and each variant) and a
+//! latency chart per client comparing them; for a sweep, the key metrics against the swept
+//! parameters, and a heatmap when two parameters are swept.
+
+use super::axis::ParamAxis;
+use super::data::RunData;
+use super::format::{AxisUnit, short, unit_of};
+use super::heatmap::Heatmap;
+use super::latency::{Curve, LatencyChart, PERCENTILES};
+use super::sweep_data::SweepData;
+use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
+use super::timeline::Timeline;
+use super::{Chart, Kind, file_name, palette};
+
+pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
+    let mut charts: Vec<Chart> = runs
+        .iter()
+        .map(|r| Chart {
+            file: if r.label == "base" {
+                "timeline".into()
+            } else {
+                file_name(&format!("timeline-{}", r.label))
+            },
+            kind: Kind::Timeline(Timeline::from_run(r)),
+        })
+        .collect();
+    let Some(base) = runs.first() else {
+        return charts;
+    };
+    let mut clients = base.entities("client");
+    if clients.is_empty() {
+        clients.push(String::new());
+    }
+    for c in clients {
+        let curves: Vec<Curve> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Curve {
+                label: r.label.clone(),
+                color: palette::series(i),
+                points: PERCENTILES
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, (m, _))| Some((k, r.metric(&format!("client.{c}.{m}"))?)))
+                    .collect(),
+            })
+            .collect();
+        let compared = if runs.len() > 1 {
+            format!(" · base and {} variants, same seed", runs.len() - 1)
+        } else {
+            String::new()
+        };
+        charts.push(Chart {
+            file: file_name(&format!("latency-{c}")).trim_end_matches('-').to_string(),
+            kind: Kind::Latency(LatencyChart {
+                title: format!("{}: latency distribution of {c}", base.scenario),
+                subtitle: format!(
+                    "seed {} · over the {} s measured{compared}",
+                    base.seed,
+                    short(base.duration_s)
+                ),
+                curves,
+            }),
+        });
+    }
+    charts
+}
+
+/// The metrics worth a sweep chart, in this order: each client's goodput, success ratio and
+/// p99 latency, each fault's recovery verdict and time, and each client edge's amplification.
+fn key_metrics(s: &SweepData) -> Vec<String> {
+    let all = s.metrics();
+    let split = |m: &str| m.split('.').map(String::from).collect::<Vec<String>>();
+    let clients: Vec<String> = all
+        .iter()
+        .map(|m| split(m))
+        .filter(|p| p.len() == 3 && p[0] == "client" && p[2] == "goodput_rps")
+        .map(|p| p[1].clone())
+        .collect();
+    let mut keys = Vec::new();
+    let mut take = |pred: &dyn Fn(&[String]) -> bool| {
+        for m in &all {
+            if pred(&split(m)) && !keys.contains(&m.to_string()) {
+                keys.push(m.to_string());
+            }
+        }
+    };
+    for suffix in ["goodput_rps", "success_ratio", "latency_p99_ms"] {
+        take(&|p| p.len() == 3 && p[0] == "client" && p[2] == suffix);
+    }
+    for suffix in ["recovered", "recovery_s"] {
+        take(&|p| p.len() == 3 && p[0] == "fault" && p[2] == suffix);
+    }
+    take(&|p| p.len() == 4 && p[0] == "edge" && p[3] == "amplification" && clients.contains(&p[1]));
+    keys.truncate(12);
+    keys
+}
+
+fn axis_unit(metric: &str, values: impl Iterator<Item = f64>) -> AxisUnit {
+    AxisUnit::of(unit_of(metric), values.fold(0.0, f64::max))
+}
+
+fn point(s: &SweepData, metric: &str, variant: &str, values: &[&str], x: f64) -> Option<SweepPoint> {
+    let r = s.find(metric, variant, values)?;
+    r.mean.is_finite().then_some(SweepPoint {
+        x,
+        mean: r.mean,
+        low: r.low,
+        high: r.high,
+    })
+}
+
+pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
+    let reps = s
+        .reps
+        .or_else(|| s.rows.iter().map(|r| r.n as u64).max())
+        .unwrap_or(0);
+    let basis = format!(
+        "{} · mean of {reps} replications with its 95% confidence interval",
+        s.scenario
+    );
+    let metrics = key_metrics(s);
+    if metrics.is_empty() {
+        return vec![Chart {
+            file: "sweep".into(),
+            kind: Kind::SweepLine(SweepLine {
+                title: format!("{}: sweep", s.scenario),
+                subtitle: "points.csv holds no points".into(),
+                x: ParamAxis::categorical("point", &[]),
+                y_desc: "value".into(),
+                unit: AxisUnit::Plain,
+                legend_heading: String::new(),
+                series: Vec::new(),
+            }),
+        }];
+    }
+    let mut charts = Vec::new();
+    for metric in &metrics {
+        let values = s.rows.iter().filter(|r| &r.metric == metric).map(|r| r.high.max(r.mean));
+        let unit = axis_unit(metric, values);
+        let y_desc = format!("{metric}{}", unit.suffix());
+        match s.params.as_slice() {
+            [] | [_] => {
+                let (x, values): (ParamAxis, Vec<Vec<&str>>) = match s.params.first() {
+                    None => (
+                        ParamAxis::categorical("(no swept parameter)", &["all runs".into()]),
+                        vec![vec![]],
+                    ),
+                    Some(p) => (
+                        ParamAxis::new(&p.path, &p.values),
+                        p.values.iter().map(|v| vec![v.as_str()]).collect(),
+                    ),
+                };
+                let series = s
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| SweepSeries {
+                        label: v.clone(),
+                        color: palette::series(i),
+                        points: values
+                            .iter()
+                            .zip(&x.positions)
+                            .filter_map(|(vals, px)| point(s, metric, v, vals, *px))
+                            .collect(),
+                    })
+                    .collect();
+                charts.push(Chart {
+                    file: file_name(&format!("sweep-{metric}")),
+                    kind: Kind::SweepLine(SweepLine {
+                        title: format!("{metric} by {}", x.desc),
+                        subtitle: basis.clone(),
+                        x,
+                        y_desc,
+                        unit,
+                        legend_heading: "Variant".into(),
+                        series,
+                    }),
+                });
+            }
+            [first, rest @ ..] => {
+                let x = ParamAxis::new(&first.path, &first.values);
+                // Every combination of the other parameters' values: one line each.
+                let mut combos: Vec<Vec<&str>> = vec![vec![]];
+                for p in rest {
+                    combos = combos
+                        .iter()
+                        .flat_map(|c| {
+                            p.values.iter().map(move |v| {
+                                let mut c = c.clone();
+                                c.push(v.as_str());
+                                c
+                            })
+                        })
+                        .collect();
+                }
+                for variant in &s.variants {
+                    let suffix = if s.variants.len() > 1 {
+                        format!("-{variant}")
+                    } else {
+                        String::new()
+                    };
+                    let of_variant = if s.variants.len() > 1 {
+                        format!(" · variant {variant}")
+                    } else {
+                        String::new()
+                    };
+                    let series = combos
+                        .iter()
+                        .enumerate()
+                        .map(|(i, combo)| SweepSeries {
+                            label: rest
+                                .iter()
+                                .zip(combo)
+                                .map(|(p, v)| format!("{} = {v}", last_part(&p.path)))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            color: palette::series(i),
+                            points: first
+                                .values
+                                .iter()
+                                .zip(&x.positions)
+                                .filter_map(|(v0, px)| {
+                                    let mut vals = vec![v0.as_str()];
+                                    vals.extend(combo);
+                                    point(s, metric, variant, &vals, *px)
+                                })
+                                .collect(),
+                        })
+                        .collect();
+                    charts.push(Chart {
+                        file: file_name(&format!("sweep-{metric}{suffix}")),
+                        kind: Kind::SweepLine(SweepLine {
+                            title: format!("{metric} by {}", x.desc),
+                            subtitle: format!("{basis}{of_variant}"),
+                            x: x.clone(),
+                            y_desc: y_desc.clone(),
+                            unit,
+                            legend_heading: rest
+                                .iter()
+                                .map(|p| p.path.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            series,
+                        }),
+                    });
+                    if let [second] = rest {
+                        charts.push(heatmap(s, metric, variant, first, second, unit, &suffix, &format!("{basis}{of_variant}")));
+                    }
+                }
+            }
+        }
+    }
+    charts
+}
+
+fn last_part(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn heatmap(
+    s: &SweepData,
+    metric: &str,
+    variant: &str,
+    first: &super::sweep_data::Param,
+    second: &super::sweep_data::Param,
+    unit: AxisUnit,
+    suffix: &str,
+    subtitle: &str,
+) -> Chart {
+    let mut cells = Vec::new();
+    for (xi, a) in first.values.iter().enumerate() {
+        for (yi, b) in second.values.iter().enumerate() {
+            if let Some(r) = s.find(metric, variant, &[a, b]).filter(|r| r.mean.is_finite()) {
+                cells.push((xi, yi, r.mean));
+            }
+        }
+    }
+    let domain = if unit == AxisUnit::Percent {
+        (0.0, 1.0)
+    } else {
+        let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
+        let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
+        if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
+    };
+    let x = ParamAxis::new(&first.path, &first.values);
+    let y = ParamAxis::new(&second.path, &second.values);
+    let label = |a: &ParamAxis, p: &super::sweep_data::Param| ParamAxis {
+        desc: a.desc.clone(),
+        positions: (0..p.values.len()).map(|i| i as f64).collect(),
+        categories: Some(p.values.clone()),
+    };
+    Chart {
+        file: file_name(&format!("heatmap-{metric}{suffix}")),
+        kind: Kind::Heatmap(Heatmap {
+            title: format!("{metric} over {} × {}", last_part(&first.path), last_part(&second.path)),
+            subtitle: subtitle.to_string(),
+            x: label(&x, first),
+            y: label(&y, second),
+            unit,
+            metric: metric.to_string(),
+            cells,
+            domain,
+        }),
+    }
+}

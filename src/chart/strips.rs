@@ -1,0 +1,99 @@
+//! Strips under a timeline's load panel: one row per fault (its active window) or per breaker
+//! (the buckets in which it was open, darker the longer it was open), on the shared time axis.
+//! Row names sit in the legend column, level with their rows.
+
+use super::canvas::{self, DrawResult, Y_LABELS, text};
+use super::format::short;
+use super::palette;
+use super::timeline::{Timeline, shade};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One bar of a row: [start, end) s, drawn darker as `strength` (0..=1) grows.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    pub start: f64,
+    pub end: f64,
+    pub strength: f64,
+    /// Written inside the bar, from its left end.
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub label: String,
+    pub bars: Vec<Bar>,
+}
+
+pub struct Strip<'a> {
+    pub heading: &'a str,
+    pub y_desc: &'a str,
+    pub color: RGBColor,
+    pub rows: &'a [Row],
+}
+
+const ROW: u32 = 24;
+/// Room above the rows for the heading.
+const TOP: u32 = 28;
+const X_AXIS: u32 = 48;
+
+/// The height of a strip of `rows` rows (without a time axis), px.
+pub fn height(rows: usize) -> u32 {
+    TOP + 8 + ROW * rows as u32
+}
+
+pub fn draw<DB: DrawingBackend>(
+    t: &Timeline,
+    s: &Strip<'_>,
+    area: &DrawingArea<DB, Shift>,
+    legend: &DrawingArea<DB, Shift>,
+    bottom: bool,
+) -> DrawResult<DB> {
+    let rows = s.rows.len() as f64;
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(TOP)
+        .margin_right(14)
+        .y_label_area_size(Y_LABELS)
+        .x_label_area_size(if bottom { X_AXIS } else { 0 })
+        .build_cartesian_2d(0.0..t.end_s.max(1e-9), 0.0..rows.max(1.0))?;
+    let x_fmt = |v: &f64| if bottom { short(*v) } else { String::new() };
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(12)
+        .y_labels(0)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::GRID)
+        .label_style(text(12))
+        .axis_desc_style(text(13))
+        .x_label_formatter(&x_fmt)
+        .y_desc(s.y_desc);
+    if bottom {
+        mesh.x_desc("time since start (s)");
+    }
+    mesh.draw()?;
+    shade(t, &mut chart, (0.0, rows.max(1.0)), false)?;
+    for (i, row) in s.rows.iter().enumerate() {
+        let y = rows - i as f64 - 1.0;
+        chart.draw_series(row.bars.iter().map(|b| {
+            Rectangle::new(
+                [(b.start, y + 0.15), (b.end, y + 0.85)],
+                s.color.mix(0.35 + 0.5 * b.strength).filled(),
+            )
+        }))?;
+        chart.draw_series(row.bars.iter().filter(|b| !b.text.is_empty()).map(|b| {
+            EmptyElement::at((b.start, y + 0.85))
+                + Text::new(b.text.clone(), (4, 3), text(11).color(&WHITE))
+        }))?;
+    }
+    let base = legend.get_base_pixel();
+    legend.draw(&Text::new(s.heading.to_string(), (12, 8), canvas::bold(13)))?;
+    for (i, row) in s.rows.iter().enumerate() {
+        let at = chart.backend_coord(&(0.0, rows - i as f64 - 0.5));
+        let mid = at.1 - base.1;
+        legend.draw(&Rectangle::new(
+            [(12, mid - 6), (38, mid + 6)],
+            s.color.mix(0.8).filled(),
+        ))?;
+        legend.draw(&Text::new(row.label.clone(), (46, mid - 7), text(12)))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,432 @@
+//! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
+//! windows shaded; breaker-open intervals as bands; queue length, utilization and p99 latency
+//! on panels beneath, all on one time axis.
+
+use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
+use super::data::RunData;
+use super::strips::{self, Bar, Row};
+use super::format::{AxisUnit, short};
+use super::palette;
+use crate::output::describe;
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub label: String,
+    pub color: RGBColor,
+    pub dashed: bool,
+    /// (time s, value), at bucket midpoints.
+    pub points: Vec<(f64, f64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Panel {
+    pub heading: String,
+    /// The y axis description, unit included.
+    pub y_desc: String,
+    pub unit: AxisUnit,
+    pub lines: Vec<Line>,
+}
+
+/// A fault's window, for the shading and the fault strip.
+#[derive(Debug, Clone)]
+pub struct FaultBand {
+    pub start: f64,
+    pub end: f64,
+    /// `errors on auth`.
+    pub name: String,
+    /// `50% unavailable`.
+    pub effect: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    pub title: String,
+    pub subtitle: String,
+    pub end_s: f64,
+    pub warmup_s: f64,
+    pub faults: Vec<FaultBand>,
+    pub load: Panel,
+    /// One row per edge with a breaker.
+    pub breakers: Vec<Row>,
+    /// Queue length, utilization, p99 latency.
+    pub panels: Vec<Panel>,
+}
+
+const WIDTH: u32 = 1100;
+const LOAD_HEIGHT: u32 = 290;
+const PANEL_HEIGHT: u32 = 150;
+const X_AXIS: u32 = 48;
+
+impl Timeline {
+    /// Heights of the panels from the top: load, the fault and breaker strips when there are
+    /// any, then the others; the last includes the time axis.
+    fn heights(&self) -> Vec<u32> {
+        let mut heights = vec![LOAD_HEIGHT];
+        if !self.faults.is_empty() {
+            heights.push(strips::height(self.faults.len()));
+        }
+        if !self.breakers.is_empty() {
+            heights.push(strips::height(self.breakers.len()));
+        }
+        heights.extend(self.panels.iter().map(|_| PANEL_HEIGHT));
+        if let Some(last) = heights.last_mut() {
+            *last += X_AXIS;
+        }
+        heights
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        (WIDTH, 62 + self.heights().iter().sum::<u32>())
+    }
+
+    pub fn from_run(run: &RunData) -> Timeline {
+        let b = run.bucket_s;
+        let mid = |values: &[f64], scale: f64| -> Vec<(f64, f64)> {
+            run.times
+                .iter()
+                .zip(values)
+                .map(|(t, v)| (t + b / 2.0, v * scale))
+                .collect()
+        };
+        let clients = run.entities("client");
+        let services = run.entities("service");
+        let edges = run.entities("edge");
+        let mut color = 0;
+        let mut load = Vec::new();
+        for c in &clients {
+            let col = palette::series(color);
+            color += 1;
+            if let Some(v) = run.series(&format!("client.{c}.offered_rps")) {
+                load.push(Line {
+                    label: format!("{c} offered"),
+                    color: col,
+                    dashed: true,
+                    points: mid(v, 1.0),
+                });
+            }
+            if let Some(v) = run.series(&format!("client.{c}.goodput_rps")) {
+                load.push(Line {
+                    label: format!("{c} goodput"),
+                    color: col,
+                    dashed: false,
+                    points: mid(v, 1.0),
+                });
+            }
+        }
+        for e in &edges {
+            if let Some(v) = run.series(&format!("edge.{e}.attempts")) {
+                load.push(Line {
+                    label: format!("{} attempts", e.replacen('.', "→", 1)),
+                    color: palette::series(color),
+                    dashed: false,
+                    points: mid(v, 1.0 / b),
+                });
+                color += 1;
+            }
+        }
+        let per_service = |metric: &str, scale: f64| -> Vec<Line> {
+            services
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let v = run.series(&format!("service.{s}.{metric}"))?;
+                    Some(Line {
+                        label: s.clone(),
+                        color: palette::series(i),
+                        dashed: false,
+                        points: mid(v, scale),
+                    })
+                })
+                .collect()
+        };
+        let p99: Vec<Line> = clients
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let v = run.series(&format!("client.{c}.latency_p99_ms"))?;
+                Some(Line {
+                    label: format!("{c} p99"),
+                    color: palette::series(i),
+                    dashed: false,
+                    points: mid(v, 1.0),
+                })
+            })
+            .collect();
+        let p99_max = p99
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.1))
+            .fold(0.0, f64::max);
+        let p99_unit = AxisUnit::of("ms", p99_max);
+        let with_breaker: Vec<&String> = match &run.model {
+            Some(m) => {
+                let calls = describe::edge_calls(m);
+                edges
+                    .iter()
+                    .filter(|e| {
+                        calls
+                            .iter()
+                            .any(|c| &c.edge == *e && c.call.policy.breaker.is_some())
+                    })
+                    .collect()
+            }
+            None => edges
+                .iter()
+                .filter(|e| {
+                    run.series(&format!("edge.{e}.breaker_open_s"))
+                        .is_some_and(|v| v.iter().any(|x| *x > 0.0))
+                })
+                .collect(),
+        };
+        let breakers = with_breaker
+            .into_iter()
+            .map(|e| {
+                let bars: Vec<Bar> = run
+                    .series(&format!("edge.{e}.breaker_open_s"))
+                    .map(|v| {
+                        run.times
+                            .iter()
+                            .zip(v)
+                            .filter(|(_, x)| **x > 0.0)
+                            .map(|(t, x)| Bar {
+                                start: *t,
+                                end: t + b,
+                                strength: (x / b).min(1.0),
+                                text: String::new(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let edge = e.replacen('.', "→", 1);
+                Row {
+                    label: if bars.is_empty() {
+                        format!("{edge} (never open)")
+                    } else {
+                        edge
+                    },
+                    bars,
+                }
+            })
+            .collect();
+        let faults = run
+            .model
+            .as_ref()
+            .map(|m| {
+                m.faults
+                    .iter()
+                    .map(|f| FaultBand {
+                        start: f.start as f64 / 1e9,
+                        end: f.end as f64 / 1e9,
+                        name: format!("{} on {}", f.kind(), describe::fault_target(m, f)),
+                        effect: describe::fault_effect(f),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let variant = if run.label == "base" {
+            String::new()
+        } else {
+            format!(" — variant {}", run.label)
+        };
+        Timeline {
+            title: format!("{}{variant}: timeline", run.scenario),
+            subtitle: format!(
+                "seed {} · {} s measured after {} s warm-up · {} s buckets",
+                run.seed,
+                short(run.duration_s),
+                short(run.warmup_s),
+                short(b)
+            ),
+            end_s: run.end_s(),
+            warmup_s: run.warmup_s,
+            faults,
+            load: Panel {
+                heading: "Load".into(),
+                y_desc: "requests/s".into(),
+                unit: AxisUnit::PerSecond,
+                lines: load,
+            },
+            breakers,
+            panels: vec![
+                Panel {
+                    heading: "Queue length (mean)".into(),
+                    y_desc: "queued jobs".into(),
+                    unit: AxisUnit::Plain,
+                    lines: per_service("queue_mean", 1.0),
+                },
+                Panel {
+                    heading: "Utilization".into(),
+                    y_desc: "utilization (%)".into(),
+                    unit: AxisUnit::Percent,
+                    lines: per_service("utilization", 1.0),
+                },
+                Panel {
+                    heading: "Client latency".into(),
+                    y_desc: format!("p99 latency{}", p99_unit.suffix()),
+                    unit: p99_unit,
+                    lines: p99,
+                },
+            ],
+        }
+    }
+}
+
+pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+    let body = canvas::title(root, &t.title, &t.subtitle)?;
+    let (plots, legends) = body.split_horizontally(WIDTH - LEGEND_WIDTH);
+    let heights = t.heights();
+    let last = heights.len() - 1;
+    let mut breaks = Vec::new();
+    let mut y = 0;
+    for h in &heights[..last] {
+        y += h;
+        breaks.push(y);
+    }
+    let areas = plots.split_by_breakpoints(Vec::<u32>::new(), breaks.clone());
+    let legend_areas = legends.split_by_breakpoints(Vec::<u32>::new(), breaks);
+    let mut k = 0;
+    let mut entries = Vec::new();
+    for l in &t.load.lines {
+        let mark = if l.dashed { Mark::Dashed } else { Mark::Line };
+        entries.push(Entry::new(&l.label, l.color, mark));
+    }
+    if t.warmup_s > 0.0 {
+        entries.push(Entry::new("warm-up", palette::WARMUP, Mark::Band(0.3)));
+    }
+    if !t.faults.is_empty() {
+        entries.push(Entry::new("fault active", palette::FAULT, Mark::Band(0.3)));
+    }
+    panel(t, &t.load, &areas[k], k == last, true)?;
+    canvas::legend(&legend_areas[k], 8, &t.load.heading, &entries)?;
+    k += 1;
+    if !t.faults.is_empty() {
+        let rows: Vec<Row> = t
+            .faults
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Row {
+                label: format!("F{i} {}", f.name),
+                bars: vec![Bar {
+                    start: f.start,
+                    end: f.end,
+                    strength: 1.0,
+                    text: format!("F{i} {}", f.effect),
+                }],
+            })
+            .collect();
+        let strip = strips::Strip {
+            heading: "Faults",
+            y_desc: "fault",
+            color: palette::FAULT,
+            rows: &rows,
+        };
+        strips::draw(t, &strip, &areas[k], &legend_areas[k], k == last)?;
+        k += 1;
+    }
+    if !t.breakers.is_empty() {
+        let strip = strips::Strip {
+            heading: "Breakers open",
+            y_desc: "breaker",
+            color: palette::BREAKER,
+            rows: &t.breakers,
+        };
+        strips::draw(t, &strip, &areas[k], &legend_areas[k], k == last)?;
+        k += 1;
+    }
+    for p in &t.panels {
+        panel(t, p, &areas[k], k == last, false)?;
+        let entries: Vec<Entry> = p
+            .lines
+            .iter()
+            .map(|l| Entry::new(&l.label, l.color, Mark::Line))
+            .collect();
+        canvas::legend(&legend_areas[k], 8, &p.heading, &entries)?;
+        k += 1;
+    }
+    Ok(())
+}
+
+/// Shades the warm-up and the fault windows over a panel's whole height.
+pub(super) fn shade<DB: DrawingBackend>(
+    t: &Timeline,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    (lo, hi): (f64, f64),
+    tag: bool,
+) -> DrawResult<DB> {
+    if t.warmup_s > 0.0 {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, lo), (t.warmup_s, hi)],
+            palette::WARMUP.mix(0.18).filled(),
+        )))?;
+    }
+    for (i, f) in t.faults.iter().enumerate() {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(f.start, lo), (f.end, hi)],
+            palette::FAULT.mix(0.09).filled(),
+        )))?;
+        if tag {
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((f.start, hi))
+                    + Text::new(format!("F{i}"), (4, 3), text(11).color(&palette::FAULT)),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+fn panel<DB: DrawingBackend>(
+    t: &Timeline,
+    p: &Panel,
+    area: &DrawingArea<DB, Shift>,
+    bottom: bool,
+    tag_faults: bool,
+) -> DrawResult<DB> {
+    let (lo, hi) = canvas::y_range(p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)));
+    let hi = if p.unit == AxisUnit::Percent {
+        hi.max(1.0)
+    } else {
+        hi
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(8)
+        .margin_right(14)
+        .y_label_area_size(Y_LABELS)
+        .x_label_area_size(if bottom { X_AXIS } else { 0 })
+        .build_cartesian_2d(0.0..t.end_s.max(1e-9), lo..hi)?;
+    let unit = p.unit;
+    let y_fmt = |v: &f64| unit.tick(*v);
+    let x_fmt = |v: &f64| if bottom { short(*v) } else { String::new() };
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(12)
+        .y_labels(4)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::GRID)
+        .label_style(text(12))
+        .axis_desc_style(text(13))
+        .y_label_formatter(&y_fmt)
+        .x_label_formatter(&x_fmt)
+        .y_desc(p.y_desc.as_str());
+    if bottom {
+        mesh.x_desc("time since start (s)");
+    }
+    mesh.draw()?;
+    shade(t, &mut chart, (lo, hi), tag_faults)?;
+    let drawn = p.lines.iter().any(|l| !l.points.is_empty());
+    for l in &p.lines {
+        let style = l.color.stroke_width(2);
+        if l.dashed {
+            chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 4, style))?;
+        } else {
+            chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+        }
+        if l.points.len() == 1 {
+            chart.draw_series(l.points.iter().map(|q| Circle::new(*q, 4, l.color.filled())))?;
+        }
+    }
+    if !drawn {
+        canvas::note(&chart.plotting_area().strip_coord_spec(), "no data")?;
+    }
+    Ok(())
+}

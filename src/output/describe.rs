@@ -1,0 +1,291 @@
+//! Short human descriptions of a model's parts for charts and reports: each edge's policy
+//! settings (the per-dependency resilience matrix) and each fault's schedule and effect.
+
+use crate::fault::{Cut, Effect, Fault, Slowdown, Target};
+use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
+use crate::policy::backoff::{Jitter, Schedule};
+use crate::policy::breaker::Window;
+use crate::policy::budget::BudgetConfig;
+use crate::policy::hedge::HedgeDelay;
+use crate::policy::limit::LimitAlgorithm;
+use crate::chart::format::short;
+use crate::time::format_duration as dur;
+
+/// A call as the matrix shows it: who calls whom, through which policy.
+#[derive(Debug, Clone)]
+pub struct EdgeCall<'a> {
+    /// `web.gateway`, as in metric names.
+    pub edge: String,
+    pub from: String,
+    pub to: String,
+    pub call: &'a CallSpec,
+}
+
+/// Every edge's first call spec, in edge order: clients' calls, then services' steps.
+pub fn edge_calls(model: &Model) -> Vec<EdgeCall<'_>> {
+    let mut specs: Vec<(String, &CallSpec)> = Vec::new();
+    for c in &model.clients {
+        specs.push((c.name.clone(), &c.call));
+    }
+    for s in &model.services {
+        for call in s.steps.iter().flatten() {
+            specs.push((s.name.clone(), call));
+        }
+    }
+    model
+        .edges
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let (from, call) = specs.iter().find(|(_, c)| c.edge == i)?;
+            Some(EdgeCall {
+                edge: e.name.clone(),
+                from: from.clone(),
+                to: model.services[e.to].name.clone(),
+                call,
+            })
+        })
+        .collect()
+}
+
+fn kinds(bits: u16) -> String {
+    let names: Vec<&str> = Outcome::ALL
+        .iter()
+        .filter(|o| bits & (1 << o.index()) != 0)
+        .map(|o| o.name())
+        .collect();
+    names.join(", ")
+}
+
+fn pct(v: f64) -> String {
+    format!("{}%", short(v * 100.0))
+}
+
+pub fn timeout(p: &Policy) -> String {
+    let mut s = p.timeout.map_or("none".into(), dur);
+    if p.reserve > 0 {
+        s += &format!(" (reserve {})", dur(p.reserve));
+    }
+    s
+}
+
+pub fn retries(p: &Policy) -> String {
+    let Some(r) = &p.retry else {
+        return "none".into();
+    };
+    if r.attempts <= 1 {
+        return "1 attempt".into();
+    }
+    let schedule = match r.backoff.schedule {
+        Schedule::Constant => "constant".to_string(),
+        Schedule::Linear => "linear".to_string(),
+        Schedule::Exponential { multiplier } => {
+            format!("exponential ×{}", short(multiplier))
+        }
+    };
+    let jitter = match r.backoff.jitter {
+        Jitter::None => String::new(),
+        Jitter::Full => ", full jitter".into(),
+        Jitter::Equal => ", equal jitter".into(),
+        Jitter::Decorrelated => ", decorrelated jitter".into(),
+        Jitter::Proportional { factor } => format!(", ±{} jitter", pct(factor)),
+    };
+    let mut s = format!(
+        "{} attempts, {schedule} {}{jitter}",
+        r.attempts,
+        dur(r.backoff.base)
+    );
+    if r.on != 0 {
+        s += &format!("; on {}", kinds(r.on));
+    }
+    if r.retry_after {
+        s += "; honours Retry-After";
+    }
+    s
+}
+
+pub fn budget(p: &Policy) -> String {
+    match &p.budget {
+        None => "none".into(),
+        Some(BudgetConfig::Ratio { ratio, .. }) => format!("{} of calls", pct(*ratio)),
+        Some(BudgetConfig::TokenBucket {
+            max_tokens,
+            token_ratio,
+        }) => format!(
+            "token bucket {} (ratio {})",
+            short(*max_tokens),
+            short(*token_ratio)
+        ),
+        Some(BudgetConfig::Concurrency { percent, min }) => {
+            format!("{}% concurrent (min {min})", short(*percent))
+        }
+    }
+}
+
+pub fn breaker(p: &Policy) -> String {
+    let Some(BreakerPolicy {
+        config: b, wraps, ..
+    }) = &p.breaker
+    else {
+        return "none".into();
+    };
+    let window = match b.window {
+        Window::Calls(n) => format!("{n} calls"),
+        Window::Time(ns) => dur(ns),
+    };
+    let mut s = if b.consecutive_failures > 0 {
+        format!("{} consecutive failures", b.consecutive_failures)
+    } else {
+        format!("{} failing over {window}", pct(b.failure_rate))
+    };
+    s += &format!(", open {}", dur(b.open));
+    if matches!(wraps, crate::model::Wraps::Call) {
+        s += ", around the call";
+    }
+    s
+}
+
+pub fn bulkhead(p: &Policy) -> String {
+    match &p.bulkhead {
+        None => "none".into(),
+        Some(b) if b.queue > 0 => format!(
+            "{} concurrent, queue {} (wait {})",
+            b.max_concurrent,
+            b.queue,
+            dur(b.max_wait)
+        ),
+        Some(b) => format!("{} concurrent", b.max_concurrent),
+    }
+}
+
+pub fn hedge(p: &Policy) -> String {
+    match &p.hedge {
+        None => "none".into(),
+        Some(h) => {
+            let after = match h.delay {
+                HedgeDelay::Fixed(ns) => dur(ns),
+                HedgeDelay::Percentile(q) => format!("p{}", short(q * 100.0)),
+            };
+            format!("after {after}, up to {}", h.max)
+        }
+    }
+}
+
+pub fn fallback(model: &Model, p: &Policy) -> String {
+    match &p.fallback {
+        None => "none".into(),
+        Some(f) => {
+            let to = match &f.to {
+                Some((s, _)) => format!("call {}", model.services[*s].name),
+                None => "canned answer".into(),
+            };
+            format!("{to} on {}", kinds(f.on))
+        }
+    }
+}
+
+/// Throttling, adaptive limit and cancellation: the rest of the stack, in one cell.
+pub fn other(p: &Policy) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = &p.throttle {
+        parts.push(format!("throttle k={}", short(t.k)));
+    }
+    if let Some(l) = &p.limit {
+        let name = match l.algorithm {
+            LimitAlgorithm::Aimd(_) => "AIMD",
+            LimitAlgorithm::Gradient2(_) => "Gradient2",
+            LimitAlgorithm::Vegas(_) => "Vegas",
+        };
+        let windowed = if l.window.is_some() { " (windowed)" } else { "" };
+        parts.push(format!("limit {name}{windowed}"));
+    }
+    if p.cancel {
+        parts.push("cancel on give-up".into());
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The few settings that matter most, for a diagram's edge label: `150ms · 4× · breaker`.
+pub fn highlights(p: &Policy) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = p.timeout {
+        parts.push(format!("⏱ {}", dur(t)));
+    }
+    if let Some(r) = p.retry.as_ref().filter(|r| r.attempts > 1) {
+        parts.push(format!("{}×", r.attempts));
+    }
+    if p.budget.is_some() {
+        parts.push("budget".into());
+    }
+    if p.breaker.is_some() {
+        parts.push("breaker".into());
+    }
+    if p.bulkhead.is_some() {
+        parts.push("bulkhead".into());
+    }
+    if p.hedge.is_some() {
+        parts.push("hedge".into());
+    }
+    if p.limit.is_some() {
+        parts.push("limit".into());
+    }
+    if p.fallback.is_some() {
+        parts.push("fallback".into());
+    }
+    parts.join(" · ")
+}
+
+/// The name of what a fault hits: `api`, `api#1`, `web->api`.
+pub fn fault_target(model: &Model, f: &Fault) -> String {
+    match f.target {
+        Target::Service(s) => model.services[s].name.clone(),
+        Target::Instance(s, i) => format!("{}#{i}", model.services[s].name),
+        Target::Edge(e) => model.edges[e].name.replacen('.', "->", 1),
+        Target::Client(c) => model.clients[c].name.clone(),
+    }
+}
+
+/// What a fault does while active: `work ×3`, `50% unavailable`, `refused`.
+pub fn fault_effect(f: &Fault) -> String {
+    match &f.effect {
+        Effect::Latency(Slowdown::Factor(x)) => {
+            format!("work ×{}", short(*x))
+        }
+        Effect::Latency(Slowdown::Add(ns)) => format!("work +{}", dur(*ns)),
+        Effect::Latency(Slowdown::Replace(_)) => "work redrawn from a distribution".into(),
+        Effect::Errors { rate, error, .. } => format!("{} {}", pct(*rate), error.name()),
+        Effect::Outage { blackhole: true } => "every request swallowed".into(),
+        Effect::Outage { blackhole: false } => "every request refused".into(),
+        Effect::Stall => "no request gets a worker".into(),
+        Effect::Crash { blackhole, .. } => {
+            if *blackhole {
+                "down, work lost unanswered".into()
+            } else {
+                "down, work lost (unavailable)".into()
+            }
+        }
+        Effect::Capacity(Cut::Left(n)) => format!("{n} workers left per instance"),
+        Effect::Capacity(Cut::Share(s)) => format!("{} of workers removed", pct(*s)),
+        Effect::Overload { factor, users } => {
+            if *users > 0 {
+                format!("+{users} users")
+            } else {
+                format!("load ×{}", short(*factor))
+            }
+        }
+    }
+}
+
+/// `latency: work ×3 on api`, for a chart's fault label.
+pub fn fault_label(model: &Model, f: &Fault) -> String {
+    format!(
+        "{}: {} on {}",
+        f.kind(),
+        fault_effect(f),
+        fault_target(model, f)
+    )
+}
