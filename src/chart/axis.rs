@@ -143,7 +143,7 @@ impl ParamAxis {
 
 /// Round tick values (steps of 1, 2 or 5 times a power of ten) in [lo, hi], at most `max`.
 pub fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if hi <= lo || !lo.is_finite() || !hi.is_finite() {
         return vec![lo];
     }
     let rough = (hi - lo) / max.max(1) as f64;
@@ -151,7 +151,7 @@ pub fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * power)
-        .find(|s| ((hi - lo) / s).floor() as usize + 1 <= max)
+        .find(|s| (((hi - lo) / s).floor() as usize) < max)
         .unwrap_or(10.0 * power);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
@@ -161,7 +161,7 @@ pub fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
 /// Ticks for a log axis over [lo, hi]: 1, 2 and 5 times powers of ten, or only the powers
 /// when those would be too many.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(hi > lo) || lo <= 0.0 {
+    if hi <= lo || lo <= 0.0 || !hi.is_finite() {
         return vec![lo.max(1e-9)];
     }
     let all = |mults: &[f64]| -> Vec<f64> {

@@ -133,7 +133,11 @@ pub fn note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, msg: &str) -> Dra
         .into_font()
         .color(&RGBColor(0x77, 0x77, 0x77))
         .pos(Pos::new(HPos::Center, VPos::Center));
-    area.draw(&Text::new(msg.to_string(), (w as i32 / 2, h as i32 / 2), style))
+    area.draw(&Text::new(
+        msg.to_string(),
+        (w as i32 / 2, h as i32 / 2),
+        style,
+    ))
 }
 
 /// A y range from 0 (or the data's minimum, when negative) to a little above the maximum;

@@ -14,8 +14,7 @@ static REGISTER: Once = Once::new();
 pub fn ensure_registered() {
     REGISTER.call_once(|| {
         // The font is compiled in and known to parse; a failure would be a broken build.
-        if plotters::style::register_font(FAMILY, plotters::style::FontStyle::Normal, FONT)
-            .is_err()
+        if plotters::style::register_font(FAMILY, plotters::style::FontStyle::Normal, FONT).is_err()
         {
             panic!("the embedded DejaVu Sans font does not parse");
         }

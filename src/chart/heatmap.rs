@@ -43,6 +43,7 @@ pub fn draw<DB: DrawingBackend>(h: &Heatmap, root: &DrawingArea<DB, Shift>) -> D
     let ny = h.y.positions.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(10)
+        .margin_left(6)
         .margin_right(20)
         .y_label_area_size(Y_LABELS + 20)
         .x_label_area_size(50)
@@ -72,7 +73,10 @@ pub fn draw<DB: DrawingBackend>(h: &Heatmap, root: &DrawingArea<DB, Shift>) -> D
     // White gaps between cells.
     chart.draw_series(h.cells.iter().map(|&(x, y, _)| {
         let (x, y) = (x as f64, y as f64);
-        Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], WHITE.stroke_width(2))
+        Rectangle::new(
+            [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+            WHITE.stroke_width(2),
+        )
     }))?;
     // Values in the cells, while the cells are big enough to hold them.
     let (pw, ph) = chart.plotting_area().dim_in_pixel();
@@ -116,7 +120,10 @@ fn scale<DB: DrawingBackend>(h: &Heatmap, area: &DrawingArea<DB, Shift>) -> Draw
     let (lo, hi) = h.domain;
     for (k, v) in [(0, hi), (1, (lo + hi) / 2.0), (2, lo)] {
         let y = top + k * height / 2;
-        area.draw(&PathElement::new(vec![(40, y), (46, y)], BLACK.stroke_width(1)))?;
+        area.draw(&PathElement::new(
+            vec![(40, y), (46, y)],
+            BLACK.stroke_width(1),
+        ))?;
         area.draw(&Text::new(
             h.unit.value(v),
             (50, y),

@@ -2,8 +2,8 @@
 //! base run and each variant on one log-scale chart, so a variant that cuts the tail shows as a
 //! lower right end.
 
-use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::axis::{Keyed, log_ticks};
+use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::format::latency_ms;
 use super::palette;
 use plotters::coord::Shift;
@@ -57,11 +57,16 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
     let n = PERCENTILES.len() as f64;
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(10)
+        .margin_left(6)
         .margin_right(20)
         .y_label_area_size(Y_LABELS)
         .x_label_area_size(50)
         .build_cartesian_2d(
-            Keyed::new(-0.3, n - 0.7, (0..PERCENTILES.len()).map(|i| i as f64).collect()),
+            Keyed::new(
+                -0.3,
+                n - 0.7,
+                (0..PERCENTILES.len()).map(|i| i as f64).collect(),
+            ),
             // Log scale by hand: the axis holds log10(ms).
             Keyed::new(
                 lo.log10(),
@@ -82,7 +87,9 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
             if (v - i).abs() > 1e-6 || i < 0.0 {
                 return String::new();
             }
-            PERCENTILES.get(i as usize).map_or(String::new(), |p| p.1.to_string())
+            PERCENTILES
+                .get(i as usize)
+                .map_or(String::new(), |p| p.1.to_string())
         })
         .y_label_formatter(&|v| latency_ms(10f64.powf(*v)))
         .x_desc("percentile of request latency (start to answer or give-up)")

@@ -49,7 +49,11 @@ const VIRIDIS: [(u8, u8, u8); 9] = [
 
 /// Viridis at `t` in [0, 1] (clamped), interpolated linearly between nine anchors.
 pub fn viridis(t: f64) -> RGBColor {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = t * (VIRIDIS.len() - 1) as f64;
     let i = (x.floor() as usize).min(VIRIDIS.len() - 2);
     let f = x - i as f64;

@@ -46,12 +46,16 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
             })
             .collect();
         let compared = if runs.len() > 1 {
-            format!(" · base and {} variants, same seed", runs.len() - 1)
+            let n = runs.len() - 1;
+            let plural = if n == 1 { "" } else { "s" };
+            format!(" · base and {n} variant{plural}, same seed")
         } else {
             String::new()
         };
         charts.push(Chart {
-            file: file_name(&format!("latency-{c}")).trim_end_matches('-').to_string(),
+            file: file_name(&format!("latency-{c}"))
+                .trim_end_matches('-')
+                .to_string(),
             kind: Kind::Latency(LatencyChart {
                 title: format!("{}: latency distribution of {c}", base.scenario),
                 subtitle: format!(
@@ -100,7 +104,13 @@ fn axis_unit(metric: &str, values: impl Iterator<Item = f64>) -> AxisUnit {
     AxisUnit::of(unit_of(metric), values.fold(0.0, f64::max))
 }
 
-fn point(s: &SweepData, metric: &str, variant: &str, values: &[&str], x: f64) -> Option<SweepPoint> {
+fn point(
+    s: &SweepData,
+    metric: &str,
+    variant: &str,
+    values: &[&str],
+    x: f64,
+) -> Option<SweepPoint> {
     let r = s.find(metric, variant, values)?;
     r.mean.is_finite().then_some(SweepPoint {
         x,
@@ -136,7 +146,11 @@ pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
     }
     let mut charts = Vec::new();
     for metric in &metrics {
-        let values = s.rows.iter().filter(|r| &r.metric == metric).map(|r| r.high.max(r.mean));
+        let values = s
+            .rows
+            .iter()
+            .filter(|r| &r.metric == metric)
+            .map(|r| r.high.max(r.mean));
         let unit = axis_unit(metric, values);
         let y_desc = format!("{metric}{}", unit.suffix());
         match s.params.as_slice() {
@@ -245,7 +259,16 @@ pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
                         }),
                     });
                     if let [second] = rest {
-                        charts.push(heatmap(s, metric, variant, first, second, unit, &suffix, &format!("{basis}{of_variant}")));
+                        charts.push(heatmap(
+                            s,
+                            metric,
+                            variant,
+                            first,
+                            second,
+                            unit,
+                            &suffix,
+                            &format!("{basis}{of_variant}"),
+                        ));
                     }
                 }
             }
@@ -272,7 +295,10 @@ fn heatmap(
     let mut cells = Vec::new();
     for (xi, a) in first.values.iter().enumerate() {
         for (yi, b) in second.values.iter().enumerate() {
-            if let Some(r) = s.find(metric, variant, &[a, b]).filter(|r| r.mean.is_finite()) {
+            if let Some(r) = s
+                .find(metric, variant, &[a, b])
+                .filter(|r| r.mean.is_finite())
+            {
                 cells.push((xi, yi, r.mean));
             }
         }
@@ -294,7 +320,11 @@ fn heatmap(
     Chart {
         file: file_name(&format!("heatmap-{metric}{suffix}")),
         kind: Kind::Heatmap(Heatmap {
-            title: format!("{metric} over {} × {}", last_part(&first.path), last_part(&second.path)),
+            title: format!(
+                "{metric} over {} × {}",
+                last_part(&first.path),
+                last_part(&second.path)
+            ),
             subtitle: subtitle.to_string(),
             x: label(&x, first),
             y: label(&y, second),

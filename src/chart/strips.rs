@@ -26,8 +26,8 @@ pub struct Row {
 }
 
 pub struct Strip<'a> {
+    /// Shown in the legend column, above the row names.
     pub heading: &'a str,
-    pub y_desc: &'a str,
     pub color: RGBColor,
     pub rows: &'a [Row],
 }
@@ -52,6 +52,7 @@ pub fn draw<DB: DrawingBackend>(
     let rows = s.rows.len() as f64;
     let mut chart = ChartBuilder::on(area)
         .margin_top(TOP)
+        .margin_left(6)
         .margin_right(14)
         .y_label_area_size(Y_LABELS)
         .x_label_area_size(if bottom { X_AXIS } else { 0 })
@@ -64,8 +65,7 @@ pub fn draw<DB: DrawingBackend>(
         .bold_line_style(palette::GRID)
         .label_style(text(12))
         .axis_desc_style(text(13))
-        .x_label_formatter(&x_fmt)
-        .y_desc(s.y_desc);
+        .x_label_formatter(&x_fmt);
     if bottom {
         mesh.x_desc("time since start (s)");
     }

@@ -109,7 +109,10 @@ pub fn read_sweep(dir: &Path) -> Result<SweepData> {
     let variant = col("variant");
     let first_param = variant.unwrap_or(point) + 1;
     if first_param > metric {
-        return Err(bad(&path, "the parameter columns must come before `metric`"));
+        return Err(bad(
+            &path,
+            "the parameter columns must come before `metric`",
+        ));
     }
     let paths: Vec<String> = header[first_param..metric].to_vec();
     let mut params: Vec<Param> = paths
@@ -264,6 +267,9 @@ mod tests {
     #[test]
     fn csv_fields_honour_quotes() {
         assert_eq!(csv_fields("a,b,,c"), ["a", "b", "", "c"]);
-        assert_eq!(csv_fields("\"x,y\",\"say \"\"hi\"\"\""), ["x,y", "say \"hi\""]);
+        assert_eq!(
+            csv_fields("\"x,y\",\"say \"\"hi\"\"\""),
+            ["x,y", "say \"hi\""]
+        );
     }
 }

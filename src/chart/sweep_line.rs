@@ -58,11 +58,12 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
     });
     let (lo, mut hi) = canvas::y_range(values);
     if c.unit == AxisUnit::Percent {
-        hi = hi.max(1.0);
+        hi = hi.max(1.05);
     }
     let (x0, x1) = c.x.range();
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(10)
+        .margin_left(6)
         .margin_right(20)
         .y_label_area_size(Y_LABELS)
         .x_label_area_size(50)
@@ -89,10 +90,15 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
         }
     }
     for s in &c.series {
-        chart.draw_series(s.points.iter().filter(|p| p.band().1 > p.band().0).map(|p| {
-            let (lo, hi) = p.band();
-            PathElement::new(vec![(p.x, lo), (p.x, hi)], s.color.stroke_width(1))
-        }))?;
+        chart.draw_series(
+            s.points
+                .iter()
+                .filter(|p| p.band().1 > p.band().0)
+                .map(|p| {
+                    let (lo, hi) = p.band();
+                    PathElement::new(vec![(p.x, lo), (p.x, hi)], s.color.stroke_width(1))
+                }),
+        )?;
         chart.draw_series(LineSeries::new(
             s.points.iter().map(|p| (p.x, p.mean)),
             s.color.stroke_width(2),
@@ -112,11 +118,7 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
         .map(|s| Entry::new(&s.label, s.color, Mark::Line))
         .collect();
     if let Some(color) = c.series.first().map(|s| s.color) {
-        entries.push(Entry::new(
-            "95% confidence band",
-            color,
-            Mark::Band(0.2),
-        ));
+        entries.push(Entry::new("95% confidence band", color, Mark::Band(0.2)));
     }
     canvas::legend(&legend, 20, &c.legend_heading, &entries)
 }

@@ -4,9 +4,9 @@
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::data::RunData;
-use super::strips::{self, Bar, Row};
 use super::format::{AxisUnit, short};
 use super::palette;
+use super::strips::{self, Bar, Row};
 use crate::output::describe;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -318,7 +318,6 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
             .collect();
         let strip = strips::Strip {
             heading: "Faults",
-            y_desc: "fault",
             color: palette::FAULT,
             rows: &rows,
         };
@@ -328,7 +327,6 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
     if !t.breakers.is_empty() {
         let strip = strips::Strip {
             heading: "Breakers open",
-            y_desc: "breaker",
             color: palette::BREAKER,
             rows: &t.breakers,
         };
@@ -384,13 +382,15 @@ fn panel<DB: DrawingBackend>(
     tag_faults: bool,
 ) -> DrawResult<DB> {
     let (lo, hi) = canvas::y_range(p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)));
+    // Room above 100% so the top tick does not meet the panel above's bottom tick.
     let hi = if p.unit == AxisUnit::Percent {
-        hi.max(1.0)
+        hi.max(1.08)
     } else {
         hi
     };
     let mut chart = ChartBuilder::on(area)
-        .margin_top(8)
+        .margin_top(if tag_faults { 8 } else { 14 })
+        .margin_left(6)
         .margin_right(14)
         .y_label_area_size(Y_LABELS)
         .x_label_area_size(if bottom { X_AXIS } else { 0 })
@@ -422,7 +422,11 @@ fn panel<DB: DrawingBackend>(
             chart.draw_series(LineSeries::new(l.points.clone(), style))?;
         }
         if l.points.len() == 1 {
-            chart.draw_series(l.points.iter().map(|q| Circle::new(*q, 4, l.color.filled())))?;
+            chart.draw_series(
+                l.points
+                    .iter()
+                    .map(|q| Circle::new(*q, 4, l.color.filled())),
+            )?;
         }
     }
     if !drawn {

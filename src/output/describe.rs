@@ -1,6 +1,7 @@
 //! Short human descriptions of a model's parts for charts and reports: each edge's policy
 //! settings (the per-dependency resilience matrix) and each fault's schedule and effect.
 
+use crate::chart::format::short;
 use crate::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::policy::backoff::{Jitter, Schedule};
@@ -8,7 +9,6 @@ use crate::policy::breaker::Window;
 use crate::policy::budget::BudgetConfig;
 use crate::policy::hedge::HedgeDelay;
 use crate::policy::limit::LimitAlgorithm;
-use crate::chart::format::short;
 use crate::time::format_duration as dur;
 
 /// A call as the matrix shows it: who calls whom, through which policy.
@@ -196,7 +196,11 @@ pub fn other(p: &Policy) -> String {
             LimitAlgorithm::Gradient2(_) => "Gradient2",
             LimitAlgorithm::Vegas(_) => "Vegas",
         };
-        let windowed = if l.window.is_some() { " (windowed)" } else { "" };
+        let windowed = if l.window.is_some() {
+            " (windowed)"
+        } else {
+            ""
+        };
         parts.push(format!("limit {name}{windowed}"));
     }
     if p.cancel {

@@ -1,4 +1,96 @@
+//! `cascade report`: a design-review report of a run's or a sweep's directory — one
+//! self-contained HTML file (inline SVG and CSS, no external assets), or Markdown with the chart
+//! SVGs beside it for a pull request. Like the charts, it reads result files, never the engine,
+//! and the same files always give the same bytes.
+
+mod build;
+pub mod html;
+pub mod markdown;
+pub mod tables;
+pub mod topology;
+
+use crate::chart::{self, Chart};
 use crate::error::Result;
+use crate::output::files::write_atomic;
 use std::path::{Path, PathBuf};
-pub enum Format { Html, Markdown }
-pub fn report_dir(_dir: &Path, _f: Format, _out: Option<&Path>) -> Result<Vec<PathBuf>> { Err(crate::Error::Usage("wip".into())) }
+use tables::Table;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Markdown,
+}
+
+/// A report, independent of its format.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub title: String,
+    pub subtitle: String,
+    pub sections: Vec<Section>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The anchor, for the table of contents.
+    pub id: String,
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Block {
+    Text(String),
+    /// A bulleted list; items starting with ✓ or ✗ are marked as passing or failing.
+    List(Vec<String>),
+    Table(Table),
+    /// A hand-made SVG diagram, written as `<file>.svg` beside a Markdown report.
+    Diagram {
+        file: String,
+        svg: String,
+    },
+    /// Charts by index into the report's chart list; several side by side when there is room.
+    Charts(Vec<usize>),
+}
+
+/// Writes the report of `dir` (`DIR/report.html` or `DIR/report.md` unless `out` is given);
+/// returns the paths written (the report, and for Markdown the SVGs beside it).
+pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let results = chart::read_results(dir)?;
+    let charts = chart::charts(&results);
+    let doc = match &results {
+        chart::Results::Run(runs) => build::run_doc(runs, &charts),
+        chart::Results::Sweep(s) => build::sweep_doc(s, &charts),
+    };
+    let default = match format {
+        Format::Html => "report.html",
+        Format::Markdown => "report.md",
+    };
+    let path = out.map_or_else(|| dir.join(default), Path::to_path_buf);
+    match format {
+        Format::Html => {
+            let svgs = charts.iter().map(Chart::svg).collect::<Result<Vec<_>>>()?;
+            write_atomic(&path, html::render(&doc, &charts, &svgs).as_bytes())?;
+            Ok(vec![path])
+        }
+        Format::Markdown => {
+            let beside = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .join("charts");
+            let mut written = chart::write_charts(&charts, &beside, false)?;
+            for s in &doc.sections {
+                for b in &s.blocks {
+                    if let Block::Diagram { file, svg } = b {
+                        let p = beside.join(format!("{file}.svg"));
+                        write_atomic(&p, svg.as_bytes())?;
+                        written.push(p);
+                    }
+                }
+            }
+            write_atomic(&path, markdown::render(&doc, &charts, "charts").as_bytes())?;
+            written.insert(0, path);
+            Ok(written)
+        }
+    }
+}

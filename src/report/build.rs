@@ -1,0 +1,398 @@
+//! Assembling a report's sections from a run (with its variants) or a sweep.
+
+use super::tables::{self, Table};
+use super::{Block, Doc, Section, topology};
+use crate::chart::data::RunData;
+use crate::chart::format::{latency_ms, percent, short};
+use crate::chart::sweep_data::SweepData;
+use crate::chart::{Chart, Kind};
+use crate::metrics::RunMetrics;
+use crate::model::Model;
+use crate::output::describe;
+
+fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
+    Section {
+        id: id.into(),
+        title: title.into(),
+        blocks,
+    }
+}
+
+/// Topology, resilience matrix, services and faults: what the scenario is.
+fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
+    let mut out = vec![
+        section(
+            "topology",
+            "Topology",
+            vec![
+                Block::Text(
+                    "Clients (round boxes) call services left to right; each arrow is a call, labelled with its policy's main settings (⏱ timeout, attempts, breaker, …). Services a fault hits are outlined in vermillion.".into(),
+                ),
+                Block::Diagram {
+                    file: "topology".into(),
+                    svg: topology::svg(model),
+                },
+            ],
+        ),
+        section(
+            "matrix",
+            "Resilience matrix",
+            vec![
+                Block::Text("The caller's policy on each call (per-dependency resilience matrix), then each service's own capacity and protections.".into()),
+                Block::Table(tables::policy_matrix(model)),
+                Block::Table(tables::services(model)),
+            ],
+        ),
+    ];
+    let faults = if model.faults.is_empty() {
+        vec![Block::Text("No faults are injected.".into())]
+    } else {
+        vec![
+            Block::Text("Each fault is active over [start, end). The verdict compares all clients' goodput after the fault with its level before it.".into()),
+            Block::Table(tables::faults(model, run)),
+        ]
+    };
+    out.push(section("faults", "Fault schedule", faults));
+    out
+}
+
+/// One line per thing a reviewer should see first: each client's outcome, each fault's
+/// verdict, retry amplification, breakers that opened, wasted work, expectations.
+fn at_a_glance(run: &RunData, verdicts: &Option<Vec<crate::check::Verdict>>) -> Vec<String> {
+    let mut items = Vec::new();
+    for c in run.entities("client") {
+        let m = |k: &str| run.metric(&format!("client.{c}.{k}"));
+        if let (Some(s), Some(g), Some(p)) =
+            (m("success_ratio"), m("goodput_rps"), m("latency_p99_ms"))
+        {
+            let mark = if s >= 0.99 { "✓" } else { "✗" };
+            items.push(format!(
+                "{mark} client {c}: {} success, goodput {}/s, p99 {}",
+                percent(s),
+                short(g),
+                latency_ms(p)
+            ));
+        }
+    }
+    if let Some(model) = &run.model {
+        for (i, f) in model.faults.iter().enumerate() {
+            let label = describe::fault_label(model, f);
+            match run.metric(&format!("fault.{i}.recovered")) {
+                Some(x) if x >= 0.5 => items.push(format!(
+                    "✓ F{i} {label}: recovered {} s after it ended",
+                    short(run.metric(&format!("fault.{i}.recovery_s")).unwrap_or(0.0))
+                )),
+                Some(_) => {
+                    let watched = run.metric(&format!("fault.{i}.recovery_s")).unwrap_or(0.0);
+                    let hold = model.recovery_hold as f64 / 1e9;
+                    items.push(if watched < hold {
+                        format!(
+                            "✗ F{i} {label}: recovery not confirmed — the run ended {} s after the fault, within the {} s that goodput must hold",
+                            short(watched),
+                            short(hold)
+                        )
+                    } else {
+                        format!(
+                            "✗ F{i} {label}: goodput did not come back in the {} s after it ended (a metastable failure)",
+                            short(watched)
+                        )
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+    for e in run.entities("edge") {
+        let m = |k: &str| run.metric(&format!("edge.{e}.{k}"));
+        let call = e.replacen('.', " → ", 1);
+        if let Some(a) = m("amplification").filter(|a| *a >= 1.5) {
+            items.push(format!(
+                "✗ retry amplification on {call}: {a:.2} attempts per call"
+            ));
+        }
+        if let (Some(n), Some(s)) = (m("breaker_opens"), m("breaker_open_s"))
+            && n > 0.0
+        {
+            items.push(format!(
+                "breaker on {call} opened {} times, {} s open in all",
+                short(n),
+                short(s)
+            ));
+        }
+    }
+    for s in run.entities("service") {
+        if let Some(w) = run
+            .metric(&format!("service.{s}.wasted_work_s"))
+            .filter(|w| *w > 0.0)
+        {
+            items.push(format!(
+                "service {s} spent {} worker-seconds on work whose caller had already given up",
+                short(w)
+            ));
+        }
+    }
+    if let Some(v) = verdicts {
+        let passed = v.iter().filter(|v| v.passed).count();
+        let mark = if passed == v.len() { "✓" } else { "✗" };
+        items.push(format!("{mark} expectations: {passed} of {} hold", v.len()));
+    }
+    items
+}
+
+fn metrics_of(run: &RunData) -> RunMetrics {
+    RunMetrics {
+        summary: run.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        names: Vec::new(),
+        series: Vec::new(),
+        bucket_ns: 0,
+    }
+}
+
+fn expectation_blocks(
+    verdicts: &Option<Vec<crate::check::Verdict>>,
+    error: Option<String>,
+) -> Vec<Block> {
+    if let Some(e) = error {
+        return vec![Block::Text(format!(
+            "The expectations could not be judged: {e}"
+        ))];
+    }
+    let Some(v) = verdicts else {
+        return vec![Block::Text("The scenario states no [[expect]].".into())];
+    };
+    let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
+    for v in v {
+        t.rows.push(vec![
+            if v.passed { "✓ pass" } else { "✗ fail" }.into(),
+            v.label.clone(),
+            short(v.measured),
+        ]);
+    }
+    vec![Block::Table(t)]
+}
+
+fn charts_where(charts: &[Chart], pred: impl Fn(&Chart) -> bool) -> Vec<usize> {
+    (0..charts.len()).filter(|i| pred(&charts[*i])).collect()
+}
+
+pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
+    let base = &runs[0];
+    let (verdicts, error) = match &base.model {
+        Some(m) if !m.expects.is_empty() => {
+            match crate::check::evaluate(&m.expects, &metrics_of(base)) {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        }
+        _ => (None, None),
+    };
+    let variants: Vec<&str> = runs[1..].iter().map(|r| r.label.as_str()).collect();
+    let mut subtitle = format!(
+        "seed {} · {} s measured after a {} s warm-up · {} s time buckets",
+        base.seed,
+        short(base.duration_s),
+        short(base.warmup_s),
+        short(base.bucket_s)
+    );
+    if !variants.is_empty() {
+        subtitle += &format!(" · variants: {}", variants.join(", "));
+    }
+    let mut sections = vec![section(
+        "glance",
+        "At a glance",
+        vec![Block::List(at_a_glance(base, &verdicts))],
+    )];
+    match &base.model {
+        Some(m) => sections.extend(design_sections(m, Some(base))),
+        None => sections.push(section(
+            "design",
+            "Design",
+            vec![Block::Text("This run's directory has no scenario.toml (it predates it): run the scenario again for the topology, policies and faults.".into())],
+        )),
+    }
+    let timeline = charts_where(charts, |c| c.file == "timeline");
+    let latency = charts_where(charts, |c| matches!(c.kind, Kind::Latency(_)));
+    sections.push(section(
+        "timeline",
+        "Timeline",
+        vec![
+            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket.".into()),
+            Block::Charts(timeline),
+        ],
+    ));
+    sections.push(section(
+        "latency",
+        "Latency distribution",
+        vec![
+            Block::Text("Percentiles of each client's request latency over the measured run, on a log scale; with variants, one curve per run on the same seed.".into()),
+            Block::Charts(latency),
+        ],
+    ));
+    sections.push(section(
+        "summary",
+        "Summary",
+        vec![
+            Block::Table(tables::clients(base)),
+            Block::Table(tables::service_summary(base)),
+            Block::Table(tables::edge_summary(base)),
+        ],
+    ));
+    sections.push(section(
+        "expectations",
+        "Expectations",
+        expectation_blocks(&verdicts, error),
+    ));
+    if runs.len() > 1 {
+        let mut blocks = Vec::new();
+        if let Some(m) = &base.model {
+            blocks.push(Block::Text("Each variant is the same scenario on the same seed (same arrivals, same draws) with one change:".into()));
+            blocks.push(Block::Table(tables::variant_sets(&m.source)));
+        }
+        blocks.push(Block::Table(tables::variants(runs)));
+        blocks.push(Block::Charts(charts_where(charts, |c| {
+            c.file.starts_with("timeline-")
+        })));
+        sections.push(section("variants", "Variants side by side", blocks));
+    }
+    Doc {
+        title: format!("{} — design review", base.scenario),
+        subtitle,
+        sections,
+    }
+}
+
+pub fn sweep_doc(s: &SweepData, charts: &[Chart]) -> Doc {
+    let mut overview: Vec<String> = s
+        .params
+        .iter()
+        .map(|p| format!("{} = {}", p.path, p.values.join(", ")))
+        .collect();
+    if overview.is_empty() {
+        overview.push("no swept parameter: replications of one point".into());
+    }
+    overview.push(format!("variants: {}", s.variants.join(", ")));
+    if let Some(r) = s.reps {
+        overview.push(format!("{r} replications per point and variant"));
+    }
+    let mut subtitle = "parameter sweep".to_string();
+    if let Some(seed) = s.seed {
+        subtitle += &format!(" · seed {seed}");
+    }
+    let mut sections = vec![section("sweep", "The sweep", vec![Block::List(overview)])];
+    if let Some(m) = &s.model {
+        sections.extend(design_sections(m, None));
+    }
+    sections.push(section(
+        "charts",
+        "Charts",
+        vec![
+            Block::Text("Each key metric against the swept parameter: the mean over replications, with its 95% confidence band. With two parameters, a heatmap of the same means; for a fault's recovered (0/1) it is a metastability map.".into()),
+            Block::Charts((0..charts.len()).collect()),
+        ],
+    ));
+    sections.push(section(
+        "points",
+        "Points",
+        vec![Block::Table(points_table(s))],
+    ));
+    if let Some(m) = s.model.as_ref().filter(|m| !m.expects.is_empty()) {
+        sections.push(section(
+            "expectations",
+            "Expectations per point",
+            vec![
+                Block::Text(
+                    "Each [[expect]] judged on the mean over the replications of each point."
+                        .into(),
+                ),
+                Block::Table(sweep_expectations(s, m)),
+            ],
+        ));
+    }
+    Doc {
+        title: format!("{} — sweep", s.scenario),
+        subtitle,
+        sections,
+    }
+}
+
+fn key_columns(s: &SweepData) -> Vec<String> {
+    let metrics = s.metrics();
+    metrics
+        .iter()
+        .filter(|m| {
+            let p: Vec<&str> = m.split('.').collect();
+            (p.len() == 3
+                && p[0] == "client"
+                && ["success_ratio", "goodput_rps", "latency_p99_ms"].contains(&p[2]))
+                || (p.len() == 3 && p[0] == "fault" && p[2] == "recovered")
+        })
+        .take(8)
+        .map(|m| m.to_string())
+        .collect()
+}
+
+/// Points × variants, with the key metrics' means and 95% intervals.
+fn points_table(s: &SweepData) -> Table {
+    let keys = key_columns(s);
+    let mut header: Vec<&str> = vec!["point", "variant"];
+    header.extend(s.params.iter().map(|p| p.path.as_str()));
+    header.extend(keys.iter().map(String::as_str));
+    let numeric: Vec<bool> = (0..header.len()).map(|i| i >= 2).collect();
+    let mut t = Table::new(&header, &numeric);
+    let mut seen: Vec<(usize, String)> = Vec::new();
+    for r in &s.rows {
+        let key = (r.point, r.variant.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let mut row = vec![r.point.to_string(), r.variant.clone()];
+        row.extend(r.values.iter().cloned());
+        let values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+        for k in &keys {
+            let unit = crate::chart::format::AxisUnit::of(crate::chart::format::unit_of(k), 0.0);
+            row.push(match s.find(k, &r.variant, &values) {
+                Some(p) if p.high.is_finite() && p.low.is_finite() && p.high > p.low => {
+                    format!(
+                        "{} ± {}",
+                        unit.value(p.mean),
+                        unit.value((p.high - p.low) / 2.0)
+                    )
+                }
+                Some(p) => unit.value(p.mean),
+                None => "–".into(),
+            });
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+fn sweep_expectations(s: &SweepData, model: &Model) -> Table {
+    let labels: Vec<String> = model.expects.iter().map(|e| e.label()).collect();
+    let mut header: Vec<&str> = vec!["point", "variant"];
+    header.extend(labels.iter().map(String::as_str));
+    let mut t = Table::new(&header, &[]);
+    let mut seen: Vec<(usize, String)> = Vec::new();
+    for r in &s.rows {
+        let key = (r.point, r.variant.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let mut row = vec![r.point.to_string(), r.variant.clone()];
+        for e in &model.expects {
+            let found = s
+                .rows
+                .iter()
+                .find(|x| x.point == r.point && x.variant == r.variant && x.metric == e.read_from);
+            row.push(match found {
+                Some(x) if e.op.holds(x.mean, e.value) => format!("✓ {}", short(x.mean)),
+                Some(x) => format!("✗ {}", short(x.mean)),
+                None => "–".into(),
+            });
+        }
+        t.rows.push(row);
+    }
+    t
+}

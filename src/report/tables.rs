@@ -1,0 +1,333 @@
+//! The report's tables, as plain rows of text that the HTML and Markdown writers both render:
+//! the per-edge resilience matrix, the services' own protections, the fault schedule with each
+//! fault's verdict, the summary per client, service and edge, and the variants side by side.
+
+use crate::chart::data::RunData;
+use crate::chart::format::{latency_ms, percent, short};
+use crate::model::Model;
+use crate::output::describe;
+use crate::time::format_duration as dur;
+
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Right-aligned (numeric) columns.
+    pub numeric: Vec<bool>,
+}
+
+impl Table {
+    pub fn new(header: &[&str], numeric: &[bool]) -> Table {
+        Table {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            numeric: numeric.to_vec(),
+        }
+    }
+
+    pub fn is_numeric(&self, col: usize) -> bool {
+        self.numeric.get(col).copied().unwrap_or(false)
+    }
+}
+
+/// The per-dependency resilience matrix: one row per edge, one column per policy.
+pub fn policy_matrix(model: &Model) -> Table {
+    let mut t = Table::new(
+        &[
+            "call", "timeout", "retries", "budget", "breaker", "bulkhead", "hedge", "fallback",
+            "other",
+        ],
+        &[],
+    );
+    for c in describe::edge_calls(model) {
+        let p = &c.call.policy;
+        let mut call = format!("{} → {}", c.from, c.to);
+        if c.call.optional {
+            call += " (optional)";
+        }
+        t.rows.push(vec![
+            call,
+            describe::timeout(p),
+            describe::retries(p),
+            describe::budget(p),
+            describe::breaker(p),
+            describe::bulkhead(p),
+            describe::hedge(p),
+            describe::fallback(model, p),
+            describe::other(p),
+        ]);
+    }
+    t
+}
+
+/// Each service's capacity and its own protections.
+pub fn services(model: &Model) -> Table {
+    let mut t = Table::new(
+        &[
+            "service",
+            "instances × workers",
+            "queue",
+            "discipline",
+            "protections",
+        ],
+        &[false, true, true],
+    );
+    for s in &model.services {
+        let mut protections = Vec::new();
+        if s.drop_expired {
+            protections.push("drop expired".to_string());
+        }
+        if s.admission.is_some() {
+            protections.push("criticality shedding".into());
+        }
+        if s.codel.is_some() {
+            protections.push("CoDel".into());
+        }
+        if let Some(n) = s.adaptive_lifo {
+            protections.push(format!("adaptive LIFO at {n}"));
+        }
+        if s.outlier.is_some() {
+            protections.push("outlier ejection".into());
+        }
+        t.rows.push(vec![
+            s.name.clone(),
+            format!("{} × {}", s.instances, s.workers),
+            if s.queue == u64::MAX {
+                "unbounded".into()
+            } else {
+                short(s.queue as f64)
+            },
+            format!("{:?}", s.discipline).to_lowercase(),
+            if protections.is_empty() {
+                "none".into()
+            } else {
+                protections.join(", ")
+            },
+        ]);
+    }
+    t
+}
+
+/// The fault schedule, with each fault's recovery verdict from the run's summary.
+pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
+    let mut header = vec!["", "kind", "target", "effect", "start", "end", "ramp"];
+    if run.is_some() {
+        header.extend(["goodput before → during → after", "verdict"]);
+    }
+    let mut t = Table::new(
+        &header,
+        &[false, false, false, false, true, true, true, true],
+    );
+    for (i, f) in model.faults.iter().enumerate() {
+        let mut row = vec![
+            format!("F{i}"),
+            f.kind().to_string(),
+            describe::fault_target(model, f),
+            describe::fault_effect(f),
+            dur(f.start),
+            dur(f.end),
+            if f.ramp > 0 {
+                dur(f.ramp)
+            } else {
+                "–".into()
+            },
+        ];
+        if let Some(r) = run {
+            let m = |k: &str| r.metric(&format!("fault.{i}.{k}"));
+            row.push(
+                match (
+                    m("goodput_before_rps"),
+                    m("goodput_during_rps"),
+                    m("goodput_after_rps"),
+                ) {
+                    (Some(b), Some(d), Some(a)) => {
+                        format!("{}/s → {}/s → {}/s", short(b), short(d), short(a))
+                    }
+                    _ => "–".into(),
+                },
+            );
+            row.push(match (m("recovered"), m("recovery_s")) {
+                (Some(x), Some(s)) if x >= 0.5 => format!("✓ recovered in {} s", short(s)),
+                (Some(_), Some(s)) => format!("✗ not recovered ({} s watched)", short(s)),
+                _ => "no verdict (fault from the start)".into(),
+            });
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
+    r.metric(name).map_or("–".into(), f)
+}
+
+fn count(v: f64) -> String {
+    crate::output::table::count(v)
+}
+
+pub fn clients(r: &RunData) -> Table {
+    let mut t = Table::new(
+        &[
+            "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max",
+        ],
+        &[false, true, true, true, true, true, true, true],
+    );
+    for c in r.entities("client") {
+        let m = |k: &str| format!("client.{c}.{k}");
+        t.rows.push(vec![
+            c.clone(),
+            cell(r, &m("requests"), count),
+            cell(r, &m("success_ratio"), percent),
+            cell(r, &m("goodput_rps"), |v| format!("{}/s", short(v))),
+            cell(r, &m("latency_p50_ms"), latency_ms),
+            cell(r, &m("latency_p99_ms"), latency_ms),
+            cell(r, &m("latency_p999_ms"), latency_ms),
+            cell(r, &m("latency_max_ms"), latency_ms),
+        ]);
+    }
+    t
+}
+
+pub fn service_summary(r: &RunData) -> Table {
+    let mut t = Table::new(
+        &[
+            "service",
+            "arrivals",
+            "rejected",
+            "utilization",
+            "wait p99",
+            "mean queue",
+            "wasted work",
+        ],
+        &[false, true, true, true, true, true, true],
+    );
+    for s in r.entities("service") {
+        let m = |k: &str| format!("service.{s}.{k}");
+        t.rows.push(vec![
+            s.clone(),
+            cell(r, &m("arrivals"), count),
+            cell(r, &m("rejected"), count),
+            cell(r, &m("utilization"), percent),
+            cell(r, &m("wait_p99_ms"), latency_ms),
+            cell(r, &m("queue_mean"), short),
+            cell(r, &m("wasted_work_s"), |v| format!("{} s", short(v))),
+        ]);
+    }
+    t
+}
+
+pub fn edge_summary(r: &RunData) -> Table {
+    let mut t = Table::new(
+        &[
+            "call",
+            "calls",
+            "attempts",
+            "amplification",
+            "breaker opens",
+            "breaker open",
+            "budget exhausted",
+        ],
+        &[false, true, true, true, true, true, true],
+    );
+    for e in r.entities("edge") {
+        let m = |k: &str| format!("edge.{e}.{k}");
+        t.rows.push(vec![
+            e.replacen('.', " → ", 1),
+            cell(r, &m("calls"), count),
+            cell(r, &m("attempts"), count),
+            cell(r, &m("amplification"), |v| format!("{v:.2}×")),
+            cell(r, &m("breaker_opens"), count),
+            cell(r, &m("breaker_open_s"), |v| format!("{} s", short(v))),
+            cell(r, &m("budget_exhausted"), count),
+        ]);
+    }
+    t
+}
+
+/// The metrics that tell variants apart, one row each, one column per run.
+pub fn variants(runs: &[RunData]) -> Table {
+    let mut header = vec!["metric".to_string()];
+    header.extend(runs.iter().map(|r| r.label.clone()));
+    let mut t = Table {
+        header,
+        rows: Vec::new(),
+        numeric: std::iter::once(false)
+            .chain(runs.iter().map(|_| true))
+            .collect(),
+    };
+    let Some(base) = runs.first() else {
+        return t;
+    };
+    type Format = fn(f64) -> String;
+    let mut metrics: Vec<(String, Format)> = Vec::new();
+    for c in base.entities("client") {
+        metrics.push((format!("client.{c}.success_ratio"), percent));
+        metrics.push((format!("client.{c}.goodput_rps"), |v| {
+            format!("{}/s", short(v))
+        }));
+        metrics.push((format!("client.{c}.latency_p99_ms"), latency_ms));
+    }
+    for e in base.entities("edge") {
+        metrics.push((format!("edge.{e}.amplification"), |v| format!("{v:.2}×")));
+    }
+    for s in base.entities("service") {
+        metrics.push((format!("service.{s}.wasted_work_s"), |v| {
+            format!("{} s", short(v))
+        }));
+    }
+    let faults = base.model.as_ref().map_or(0, |m| m.faults.len());
+    for i in 0..faults {
+        metrics.push((format!("fault.{i}.recovered"), |v| {
+            if v >= 0.5 { "✓ yes" } else { "✗ no" }.to_string()
+        }));
+        metrics.push((format!("fault.{i}.recovery_s"), |v| {
+            format!("{} s", short(v))
+        }));
+    }
+    for (name, f) in metrics {
+        if runs.iter().all(|r| r.metric(&name).is_none()) {
+            continue;
+        }
+        let mut row = vec![name.clone()];
+        row.extend(runs.iter().map(|r| cell(r, &name, f)));
+        t.rows.push(row);
+    }
+    t
+}
+
+/// What each variant changes: its `set` table as written in the scenario.
+pub fn variant_sets(source: &str) -> Table {
+    let mut t = Table::new(&["variant", "changes"], &[]);
+    let Ok(doc) = source.parse::<toml_edit::DocumentMut>() else {
+        return t;
+    };
+    let Some(variants) = doc.get("variant").and_then(|v| v.as_array_of_tables()) else {
+        return t;
+    };
+    for v in variants {
+        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        let changes: Vec<String> = v
+            .get("set")
+            .and_then(|s| {
+                s.as_inline_table()
+                    .map(|t| {
+                        t.iter()
+                            .map(|(k, v)| (k.to_string(), v.to_string()))
+                            .collect::<Vec<_>>()
+                    })
+                    .or_else(|| {
+                        s.as_table().map(|t| {
+                            t.iter()
+                                .map(|(k, v)| (k.to_string(), v.to_string()))
+                                .collect()
+                        })
+                    })
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| format!("{k} = {}", v.trim()))
+            .collect();
+        t.rows.push(vec![name.to_string(), changes.join("; ")]);
+    }
+    t
+}

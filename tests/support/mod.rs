@@ -1,0 +1,118 @@
+//! Helpers for the chart and report tests: scratch directories, the binary, strict XML checks.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cascade-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the cascade binary; panics with its output when the exit code is not `code`.
+pub fn cascade(args: &[&str], code: i32) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "cascade {args:?}\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/charts")
+        .join(name)
+}
+
+/// Runs the small test scenario (10 s, a fault, a breaker, a variant, two expectations)
+/// into `dir`.
+pub fn small_run(dir: &Path) {
+    let scenario = fixture("small.toml");
+    cascade(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+}
+
+/// A sweep directory in the final format: points.csv with a variant column, sweep.json and the
+/// base scenario.
+pub fn sweep_fixture(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for f in ["points.csv", "sweep.json"] {
+        std::fs::copy(fixture(f), dir.join(f)).unwrap();
+    }
+    std::fs::copy(fixture("small.toml"), dir.join("scenario.toml")).unwrap();
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Parses `text` strictly as XML: every tag closed in order, every entity known, one root.
+pub fn assert_well_formed(what: &str, text: &str) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().check_end_names = true;
+    let mut depth = 0i64;
+    let mut roots = 0;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(_)) => {
+                if depth == 0 {
+                    roots += 1;
+                }
+                depth += 1;
+            }
+            Ok(Event::End(_)) => depth -= 1,
+            Ok(Event::Empty(_)) if depth == 0 => roots += 1,
+            Ok(Event::Text(t)) => {
+                if let Err(e) = t.unescape() {
+                    panic!("{what}: bad entity at {}: {e}", reader.buffer_position());
+                }
+            }
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!(
+                "{what}: not well-formed at {}: {e}",
+                reader.buffer_position()
+            ),
+        }
+        assert!(depth >= 0, "{what}: a closing tag without its opening one");
+    }
+    assert_eq!(depth, 0, "{what}: tags left open");
+    assert_eq!(roots, 1, "{what}: expected one root element");
+}
+
+/// Every file under `dir`, sorted, with its bytes.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != "run.json") {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
