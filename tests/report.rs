@@ -52,7 +52,7 @@ fn a_run_report_is_well_formed_self_contained_and_complete() {
         "At a glance",
         // Topology: a diagram with both services and the call's policy highlights.
         "aria-label=\"topology of small\"",
-        "⏱ 100ms · 3× · breaker",
+        "timeout 100ms · 3× · breaker",
         // The resilience matrix.
         "api → db",
         "3 attempts, exponential ×2 10ms, full jitter",

@@ -213,11 +213,12 @@ pub fn other(p: &Policy) -> String {
     }
 }
 
-/// The few settings that matter most, for a diagram's edge label: `150ms · 4× · breaker`.
+/// The few settings that matter most, for a diagram's edge label:
+/// `timeout 150ms · 4× · breaker`.
 pub fn highlights(p: &Policy) -> String {
     let mut parts = Vec::new();
     if let Some(t) = p.timeout {
-        parts.push(format!("⏱ {}", dur(t)));
+        parts.push(format!("timeout {}", dur(t)));
     }
     if let Some(r) = p.retry.as_ref().filter(|r| r.attempts > 1) {
         parts.push(format!("{}×", r.attempts));

@@ -26,7 +26,7 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
             "Topology",
             vec![
                 Block::Text(
-                    "Clients (round boxes) call services left to right; each arrow is a call, labelled with its policy's main settings (⏱ timeout, attempts, breaker, …). Services a fault hits are outlined in vermillion.".into(),
+                    "Clients (round boxes) call services left to right; each arrow is a call, labelled with its policy's main settings (timeout, attempts, budget, breaker, …). Services a fault hits are outlined in vermillion.".into(),
                 ),
                 Block::Diagram {
                     file: "topology".into(),

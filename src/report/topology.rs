@@ -9,11 +9,14 @@ use crate::model::{Load, Model};
 use crate::output::describe;
 use std::fmt::Write as _;
 
-const BOX_W: i32 = 170;
+const BOX_W: i32 = 180;
 const BOX_H: i32 = 48;
-const COL: i32 = 290;
+/// Column pitch: a box and the room its incoming arrows' labels need.
+const COL: i32 = BOX_W + 260;
 const ROW: i32 = 84;
 const PAD: i32 = 24;
+/// On every text element: some renderers do not inherit it from the root.
+const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
 
 /// Escapes text for XML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -110,7 +113,7 @@ pub fn svg(model: &Model) -> String {
     }
     for s in &model.services {
         let queue = if s.queue == u64::MAX {
-            "unbounded".to_string()
+            "∞".to_string()
         } else {
             short(s.queue as f64)
         };
@@ -150,7 +153,7 @@ pub fn svg(model: &Model) -> String {
         )
     };
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" role=\"img\" aria-label=\"topology of {}\">\n",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"topology of {}\">\n",
         esc(&model.name)
     );
     let _ = writeln!(
@@ -167,22 +170,33 @@ pub fn svg(model: &Model) -> String {
             "<path d=\"M {ax} {ay} C {mid} {ay}, {mid} {by}, {bx} {by}\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.5\" marker-end=\"url(#topology-arrow)\"/>"
         );
     }
-    // Labels after every arrow, so no arrow crosses a label.
+    // Labels after every arrow, so no arrow crosses a label: each just before its arrow's
+    // head, right-aligned, stacked upwards when several arrows come into one box.
+    let mut incoming = vec![0i32; nodes.len()];
+    let fan_in = |to: usize| edges.iter().filter(|e| e.1 == to).count();
     for (from, to, label) in &edges {
         if label.is_empty() {
             continue;
         }
-        let (x0, y0) = pos(&nodes[*from]);
+        // Arrows converge on a box: say whose call the label is.
+        let label = if fan_in(*to) > 1 {
+            format!("{}: {label}", nodes[*from].name)
+        } else {
+            label.clone()
+        };
         let (x1, y1) = pos(&nodes[*to]);
-        let (cx, cy) = ((x0 + BOX_W + x1) / 2, (y0 + y1) / 2 + BOX_H / 2);
+        let k = incoming[*to];
+        incoming[*to] += 1;
+        let right = x1 - 12;
+        let base = y1 + BOX_H / 2 - 7 - k * 18;
         let w = (label.chars().count() as i32) * 6 + 10;
         let _ = writeln!(
             out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"16\" rx=\"3\" fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#cccccc\"/><text x=\"{cx}\" y=\"{}\" font-size=\"10.5\" text-anchor=\"middle\" fill=\"#333333\">{}</text>",
-            cx - w / 2,
-            cy - 8,
-            cy + 4,
-            esc(label)
+            "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"16\" rx=\"3\" fill=\"#ffffff\" fill-opacity=\"0.92\" stroke=\"#cccccc\"/><text font-family=\"{FONT}\" x=\"{}\" y=\"{base}\" font-size=\"10.5\" text-anchor=\"end\" fill=\"#333333\">{}</text>",
+            right - w + 4,
+            base - 12,
+            right,
+            esc(&label)
         );
     }
     for (i, n) in nodes.iter().enumerate() {
@@ -206,14 +220,14 @@ pub fn svg(model: &Model) -> String {
         );
         let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#111111\">{}</text>",
+            "<text font-family=\"{FONT}\" x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#111111\">{}</text>",
             x + BOX_W / 2,
             y + 20,
             esc(&n.name)
         );
         let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{}\" font-size=\"10.5\" text-anchor=\"middle\" fill=\"#555555\">{}</text>",
+            "<text font-family=\"{FONT}\" x=\"{}\" y=\"{}\" font-size=\"10.5\" text-anchor=\"middle\" fill=\"#555555\">{}</text>",
             x + BOX_W / 2,
             y + 37,
             esc(&n.detail)
@@ -222,7 +236,7 @@ pub fn svg(model: &Model) -> String {
             let tags: Vec<String> = n.faults.iter().map(|k| format!("F{k}")).collect();
             let _ = writeln!(
                 out,
-                "<text x=\"{}\" y=\"{}\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"end\" fill=\"{}\">⚡ {}</text>",
+                "<text font-family=\"{FONT}\" x=\"{}\" y=\"{}\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"end\" fill=\"{}\">⚡ {}</text>",
                 x + BOX_W - 4,
                 y - 4,
                 hex(palette::FAULT),
