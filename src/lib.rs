@@ -15,6 +15,7 @@ pub mod random;
 pub mod scenario;
 pub mod sweep;
 pub mod time;
+pub mod wildcard;
 
 pub use engine::{RunResult, Simulation};
 pub use error::{Error, Result};

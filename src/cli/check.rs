@@ -126,24 +126,9 @@ fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
         .filter(|p| p.is_file())
         .filter(|p| {
             p.file_name()
-                .is_some_and(|n| wildcard(pattern, &n.to_string_lossy()))
+                .is_some_and(|n| cascade::wildcard::matches(pattern, &n.to_string_lossy()))
         })
         .collect())
-}
-
-/// `*` matches any run of characters; everything else matches itself.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, rest)) => {
-            let Some(tail) = name.strip_prefix(head) else {
-                return false;
-            };
-            (0..=tail.len())
-                .filter(|&k| tail.is_char_boundary(k))
-                .any(|k| wildcard(rest, &tail[k..]))
-        }
-    }
 }
 
 fn junit(checked: &[Checked]) -> String {
@@ -188,18 +173,4 @@ fn xml(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wildcard;
-
-    #[test]
-    fn wildcards_match_runs_of_characters() {
-        assert!(wildcard("*.toml", "a.toml"));
-        assert!(wildcard("retry-*.toml", "retry-storm.toml"));
-        assert!(!wildcard("*.toml", "a.json"));
-        assert!(wildcard("a*b*c", "axxbyyc"));
-        assert!(!wildcard("a*b*c", "axxbyy"));
-    }
 }

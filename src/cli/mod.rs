@@ -1,9 +1,11 @@
 //! Command-line interface: clap types here, one file per subcommand.
 
 mod check;
+mod merge;
 mod metrics;
 mod run;
 mod sweep;
+mod sweep_out;
 mod validate;
 
 use cascade::scenario::Override;
@@ -31,8 +33,10 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run scenarios and check their [[expect]]: exit 1 when one fails.
     Check(check::CheckArgs),
-    /// Run a grid of parameters x replications; write runs.csv and points.csv.
+    /// Run a grid of parameters x variants x replications; write runs.csv and points.csv.
     Sweep(sweep::SweepArgs),
+    /// Join the directories of a sweep's shards into the files of the whole sweep.
+    Merge(merge::MergeArgs),
     /// List every metric name with its unit and meaning.
     Metrics,
 }
@@ -62,6 +66,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Validate(a) => validate::validate(a),
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Merge(a) => merge::merge(a),
         Command::Metrics => metrics::metrics(),
     }
 }

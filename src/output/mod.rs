@@ -3,4 +3,5 @@
 pub mod files;
 pub mod run_files;
 pub mod sweep_files;
+pub mod sweep_table;
 pub mod table;
