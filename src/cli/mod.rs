@@ -1,6 +1,8 @@
 //! Command-line interface: clap types here, one file per subcommand.
 
+mod baseline;
 mod check;
+mod junit;
 mod merge;
 mod metrics;
 mod run;

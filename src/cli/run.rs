@@ -29,9 +29,12 @@ pub struct RunArgs {
     /// Most rows a trace may have; a run with more is refused and writes nothing.
     #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
     trace_limit: u64,
+    #[command(flatten)]
+    baseline: super::baseline::BaselineArgs,
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    args.baseline.validate()?;
     let mut overrides = args.scenario.overrides()?;
     if let Some(seed) = args.seed {
         overrides.push(cascade::scenario::Override {
@@ -99,7 +102,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             out.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
+    let gates = args.baseline.apply(
+        &model.name,
+        model.seed,
+        std::slice::from_ref(&result.metrics),
+        &expected,
+        args.quiet,
+    )?;
+    Ok(if gates.iter().all(|v| v.passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) -> RunFacts {

@@ -53,11 +53,7 @@ pub fn run(
     jobs: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<usize> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| Error::Usage(format!("cannot start {jobs} threads: {e}")))?;
-    let results: Vec<Result<()>> = pool.install(|| {
+    let results: Vec<Result<()>> = pool(jobs)?.install(|| {
         todo.par_iter()
             .map(|&index| {
                 let model = plan.model(index);
@@ -79,4 +75,26 @@ pub fn run(
     });
     results.into_iter().collect::<Result<Vec<()>>>()?;
     Ok(todo.len())
+}
+
+fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {jobs} threads: {e}")))
+}
+
+/// `reps` replications of one model on `jobs` threads, in replication order (replication 0
+/// on the model's own seed), as a sweep would run them at one point.
+pub fn replicate(model: &crate::Model, reps: u32, jobs: usize) -> Result<Vec<crate::RunResult>> {
+    Ok(pool(jobs)?.install(|| {
+        (0..reps)
+            .into_par_iter()
+            .map(|rep| {
+                let mut m = model.clone();
+                m.seed = super::replication_seed(model.seed, rep);
+                crate::simulate(&m)
+            })
+            .collect()
+    }))
 }

@@ -10,6 +10,7 @@ pub mod grid;
 pub mod shard;
 pub mod stats;
 pub mod store;
+pub mod welch;
 
 use crate::error::Result;
 use crate::model::Model;
