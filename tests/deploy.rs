@@ -100,15 +100,15 @@ fn block(text: &str, name: &str, file: &str) -> String {
         find(format!("# END {name}")),
     );
     assert!(begin < end, "{file}: `# END {name}` before its BEGIN");
-    let indent = lines[begin].len() - lines[begin].trim_start().len();
+    let indent = " ".repeat(lines[begin].len() - lines[begin].trim_start().len());
     let mut script = String::new();
     for line in &lines[begin..=end] {
         if !line.trim().is_empty() {
             assert!(
-                line.len() > indent && line[..indent].trim().is_empty(),
+                line.starts_with(&indent),
                 "{file}: `{line}` is less indented than `# BEGIN {name}`"
             );
-            script.push_str(&line[indent..]);
+            script.push_str(&line[indent.len()..]);
         }
         script.push('\n');
     }
@@ -419,12 +419,16 @@ fn slurm_job_array_shards_merge_to_the_unsharded_sweep() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("job array"));
 }
 
-/// The `[a, b, ...]` list of `key:` as numbers.
+/// The numbers of the one flow-style list `key: [a, b, ...]`.
 fn yaml_list(text: &str, key: &str) -> Vec<usize> {
-    let list = only(yaml_values(text, key), key);
+    let lists: Vec<String> = yaml_values(text, key)
+        .into_iter()
+        .filter(|v| v.starts_with('['))
+        .collect();
+    let list = only(lists, &format!("list `{key}: [...]`"));
     list.strip_prefix('[')
         .and_then(|l| l.strip_suffix(']'))
-        .unwrap_or_else(|| panic!("{key}: {list}: want a [..] list"))
+        .unwrap_or_else(|| panic!("{key}: {list}: want a [..] list on one line"))
         .split(',')
         .map(|v| v.trim().parse().unwrap())
         .collect()
