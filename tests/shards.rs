@@ -156,9 +156,13 @@ fn a_merge_with_a_shard_missing_writes_no_tables_and_says_so() {
         s1.to_str().unwrap(),
         s2.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0));
+    // Incomplete is an error a pipeline cannot miss, and no tables are written.
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("8 runs missing"), "{err}");
+    assert!(
+        err.contains("8 of the sweep's 24 runs are missing"),
+        "{err}"
+    );
     assert!(!merged.join("points.csv").exists());
     // The third shard, run into the merged directory, completes it.
     sweep(&d, "merged", &["--shard", "3/3"]);
@@ -369,5 +373,40 @@ fn exports_follow_hyperfine_and_parse() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("did you mean"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn shards_running_at_once_into_one_directory_leave_the_whole_sweep() {
+    let d = dir("shared");
+    let scenario = d.join("s.toml");
+    let shared = d.join("shared");
+    // Each shard counts the records again after its own runs, so whichever counts last sees
+    // every record and writes the tables, however the two interleave.
+    let children: Vec<_> = (1..=2)
+        .map(|k| {
+            let mut args = vec![
+                "sweep".to_string(),
+                scenario.display().to_string(),
+                "--out".into(),
+                shared.display().to_string(),
+                "--quiet".into(),
+                "--jobs".into(),
+                "1".into(),
+                "--shard".into(),
+                format!("{k}/2"),
+            ];
+            args.extend(GRID.iter().map(|s| s.to_string()));
+            Command::new(env!("CARGO_BIN_EXE_cascade"))
+                .args(&args)
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    sweep(&d, "whole", &[]);
+    assert_same_files(&d.join("whole"), &shared);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -68,22 +68,25 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
         ran: 0,
         recorded,
     };
-    if !progress.complete() && !args.quiet {
+    if !progress.complete() {
+        // The records found are kept in OUT: merging the missing shards later completes it.
         let missing: Vec<String> = (0..manifest.runs)
             .filter(|&i| !have[i])
             .take(5)
             .map(|i| i.to_string())
             .collect();
-        eprintln!(
-            "merge: {} runs missing (runs {}{}): is a shard's directory left out?",
+        return Err(Error::Usage(format!(
+            "{} of the sweep's {} runs are missing (runs {}{}): is a shard's directory left out? The {recorded} found are in {}; merge the rest into it to finish",
             manifest.runs - recorded,
+            manifest.runs,
             missing.join(", "),
             if manifest.runs - recorded > 5 {
                 ", ..."
             } else {
                 ""
-            }
-        );
+            },
+            out.display()
+        )));
     }
     finish(&out, &progress, &args.export, args.quiet)
 }

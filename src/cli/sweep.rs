@@ -84,7 +84,12 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let tick = || bar.inc(1);
     progress.ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
     bar.finish_and_clear();
-    progress.recorded += progress.ran;
+    // Counted again, not added up: other shards may have written into the same directory
+    // meanwhile, and the last to finish then writes the tables.
+    progress.recorded = store::completed(&out, plan.runs())?
+        .iter()
+        .filter(|d| **d)
+        .count();
     if !args.quiet {
         let what = if shard == Shard::ALL {
             String::new()

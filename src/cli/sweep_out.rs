@@ -52,7 +52,7 @@ pub fn finish(
         }
         if !quiet {
             println!(
-                "{} has {} of the sweep's {} runs; the tables are written when all are there (cascade merge DIR... joins shards)",
+                "{} has {} of the sweep's {} runs; the tables are written when all are there (`cascade merge` joins the shards' directories)",
                 dir.display(),
                 progress.recorded,
                 progress.total
