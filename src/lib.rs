@@ -3,6 +3,7 @@
 //! Data flows one way: scenario text → `scenario::load` → `Model` → `engine::Simulation` →
 //! `metrics::RunMetrics` → `output` files. Commands read metrics, never the engine.
 
+pub mod baseline;
 pub mod chart;
 pub mod check;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod report;
 pub mod scenario;
 pub mod sweep;
 pub mod time;
+pub mod wildcard;
 
 pub use engine::{RunResult, Simulation};
 pub use error::{Error, Result};

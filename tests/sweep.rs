@@ -61,7 +61,7 @@ fn the_output_is_byte_identical_whatever_the_number_of_threads() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    for f in ["runs.csv", "points.csv"] {
+    for f in ["runs.csv", "points.csv", "runs.json", "points.json"] {
         let a = std::fs::read(d.join("one").join(f)).unwrap();
         let b = std::fs::read(d.join("two").join(f)).unwrap();
         assert_eq!(a, b, "{f} differs between --jobs 1 and 2");
@@ -71,8 +71,15 @@ fn the_output_is_byte_identical_whatever_the_number_of_threads() {
     assert_eq!(runs.lines().count(), 1 + 18);
     let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
     assert_eq!(
-        &header[..5],
-        ["point", "rep", "seed", "service.s.workers", "client.c.rate"]
+        &header[..6],
+        [
+            "point",
+            "variant",
+            "rep",
+            "seed",
+            "service.s.workers",
+            "client.c.rate"
+        ]
     );
     // Replication r has the same seed at every point; replication 0 is the scenario's seed.
     let seeds: Vec<(String, String)> = runs
@@ -80,7 +87,7 @@ fn the_output_is_byte_identical_whatever_the_number_of_threads() {
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[1].to_string(), f[2].to_string())
+            (f[2].to_string(), f[3].to_string())
         })
         .collect();
     for (rep, seed) in &seeds {
@@ -122,13 +129,13 @@ fn points_hold_the_mean_and_interval_of_their_replications() {
     let points = std::fs::read_to_string(d.join("out/points.csv")).unwrap();
     let row: Vec<&str> = points
         .lines()
-        .find(|l| l.starts_with("0,4,client.c.requests,"))
+        .find(|l| l.starts_with("0,base,4,client.c.requests,"))
         .unwrap()
         .split(',')
         .collect();
-    assert_eq!(row[3], "4");
-    assert!((row[4].parse::<f64>().unwrap() - mean).abs() < 1e-9);
-    let (lo, hi): (f64, f64) = (row[6].parse().unwrap(), row[7].parse().unwrap());
+    assert_eq!(row[4], "4");
+    assert!((row[5].parse::<f64>().unwrap() - mean).abs() < 1e-9);
+    let (lo, hi): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
     assert!(lo < mean && mean < hi);
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -163,7 +170,7 @@ fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
     let runs = std::fs::read_to_string(d.join("file/runs.csv")).unwrap();
     // Paths in alphabetical order: client.c.rate (3 values) then service.s.workers (2); 2 reps.
     assert_eq!(runs.lines().count(), 1 + 3 * 2 * 2);
-    assert!(runs.starts_with("point,rep,seed,client.c.rate,service.s.workers,"));
+    assert!(runs.starts_with("point,variant,rep,seed,client.c.rate,service.s.workers,"));
     let o = sweep(
         &d,
         "cli",
@@ -175,7 +182,7 @@ fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
     assert!(
         runs.lines()
             .skip(1)
-            .all(|l| l.split(',').nth(4) == Some("8"))
+            .all(|l| l.split(',').nth(5) == Some("8"))
     );
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -1,9 +1,12 @@
-//! `cascade check`: runs scenarios and checks their `[[expect]]`; a ✓/✗ table, JUnit XML, and
-//! exit code 1 when an expectation fails (2 on bad input).
+//! `cascade check`: runs scenarios (with the replications their `[[expect]]` ask for) and
+//! checks them; a ✓/✗ table, JUnit XML, an optional baseline comparison, and exit code 1 when
+//! an expectation fails or a gated metric regressed (2 on bad input).
 
-use cascade::check::{Verdict, evaluate};
+use super::baseline::BaselineArgs;
+use cascade::check::{Verdict, evaluate_replicated, replications_needed};
 use cascade::output::files::write_atomic;
 use cascade::output::table::{Table, sig3};
+use cascade::scenario::Override;
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -14,33 +17,67 @@ pub struct CheckArgs {
     /// Scenario files, directories (every .toml file in them) or globs (`scenarios/*.toml`).
     #[arg(required = true, value_name = "SCENARIO")]
     paths: Vec<PathBuf>,
+    /// Override a field of every scenario before validation: `service.api.workers=40`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
     /// Also write the verdicts as JUnit XML (one testcase per expectation).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Threads for replications [default: the machine's cores]. Verdicts do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    #[command(flatten)]
+    baseline: BaselineArgs,
 }
 
-struct Checked {
-    name: String,
-    verdicts: Vec<Verdict>,
+pub struct Checked {
+    pub name: String,
+    pub verdicts: Vec<Verdict>,
 }
 
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
+    args.baseline.validate()?;
+    let overrides = args
+        .set
+        .iter()
+        .map(|s| Override::parse(s).map_err(Error::Usage))
+        .collect::<Result<Vec<_>>>()?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
     let files = expand(&args.paths)?;
+    // Every scenario compiles before any runs: a typo in the last file fails fast.
+    let models = files
+        .iter()
+        .map(|f| cascade::scenario::load(f, &overrides))
+        .collect::<Result<Vec<_>>>()?;
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
-    for file in &files {
-        let model = cascade::scenario::load(file, &[])?;
-        if model.expects.is_empty() {
+    for model in &models {
+        if model.expects.is_empty() && !args.baseline.any() {
             continue;
         }
-        let result = cascade::simulate(&model);
-        let verdicts = evaluate(&model.expects, &result.metrics).map_err(Error::Scenario)?;
+        let reps = replications_needed(&model.expects);
+        let runs: Vec<_> = cascade::sweep::exec::replicate(model, reps, jobs)?
+            .into_iter()
+            .map(|r| r.metrics)
+            .collect();
+        let mut verdicts = evaluate_replicated(&model.expects, &runs).map_err(Error::Scenario)?;
+        let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
+        verdicts.extend(
+            args.baseline
+                .apply(&model.name, model.seed, &runs, &expected, false)?,
+        );
         for v in &verdicts {
+            let measured = match v.interval {
+                Some((lo, hi)) => format!("{} [{}, {}]", sig3(v.measured), sig3(lo), sig3(hi)),
+                None => sig3(v.measured),
+            };
             table.row(vec![
                 if v.passed { "✓" } else { "✗" }.into(),
                 model.name.clone(),
                 v.label.clone(),
-                sig3(v.measured),
+                measured,
             ]);
         }
         checked.push(Checked {
@@ -49,7 +86,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         });
     }
     let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();
-    if total == 0 {
+    if total == 0 && !args.baseline.any() {
         // A gate that checks nothing must not pass quietly.
         return Err(Error::Usage(format!(
             "nothing to check: none of the {} scenario files has an [[expect]]",
@@ -61,14 +98,16 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         .map(|c| c.verdicts.iter().filter(|v| !v.passed).count())
         .sum();
     if let Some(path) = &args.junit {
-        write_atomic(path, junit(&checked).as_bytes())?;
+        write_atomic(path, super::junit::junit(&checked).as_bytes())?;
     }
-    print!("{}", table.render());
+    if total > 0 {
+        print!("\n{}", table.render());
+    }
     let skipped = files.len() - checked.len();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     println!(
         "{} in {}: {} passed, {failed} failed{}",
-        plural(total, "expectation"),
+        plural(total, "check"),
         plural(checked.len(), "scenario"),
         total - failed,
         if skipped > 0 {
@@ -126,80 +165,7 @@ fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
         .filter(|p| p.is_file())
         .filter(|p| {
             p.file_name()
-                .is_some_and(|n| wildcard(pattern, &n.to_string_lossy()))
+                .is_some_and(|n| cascade::wildcard::matches(pattern, &n.to_string_lossy()))
         })
         .collect())
-}
-
-/// `*` matches any run of characters; everything else matches itself.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, rest)) => {
-            let Some(tail) = name.strip_prefix(head) else {
-                return false;
-            };
-            (0..=tail.len())
-                .filter(|&k| tail.is_char_boundary(k))
-                .any(|k| wildcard(rest, &tail[k..]))
-        }
-    }
-}
-
-fn junit(checked: &[Checked]) -> String {
-    let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();
-    let failed: usize = checked
-        .iter()
-        .map(|c| c.verdicts.iter().filter(|v| !v.passed).count())
-        .sum();
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cascade check\" tests=\"{total}\" failures=\"{failed}\">\n"
-    );
-    for c in checked {
-        let f = c.verdicts.iter().filter(|v| !v.passed).count();
-        out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\">\n",
-            xml(&c.name),
-            c.verdicts.len()
-        ));
-        for v in &c.verdicts {
-            out.push_str(&format!(
-                "    <testcase classname=\"{}\" name=\"{}\"",
-                xml(&c.name),
-                xml(&v.label)
-            ));
-            if v.passed {
-                out.push_str("/>\n");
-            } else {
-                out.push_str(&format!(
-                    ">\n      <failure message=\"measured {}\"/>\n    </testcase>\n",
-                    xml(&cascade::output::files::number(v.measured))
-                ));
-            }
-        }
-        out.push_str("  </testsuite>\n");
-    }
-    out.push_str("</testsuites>\n");
-    out
-}
-
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wildcard;
-
-    #[test]
-    fn wildcards_match_runs_of_characters() {
-        assert!(wildcard("*.toml", "a.toml"));
-        assert!(wildcard("retry-*.toml", "retry-storm.toml"));
-        assert!(!wildcard("*.toml", "a.json"));
-        assert!(wildcard("a*b*c", "axxbyyc"));
-        assert!(!wildcard("a*b*c", "axxbyy"));
-    }
 }

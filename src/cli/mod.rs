@@ -1,11 +1,15 @@
 //! Command-line interface: clap types here, one file per subcommand.
 
+mod baseline;
 mod chart;
 mod check;
+mod junit;
+mod merge;
 mod metrics;
 mod report;
 mod run;
 mod sweep;
+mod sweep_out;
 mod validate;
 
 use cascade::scenario::Override;
@@ -33,8 +37,10 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run scenarios and check their [[expect]]: exit 1 when one fails.
     Check(check::CheckArgs),
-    /// Run a grid of parameters x replications; write runs.csv and points.csv.
+    /// Run a grid of parameters x variants x replications; write runs.csv and points.csv.
     Sweep(sweep::SweepArgs),
+    /// Join the directories of a sweep's shards into the files of the whole sweep.
+    Merge(merge::MergeArgs),
     /// List every metric name with its unit and meaning.
     Metrics,
     /// Draw SVG (and PNG) charts of a run's or a sweep's directory into DIR/charts/.
@@ -68,6 +74,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Validate(a) => validate::validate(a),
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Merge(a) => merge::merge(a),
         Command::Metrics => metrics::metrics(),
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),

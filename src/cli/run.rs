@@ -35,9 +35,12 @@ pub struct RunArgs {
     /// With --chart, also write each chart as PNG.
     #[arg(long, requires = "chart")]
     png: bool,
+    #[command(flatten)]
+    baseline: super::baseline::BaselineArgs,
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    args.baseline.validate()?;
     let mut overrides = args.scenario.overrides()?;
     if let Some(seed) = args.seed {
         overrides.push(cascade::scenario::Override {
@@ -111,7 +114,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
         super::chart::print_written(&charts);
     }
-    Ok(ExitCode::SUCCESS)
+    let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
+    let gates = args.baseline.apply(
+        &model.name,
+        model.seed,
+        std::slice::from_ref(&result.metrics),
+        &expected,
+        args.quiet,
+    )?;
+    Ok(if gates.iter().all(|v| v.passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) -> RunFacts {

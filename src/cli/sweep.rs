@@ -1,11 +1,16 @@
-//! `cascade sweep`: a grid of parameters × replications, in parallel; `runs.csv` and
-//! `points.csv` in a directory.
+//! `cascade sweep`: a grid of parameters × variants × replications, in parallel, resumable and
+//! shardable; records in `runs/`, then `runs.csv`, `points.csv` and their JSON twins.
 
 use super::ScenarioArgs;
-use cascade::output::sweep_files::write_sweep;
+use super::sweep_out::{ExportArgs, finish};
 use cascade::sweep::grid::Param;
+use cascade::sweep::shard::Shard;
+use cascade::sweep::store::{self, Manifest};
+use cascade::sweep::{Plan, exec};
 use cascade::{Error, Result};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -26,10 +31,17 @@ pub struct SweepArgs {
     /// Threads [default: the machine's cores]. The output does not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
-    /// Directory for runs.csv and points.csv [default: results/<scenario name>-sweep].
+    /// Run only slice K of N (1-based; runs dealt round-robin). Join the slices' directories
+    /// with `cascade merge`, or point every slice at one shared directory.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Directory of the sweep [default: results/<scenario name>-sweep]. A directory that holds
+    /// part of the same sweep is resumed: finished runs are kept and skipped.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Print nothing but errors.
+    #[command(flatten)]
+    export: ExportArgs,
+    /// Print nothing but errors (and no progress bar).
     #[arg(long, short)]
     quiet: bool,
 }
@@ -54,24 +66,65 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     if reps == 0 {
         return Err(Error::Usage("--reps must be at least 1".into()));
     }
+    let shard = match &args.shard {
+        Some(s) => Shard::parse(s).map_err(Error::Usage)?,
+        None => Shard::ALL,
+    };
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let started = Instant::now();
-    let sweep = cascade::sweep::run(&args.scenario.scenario, &overrides, params, reps, jobs)?;
+    let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", base.name)));
-    write_sweep(&out, &sweep)?;
+    store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
+    let (todo, mut progress) = exec::pending(&plan, &out, shard)?;
+    let bar = progress_bar(todo.len() as u64, args.quiet);
+    let tick = || bar.inc(1);
+    progress.ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
+    bar.finish_and_clear();
+    // Counted again, not added up: other shards may have written into the same directory
+    // meanwhile, and the last to finish then writes the tables.
+    progress.recorded = store::completed(&out, plan.runs())?
+        .iter()
+        .filter(|d| **d)
+        .count();
     if !args.quiet {
+        let what = if shard == Shard::ALL {
+            String::new()
+        } else {
+            format!("shard {}/{}: ", shard.k, shard.n)
+        };
+        let resumed = if progress.skipped > 0 {
+            format!(" ({} already done, skipped)", progress.skipped)
+        } else {
+            String::new()
+        };
         println!(
-            "{} points x {} replications = {} runs on {jobs} threads in {:.2}s; results in {}",
-            sweep.points.len(),
+            "{what}{} points x {} variants x {} replications: ran {} runs{resumed} on {jobs} threads in {:.2}s",
+            plan.points.len(),
+            plan.variants.len(),
             reps,
-            sweep.runs.len(),
+            progress.ran,
             started.elapsed().as_secs_f64(),
-            out.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    finish(&out, &progress, &args.export, args.quiet)
+}
+
+/// A bar with an ETA on a terminal; nothing when stdout is not one (CI logs) or with --quiet.
+fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stdout().is_terminal() || len == 0 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} runs ({per_sec}, ETA {eta})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
 }

@@ -301,6 +301,8 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("sending for a live call");
         let spec_id = call.spec;
         let spec = spec_of(&self.model, spec_id);
+        // Most edges have no network latency and no fault on it: skip the draw and the lookup.
+        let direct = spec.latency.is_none() && self.faults.by_edge[spec.edge].is_empty();
         let job = Job {
             service: spec.to as u32,
             instance,
@@ -335,7 +337,11 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_job(jr, if hedge.is_some() { "hedge" } else { "attempt" });
         }
-        match self.network_delay(spec_id) {
+        match if direct {
+            0
+        } else {
+            self.network_delay(spec_id)
+        } {
             0 => self.arrive(jr),
             d => self.queue.push(now + d, Event::Deliver(jr)),
         }

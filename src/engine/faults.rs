@@ -14,7 +14,7 @@ use crate::random::unit;
 pub struct FaultIndex {
     /// Faults acting on a service's arrivals or work (latency, errors, outage, crash).
     by_service: Vec<Vec<u32>>,
-    by_edge: Vec<Vec<u32>>,
+    pub(super) by_edge: Vec<Vec<u32>>,
     /// Stalls and capacity cuts per service: they hold its queue.
     pub(super) holds: Vec<Vec<u32>>,
     /// Per service: whether any fault targets it, one of its instances, or an edge into it.

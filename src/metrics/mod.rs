@@ -2,6 +2,7 @@
 
 pub mod acc;
 pub mod catalogue;
+pub mod direction;
 pub mod hist;
 pub mod level;
 pub mod recorder;

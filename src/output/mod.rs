@@ -4,4 +4,5 @@ pub mod describe;
 pub mod files;
 pub mod run_files;
 pub mod sweep_files;
+pub mod sweep_table;
 pub mod table;

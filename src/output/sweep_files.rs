@@ -1,31 +1,21 @@
-//! A sweep's files: `runs.csv` (one row per run, every metric a column) and `points.csv` (per
-//! point and metric: replications, mean, standard deviation, 95% confidence interval).
+//! A finished sweep's tables: `runs.csv` / `runs.json` (one row per run: point, variant,
+//! replication, seed, parameters, every metric) and `points.csv` / `points.json` (per point,
+//! variant and metric: replications, mean, standard deviation, 95% confidence interval).
 
 use super::files::{number, write_atomic};
 use crate::error::Result;
-use crate::sweep::{Sweep, stats::summarize};
+use crate::sweep::aggregate::Results;
+use std::fmt::Write as _;
 use std::path::Path;
 
-pub fn write_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
-    write_atomic(&dir.join("runs.csv"), runs_csv(sweep).as_bytes())?;
-    write_atomic(&dir.join("points.csv"), points_csv(sweep).as_bytes())
+pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
+    write_atomic(&dir.join("runs.csv"), runs_csv(r).as_bytes())?;
+    write_atomic(&dir.join("points.csv"), points_csv(r).as_bytes())?;
+    write_atomic(&dir.join("runs.json"), runs_json(r).as_bytes())?;
+    write_atomic(&dir.join("points.json"), points_json(r).as_bytes())
 }
 
-/// Every metric name the runs produced, in order of first appearance.
-fn metric_names(sweep: &Sweep) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for run in &sweep.runs {
-        for (n, _) in &run.metrics.summary {
-            if seen.insert(n.as_str()) {
-                names.push(n);
-            }
-        }
-    }
-    names
-}
-
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -33,28 +23,59 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-pub fn runs_csv(sweep: &Sweep) -> String {
-    let names = metric_names(sweep);
-    let mut out = String::from("point,rep,seed");
-    for p in &sweep.params {
+fn json_str(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+fn param_header(r: &Results) -> String {
+    r.manifest
+        .params
+        .iter()
+        .map(|p| format!(",{}", csv_field(&p.path)))
+        .collect()
+}
+
+fn param_fields(r: &Results, point: usize) -> String {
+    r.points[point]
+        .iter()
+        .map(|v| format!(",{}", csv_field(v)))
+        .collect()
+}
+
+/// `{"path": "value", ...}` for a point.
+fn param_object(r: &Results, point: usize) -> String {
+    let fields: Vec<String> = r
+        .manifest
+        .params
+        .iter()
+        .zip(&r.points[point])
+        .map(|(p, v)| format!("{}: {}", json_str(&p.path), json_str(v)))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+pub fn runs_csv(r: &Results) -> String {
+    let mut out = format!("point,variant,rep,seed{}", param_header(r));
+    for n in &r.names {
         out.push(',');
-        out.push_str(&csv_field(&p.path));
-    }
-    for n in &names {
-        out.push(',');
-        out.push_str(n);
+        out.push_str(&csv_field(n));
     }
     out.push('\n');
-    for run in &sweep.runs {
-        out.push_str(&format!("{},{},{}", run.point, run.rep, run.seed));
-        for v in &sweep.points[run.point] {
+    for run in &r.runs {
+        let k = run.key;
+        let _ = write!(
+            out,
+            "{},{},{},{}{}",
+            k.point,
+            csv_field(&r.manifest.variants[k.variant]),
+            k.rep,
+            run.seed,
+            param_fields(r, k.point)
+        );
+        for v in &run.values {
             out.push(',');
-            out.push_str(&csv_field(v));
-        }
-        for n in &names {
-            out.push(',');
-            if let Some(v) = run.metrics.get(n) {
-                out.push_str(&number(v));
+            if let Some(v) = v {
+                out.push_str(&number(*v));
             }
         }
         out.push('\n');
@@ -62,35 +83,94 @@ pub fn runs_csv(sweep: &Sweep) -> String {
     out
 }
 
-pub fn points_csv(sweep: &Sweep) -> String {
-    let names = metric_names(sweep);
-    let mut out = String::from("point");
-    for p in &sweep.params {
-        out.push(',');
-        out.push_str(&csv_field(&p.path));
-    }
-    out.push_str(",metric,n,mean,sd,ci95_low,ci95_high\n");
-    for (point, values) in sweep.points.iter().enumerate() {
-        let runs: Vec<_> = sweep.runs.iter().filter(|r| r.point == point).collect();
-        let prefix: String = values
-            .iter()
-            .map(|v| format!(",{}", csv_field(v)))
-            .collect();
-        for n in &names {
-            let samples: Vec<f64> = runs.iter().filter_map(|r| r.metrics.get(n)).collect();
-            if samples.is_empty() {
-                continue;
+pub fn points_csv(r: &Results) -> String {
+    let mut out = format!(
+        "point,variant{},metric,n,mean,sd,ci95_low,ci95_high\n",
+        param_header(r)
+    );
+    for point in 0..r.points.len() {
+        for (variant, vname) in r.manifest.variants.iter().enumerate() {
+            let prefix = format!("{point},{}{}", csv_field(vname), param_fields(r, point));
+            for (name, s) in r.names.iter().zip(r.stats(point, variant)) {
+                let Some(s) = s else { continue };
+                let _ = writeln!(
+                    out,
+                    "{prefix},{},{},{},{},{},{}",
+                    csv_field(name),
+                    s.n,
+                    number(s.mean),
+                    number(s.sd),
+                    number(s.ci95.0),
+                    number(s.ci95.1)
+                );
             }
-            let s = summarize(&samples);
-            out.push_str(&format!(
-                "{point}{prefix},{n},{},{},{},{},{}\n",
-                s.n,
-                number(s.mean),
-                number(s.sd),
-                number(s.ci95.0),
-                number(s.ci95.1)
-            ));
         }
     }
+    out
+}
+
+pub fn runs_json(r: &Results) -> String {
+    let mut out = String::from("[");
+    for (i, run) in r.runs.iter().enumerate() {
+        let k = run.key;
+        let _ = write!(
+            out,
+            "{}\n  {{\"point\": {}, \"variant\": {}, \"rep\": {}, \"seed\": {}, \"params\": {}, \"metrics\": {{",
+            if i == 0 { "" } else { "," },
+            k.point,
+            json_str(&r.manifest.variants[k.variant]),
+            k.rep,
+            run.seed,
+            param_object(r, k.point)
+        );
+        let fields: Vec<String> = r
+            .names
+            .iter()
+            .zip(&run.values)
+            .filter_map(|(n, v)| v.map(|v| format!("{}: {}", json_str(n), number(v))))
+            .collect();
+        out.push_str(&fields.join(", "));
+        out.push_str("}}");
+    }
+    out.push_str("\n]\n");
+    out
+}
+
+pub fn points_json(r: &Results) -> String {
+    let mut out = String::from("[");
+    let mut first = true;
+    for point in 0..r.points.len() {
+        for (variant, vname) in r.manifest.variants.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}\n  {{\"point\": {point}, \"variant\": {}, \"params\": {}, \"metrics\": {{",
+                if first { "" } else { "," },
+                json_str(vname),
+                param_object(r, point)
+            );
+            first = false;
+            let fields: Vec<String> = r
+                .names
+                .iter()
+                .zip(r.stats(point, variant))
+                .filter_map(|(n, s)| {
+                    s.map(|s| {
+                        format!(
+                            "\n    {}: {{\"n\": {}, \"mean\": {}, \"sd\": {}, \"ci95_low\": {}, \"ci95_high\": {}}}",
+                            json_str(n),
+                            s.n,
+                            number(s.mean),
+                            number(s.sd),
+                            number(s.ci95.0),
+                            number(s.ci95.1)
+                        )
+                    })
+                })
+                .collect();
+            out.push_str(&fields.join(","));
+            out.push_str("}}");
+        }
+    }
+    out.push_str("\n]\n");
     out
 }

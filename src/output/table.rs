@@ -63,6 +63,28 @@ impl Table {
     }
 }
 
+impl Table {
+    /// The same table as GitHub Markdown, numbers right-aligned as in the terminal.
+    pub fn render_markdown(&self) -> String {
+        let cols = self.header.len();
+        let cell = |s: &str| s.replace('|', "\\|");
+        let mut out = String::new();
+        let line = |cells: &[String]| {
+            let inner: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+            format!("| {} |\n", inner.join(" | "))
+        };
+        out.push_str(&line(&self.header));
+        let rule: Vec<&str> = (0..cols)
+            .map(|c| if c == 0 { ":--" } else { "--:" })
+            .collect();
+        out.push_str(&format!("|{}|\n", rule.join("|")));
+        for row in &self.rows {
+            out.push_str(&line(row));
+        }
+        out
+    }
+}
+
 /// Formats a count with thousands separators.
 pub fn count(v: f64) -> String {
     let n = v.round() as i64;

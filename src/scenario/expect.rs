@@ -4,7 +4,7 @@
 
 use super::document::{Located, Source};
 use super::schema::{RawExpect, RawWindow};
-use crate::check::{Expect, OPS, Op};
+use crate::check::{Expect, OPS, Op, Stat};
 use crate::fault::Fault;
 use crate::model::Window;
 
@@ -52,11 +52,40 @@ pub fn compile_expects(
                     format!("window.{name}.{}", e.metric)
                 }
             };
+            let reps = e.reps.unwrap_or(1);
+            if reps == 0 {
+                return Err(src.error_at(&at("reps"), "must be at least 1"));
+            }
+            let stat = match &e.stat {
+                None => Stat::Mean,
+                Some(_) if reps < 2 => {
+                    return Err(src.error_at(
+                        &at("stat"),
+                        "a statistic needs replications: add `reps` (2 or more)",
+                    ));
+                }
+                Some(s) => Stat::parse(s.trim()).ok_or_else(|| {
+                    src.error_at(
+                        &at("stat"),
+                        format!("unknown statistic `{s}`; valid: mean, min, max, median, p0 to p100 (like p95)"),
+                    )
+                })?,
+            };
+            let whole_interval = e.ci.unwrap_or(false);
+            if whole_interval && (reps < 2 || stat != Stat::Mean) {
+                return Err(src.error_at(
+                    &at("ci"),
+                    "`ci = true` judges the confidence interval of the mean: it needs `reps` of 2 or more and `stat` mean",
+                ));
+            }
             Ok(Expect {
                 metric: e.metric.clone(),
                 read_from,
                 op,
                 value: e.value,
+                reps,
+                stat,
+                whole_interval,
                 at: src.error_at(&at("metric"), ""),
             })
         })

@@ -109,6 +109,12 @@ pub struct RawExpect {
     pub op: String,
     pub value: f64,
     pub window: Option<RawExpectWindow>,
+    /// Replications to judge (default 1).
+    pub reps: Option<u32>,
+    /// `mean` (default), `min`, `max`, `median` or `pNN`, over the replications.
+    pub stat: Option<String>,
+    /// With the mean: the whole 95% confidence interval must pass.
+    pub ci: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,30 +1,58 @@
-//! Sweeps: a grid of parameter points × replications, run in parallel and written in a fixed
-//! order, so the output is byte-identical whatever the number of threads.
+//! Sweeps: a grid of parameter points × the scenario's variants × replications. A sweep is
+//! planned whole (every point compiled, so bad input stops it before anything runs), then run
+//! in any order, in slices (`--shard`), or in several sittings (resume): each run is a pure
+//! function of its place in the plan, stored as its own record, and the tables are built from
+//! the records in plan order, so the output is byte-identical however it was produced.
 
+pub mod aggregate;
+pub mod exec;
 pub mod grid;
+pub mod shard;
 pub mod stats;
+pub mod store;
+pub mod welch;
 
 use crate::error::Result;
-use crate::metrics::RunMetrics;
+use crate::model::Model;
 use crate::scenario::Override;
 use grid::Param;
-use rayon::prelude::*;
 use std::path::Path;
 
-/// One run of a sweep: the point's parameter values, the replication and its seed.
-pub struct Run {
+/// Where a run sits in the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunKey {
     pub point: usize,
+    pub variant: usize,
     pub rep: u32,
-    pub seed: u64,
-    pub metrics: RunMetrics,
 }
 
-pub struct Sweep {
+impl RunKey {
+    /// Run `index` in plan order: point-major, then variant, then replication.
+    pub fn of(index: usize, variants: usize, reps: u32) -> RunKey {
+        let reps = reps as usize;
+        RunKey {
+            point: index / (variants * reps),
+            variant: (index / reps) % variants,
+            rep: (index % reps) as u32,
+        }
+    }
+}
+
+/// Everything a sweep will run, compiled.
+pub struct Plan {
+    /// The scenario's name and base seed.
+    pub scenario: String,
+    pub seed: u64,
+    /// The base scenario after `--set`, before any point's values.
+    pub source: String,
     pub params: Vec<Param>,
-    /// Per point, the value of each parameter, as shown (strings unquoted).
+    /// Per point, the value of each parameter as shown (strings unquoted).
     pub points: Vec<Vec<String>>,
-    /// Point-major, then replication.
-    pub runs: Vec<Run>,
+    /// `base`, then the scenario's `[[variant]]` names.
+    pub variants: Vec<String>,
+    pub reps: u32,
+    /// Point-major, then variant.
+    models: Vec<Model>,
 }
 
 /// The seed of replication `rep` of a sweep with base seed `seed`: the same at every point,
@@ -39,59 +67,78 @@ pub fn replication_seed(seed: u64, rep: u32) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Compiles every point (bad input stops the sweep before anything runs), then runs points ×
-/// `reps` on `jobs` threads.
-pub fn run(
-    scenario: &Path,
-    overrides: &[Override],
-    params: Vec<Param>,
-    reps: u32,
-    jobs: usize,
-) -> Result<Sweep> {
-    let grid = grid::points(&params);
-    let models = grid
-        .iter()
-        .map(|point| {
+impl Plan {
+    /// Compiles every point and variant of the grid.
+    pub fn new(
+        scenario: &Path,
+        overrides: &[Override],
+        params: Vec<Param>,
+        reps: u32,
+    ) -> Result<Plan> {
+        let base = crate::scenario::load(scenario, overrides)?;
+        let grid = grid::points(&params);
+        let mut models = Vec::new();
+        let mut variants = Vec::new();
+        for point in &grid {
             let mut all = overrides.to_vec();
             all.extend(point.iter().cloned());
-            crate::scenario::load(scenario, &all)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let work: Vec<(usize, u32)> = (0..models.len())
-        .flat_map(|p| (0..reps).map(move |r| (p, r)))
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| crate::Error::Usage(format!("cannot start {jobs} threads: {e}")))?;
-    // `collect` on an indexed parallel iterator keeps the input order.
-    let runs: Vec<Run> = pool.install(|| {
-        work.par_iter()
-            .map(|&(point, rep)| {
-                let mut model = models[point].clone();
-                model.seed = replication_seed(model.seed, rep);
-                let seed = model.seed;
-                Run {
-                    point,
-                    rep,
-                    seed,
-                    metrics: crate::simulate(&model).metrics,
-                }
+            let compiled = crate::scenario::load_with_variants(scenario, &all)?;
+            if variants.is_empty() {
+                variants = compiled
+                    .iter()
+                    .map(|(n, _)| n.clone().unwrap_or_else(|| "base".into()))
+                    .collect();
+            }
+            models.extend(compiled.into_iter().map(|(_, m)| m));
+        }
+        // As the reader wants them in a table: `100ms`, not the TOML string `"100ms"`.
+        let points = grid
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|o| o.value.trim_matches('"').to_string())
+                    .collect()
             })
-            .collect()
-    });
-    // As the reader wants them in a table: `100ms`, not the TOML string `"100ms"`.
-    let points = grid
-        .iter()
-        .map(|p| {
-            p.iter()
-                .map(|o| o.value.trim_matches('"').to_string())
-                .collect()
+            .collect();
+        Ok(Plan {
+            scenario: base.name,
+            seed: base.seed,
+            source: base.source,
+            params,
+            points,
+            variants,
+            reps,
+            models,
         })
-        .collect();
-    Ok(Sweep {
-        params,
-        points,
-        runs,
-    })
+    }
+
+    pub fn runs(&self) -> usize {
+        self.points.len() * self.variants.len() * self.reps as usize
+    }
+
+    pub fn key(&self, index: usize) -> RunKey {
+        RunKey::of(index, self.variants.len(), self.reps)
+    }
+
+    /// The model of run `index`, seeded for its replication.
+    pub fn model(&self, index: usize) -> Model {
+        let k = self.key(index);
+        let mut model = self.models[k.point * self.variants.len() + k.variant].clone();
+        model.seed = replication_seed(model.seed, k.rep);
+        model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_zero_is_the_scenarios_seed_and_the_others_differ() {
+        assert_eq!(replication_seed(7, 0), 7);
+        let seeds: std::collections::BTreeSet<u64> =
+            (0..100).map(|r| replication_seed(7, r)).collect();
+        assert_eq!(seeds.len(), 100);
+        assert_ne!(replication_seed(7, 1), replication_seed(8, 1));
+    }
 }

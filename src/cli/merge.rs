@@ -1,0 +1,92 @@
+//! `cascade merge DIR...`: joins the directories of a sweep's shards (or of interrupted
+//! sittings) into one, which then holds exactly the files an unsharded sweep writes.
+
+use super::sweep_out::{ExportArgs, finish};
+use cascade::output::files::{io_error, write_atomic};
+use cascade::sweep::exec::Progress;
+use cascade::sweep::store;
+use cascade::{Error, Result};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Directories written by `cascade sweep --shard K/N` (or any sittings of one sweep).
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Directory of the joined sweep [default: results/<scenario name>-sweep]; it may be one of
+    /// the DIRs.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    export: ExportArgs,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn merge(args: MergeArgs) -> Result<ExitCode> {
+    let first = &args.dirs[0];
+    let manifest = store::read_manifest(first)?;
+    for dir in &args.dirs[1..] {
+        let other = store::read_manifest(dir)?;
+        if other != manifest {
+            return Err(Error::Usage(format!(
+                "{} and {} hold different sweeps ({}): only shards of one sweep can be merged",
+                first.display(),
+                dir.display(),
+                store::difference(&other, &manifest)
+            )));
+        }
+    }
+    let scenario = first.join("scenario.toml");
+    let source = std::fs::read_to_string(&scenario).map_err(io_error(&scenario))?;
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", manifest.scenario)));
+    store::prepare(&out, &manifest, &source)?;
+    let mut have = store::completed(&out, manifest.runs)?;
+    for dir in &args.dirs {
+        let found = store::completed(dir, manifest.runs)?;
+        for index in 0..manifest.runs {
+            if !found[index] || have[index] {
+                continue;
+            }
+            // Checked, not copied blind: a record from elsewhere must be this sweep's run.
+            let text = store::read_record_text(dir, index)?;
+            store::read_record(dir, index)?;
+            write_atomic(&store::record_path(&out, index), text.as_bytes())?;
+            have[index] = true;
+        }
+    }
+    let recorded = have.iter().filter(|h| **h).count();
+    let progress = Progress {
+        total: manifest.runs,
+        in_shard: manifest.runs,
+        skipped: 0,
+        ran: 0,
+        recorded,
+    };
+    if !progress.complete() {
+        // The records found are kept in OUT: merging the missing shards later completes it.
+        let missing: Vec<String> = (0..manifest.runs)
+            .filter(|&i| !have[i])
+            .take(5)
+            .map(|i| i.to_string())
+            .collect();
+        return Err(Error::Usage(format!(
+            "{} of the sweep's {} runs are missing (runs {}{}): is a shard's directory left out? The {recorded} found are in {}; merge the rest into it to finish",
+            manifest.runs - recorded,
+            manifest.runs,
+            missing.join(", "),
+            if manifest.runs - recorded > 5 {
+                ", ..."
+            } else {
+                ""
+            },
+            out.display()
+        )));
+    }
+    finish(&out, &progress, &args.export, args.quiet)
+}

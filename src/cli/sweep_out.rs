@@ -1,0 +1,80 @@
+//! What `cascade sweep` and `cascade merge` do once the runs are recorded: the tables when the
+//! sweep is complete, the headline on stdout, and the hyperfine-style exports.
+
+use cascade::Result;
+use cascade::output::files::write_atomic;
+use cascade::output::sweep_files::write_sweep;
+use cascade::output::sweep_table::{Headline, choose};
+use cascade::sweep::aggregate;
+use cascade::sweep::exec::Progress;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Metrics of the headline table and the exports (`*` matches any run of characters);
+    /// repeatable [default: each client's success ratio, goodput and p99, and each service's
+    /// attempts per request].
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+    /// Write the headline table as Markdown (for a pull request).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write the headline table as CSV: mean, sd and 95% interval of each metric per point.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write the headline table as JSON (hyperfine's shape: {"results": [...]}).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+impl ExportArgs {
+    fn any(&self) -> bool {
+        self.export_markdown.is_some() || self.export_csv.is_some() || self.export_json.is_some()
+    }
+}
+
+pub fn finish(
+    dir: &Path,
+    progress: &Progress,
+    export: &ExportArgs,
+    quiet: bool,
+) -> Result<ExitCode> {
+    if !progress.complete() {
+        if export.any() {
+            return Err(cascade::Error::Usage(format!(
+                "{} has {} of {} runs: the exports need the whole sweep (merge the shards first)",
+                dir.display(),
+                progress.recorded,
+                progress.total
+            )));
+        }
+        if !quiet {
+            println!(
+                "{} has {} of the sweep's {} runs; the tables are written when all are there (`cascade merge` joins the shards' directories)",
+                dir.display(),
+                progress.recorded,
+                progress.total
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let results = aggregate::load(dir)?;
+    let headline = Headline::new(&results, choose(&results, &export.metrics)?);
+    write_sweep(dir, &results)?;
+    for (path, text) in [
+        (&export.export_markdown, headline.markdown()),
+        (&export.export_csv, headline.csv()),
+        (&export.export_json, headline.json()),
+    ] {
+        if let Some(path) = path {
+            write_atomic(path, text.as_bytes())?;
+        }
+    }
+    if !quiet {
+        print!("\n{}", headline.render());
+        println!("\nresults in {}", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,108 @@
+//! A finished sweep read back from its records, in plan order: what every table and export of
+//! a sweep is built from, whether the runs were made in one sitting, resumed or sharded.
+
+use super::RunKey;
+use super::stats::{Summary, summarize};
+use super::store::{self, Manifest};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+pub struct RunRow {
+    pub key: RunKey,
+    pub seed: u64,
+    /// Aligned with `Results::names`; `None` where this run has no such metric (a variant
+    /// with another topology).
+    pub values: Vec<Option<f64>>,
+}
+
+pub struct Results {
+    pub manifest: Manifest,
+    /// Per point, each parameter's value as shown.
+    pub points: Vec<Vec<String>>,
+    /// Every metric name, in order of first appearance in plan order.
+    pub names: Vec<String>,
+    /// Plan order.
+    pub runs: Vec<RunRow>,
+}
+
+/// Reads every record of the sweep in `dir`; an error names how many runs are missing.
+pub fn load(dir: &Path) -> Result<Results> {
+    let manifest = store::read_manifest(dir)?;
+    let done = store::completed(dir, manifest.runs)?;
+    let missing = done.iter().filter(|d| !**d).count();
+    if missing > 0 {
+        return Err(Error::Usage(format!(
+            "{} has {} of the sweep's {} runs ({missing} missing): finish it (run the sweep again into it) or merge the other shards' directories",
+            dir.display(),
+            manifest.runs - missing,
+            manifest.runs
+        )));
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut column: HashMap<String, usize> = HashMap::new();
+    let mut runs = Vec::with_capacity(manifest.runs);
+    for index in 0..manifest.runs {
+        let record = store::read_record(dir, index)?;
+        let key = manifest.key(index);
+        if record.point != key.point
+            || record.rep != key.rep
+            || record.variant != manifest.variants[key.variant]
+        {
+            return Err(Error::Usage(format!(
+                "{}: does not belong to this sweep's run {index}",
+                store::record_path(dir, index).display()
+            )));
+        }
+        let mut values = vec![None; names.len()];
+        for (name, value) in record.metrics {
+            let at = *column.entry(name.clone()).or_insert_with(|| {
+                names.push(name);
+                names.len() - 1
+            });
+            if at >= values.len() {
+                values.resize(at + 1, None);
+            }
+            values[at] = Some(value);
+        }
+        runs.push(RunRow {
+            key,
+            seed: record.seed,
+            values,
+        });
+    }
+    for run in &mut runs {
+        run.values.resize(names.len(), None);
+    }
+    Ok(Results {
+        points: manifest.point_values(),
+        manifest,
+        names,
+        runs,
+    })
+}
+
+impl Results {
+    /// The runs of one point and variant (its replications), contiguous in plan order.
+    pub fn replications(&self, point: usize, variant: usize) -> &[RunRow] {
+        let reps = self.manifest.reps as usize;
+        let start = (point * self.manifest.variants.len() + variant) * reps;
+        &self.runs[start..start + reps]
+    }
+
+    /// Statistics of every metric over one point's and variant's replications; `None` where
+    /// no replication has the metric.
+    pub fn stats(&self, point: usize, variant: usize) -> Vec<Option<Summary>> {
+        let reps = self.replications(point, variant);
+        (0..self.names.len())
+            .map(|m| {
+                let samples: Vec<f64> = reps.iter().filter_map(|r| r.values[m]).collect();
+                (!samples.is_empty()).then(|| summarize(&samples))
+            })
+            .collect()
+    }
+
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+}

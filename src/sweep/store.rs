@@ -1,0 +1,268 @@
+//! A sweep's directory: `sweep.json` (the manifest: what the sweep is), `scenario.toml` (its
+//! base scenario), and one record per finished run in `runs/`. Every file is written to a
+//! temporary name and renamed, so a record that exists is whole: a killed sweep loses only the
+//! runs that were in flight, and re-running into the same directory skips the rest.
+
+use super::{Plan, RunKey};
+use crate::error::{Error, Result};
+use crate::output::files::{io_error, number, write_atomic};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+pub const MANIFEST: &str = "sweep.json";
+pub const RECORDS: &str = "runs";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestParam {
+    pub path: String,
+    /// As shown in the tables: `100ms`, not the TOML string `"100ms"`.
+    pub values: Vec<String>,
+}
+
+/// What a sweep is. Two directories hold parts of the same sweep exactly when their manifests
+/// are equal, so shards can be merged and a resumed sweep cannot mix in another one's runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The version of cascade that ran it: another engine may give other numbers.
+    pub cascade: String,
+    pub scenario: String,
+    pub seed: u64,
+    /// FNV-1a of the base scenario text (after `--set`), in hex.
+    pub scenario_hash: String,
+    pub params: Vec<ManifestParam>,
+    pub variants: Vec<String>,
+    pub reps: u32,
+    pub points: usize,
+    pub runs: usize,
+}
+
+impl Manifest {
+    pub fn of(plan: &Plan) -> Manifest {
+        Manifest {
+            cascade: env!("CARGO_PKG_VERSION").into(),
+            scenario: plan.scenario.clone(),
+            seed: plan.seed,
+            scenario_hash: format!("{:016x}", fnv1a(plan.source.as_bytes())),
+            params: plan
+                .params
+                .iter()
+                .map(|p| ManifestParam {
+                    path: p.path.clone(),
+                    values: p
+                        .values
+                        .iter()
+                        .map(|v| v.trim_matches('"').to_string())
+                        .collect(),
+                })
+                .collect(),
+            variants: plan.variants.clone(),
+            reps: plan.reps,
+            points: plan.points.len(),
+            runs: plan.runs(),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("plain JSON values");
+        s.push('\n');
+        s
+    }
+
+    /// Per point, the value of each parameter: every combination, the first parameter slowest.
+    pub fn point_values(&self) -> Vec<Vec<String>> {
+        let mut points = vec![Vec::new()];
+        for p in &self.params {
+            points = points
+                .into_iter()
+                .flat_map(|point: Vec<String>| {
+                    p.values.iter().map(move |v| {
+                        let mut next = point.clone();
+                        next.push(v.clone());
+                        next
+                    })
+                })
+                .collect();
+        }
+        points
+    }
+
+    pub fn key(&self, index: usize) -> RunKey {
+        RunKey::of(index, self.variants.len(), self.reps)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// One finished run.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub index: usize,
+    pub point: usize,
+    pub variant: String,
+    pub rep: u32,
+    pub seed: u64,
+    /// Summary metrics in the run's own order.
+    pub metrics: Vec<(String, f64)>,
+}
+
+impl Record {
+    /// Numbers in the shortest form that reads back to the same value, so tables built from
+    /// records equal tables built from the runs themselves.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{{\"index\":{},\"point\":{},\"variant\":{},\"rep\":{},\"seed\":{},\"metrics\":[",
+            self.index,
+            self.point,
+            serde_json::Value::String(self.variant.clone()),
+            self.rep,
+            self.seed
+        );
+        for (i, (name, value)) in self.metrics.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            let _ = write!(
+                s,
+                "{sep}\n[{},{}]",
+                serde_json::Value::String(name.clone()),
+                number(*value)
+            );
+        }
+        s.push_str("]}\n");
+        s
+    }
+}
+
+pub fn record_path(dir: &Path, index: usize) -> PathBuf {
+    dir.join(RECORDS).join(format!("run-{index:06}.json"))
+}
+
+/// Makes `dir` the home of this sweep: a new directory gets the manifest and the base scenario;
+/// one that already has a manifest must hold the same sweep.
+pub fn prepare(dir: &Path, manifest: &Manifest, source: &str) -> Result<()> {
+    let path = dir.join(MANIFEST);
+    if path.exists() {
+        let found = read_manifest(dir)?;
+        if &found != manifest {
+            return Err(Error::Usage(format!(
+                "{} holds another sweep ({}); give another --out, or delete the directory to start over",
+                dir.display(),
+                difference(&found, manifest)
+            )));
+        }
+        return Ok(());
+    }
+    write_atomic(&dir.join("scenario.toml"), source.as_bytes())?;
+    write_atomic(&path, manifest.text().as_bytes())
+}
+
+/// The first field in which two manifests differ, for the error that refuses to mix them.
+pub fn difference(a: &Manifest, b: &Manifest) -> String {
+    let fields = [
+        ("cascade version", a.cascade != b.cascade),
+        ("scenario", a.scenario != b.scenario),
+        ("seed", a.seed != b.seed),
+        ("scenario text", a.scenario_hash != b.scenario_hash),
+        ("parameters", a.params != b.params),
+        ("variants", a.variants != b.variants),
+        ("replications", a.reps != b.reps),
+    ];
+    fields
+        .iter()
+        .find(|(_, differs)| *differs)
+        .map_or("the same sweep".into(), |(what, _)| {
+            format!("its {what} differ")
+        })
+}
+
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{}: not a cascade sweep manifest: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Which runs of `total` already have a record in `dir`.
+pub fn completed(dir: &Path, total: usize) -> Result<Vec<bool>> {
+    let mut done = vec![false; total];
+    let records = dir.join(RECORDS);
+    if !records.exists() {
+        return Ok(done);
+    }
+    let entries = std::fs::read_dir(&records).map_err(io_error(&records))?;
+    for entry in entries {
+        let name = entry.map_err(io_error(&records))?.file_name();
+        let index = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("run-")?.strip_suffix(".json")?.parse().ok());
+        if let Some(i) = index.filter(|&i: &usize| i < total) {
+            done[i] = true;
+        }
+    }
+    Ok(done)
+}
+
+pub fn write_record(dir: &Path, record: &Record) -> Result<()> {
+    write_atomic(&record_path(dir, record.index), record.text().as_bytes())
+}
+
+pub fn read_record_text(dir: &Path, index: usize) -> Result<String> {
+    let path = record_path(dir, index);
+    std::fs::read_to_string(&path).map_err(io_error(&path))
+}
+
+pub fn read_record(dir: &Path, index: usize) -> Result<Record> {
+    let text = read_record_text(dir, index)?;
+    let record: Record = serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{}: not a cascade run record: {e}",
+            record_path(dir, index).display()
+        ))
+    })?;
+    if record.index != index {
+        return Err(Error::Usage(format!(
+            "{}: holds run {}, not run {index}",
+            record_path(dir, index).display(),
+            record.index
+        )));
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_equal() {
+        let r = Record {
+            index: 3,
+            point: 1,
+            variant: "base".into(),
+            rep: 2,
+            seed: u64::MAX,
+            metrics: vec![
+                ("a.b".into(), 0.1 + 0.2),
+                ("c".into(), 21477.0),
+                ("d".into(), 1e-300),
+            ],
+        };
+        let back: Record = serde_json::from_str(&r.text()).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn fnv1a_matches_the_reference_vectors() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
