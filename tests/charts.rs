@@ -237,3 +237,34 @@ fn charting_again_gives_identical_files() {
         );
     }
 }
+
+#[test]
+fn a_real_sweep_with_a_variant_is_charted_and_reported() {
+    let dir = scratch("chart-real-sweep");
+    let scenario = fixture("small.toml");
+    cascade(
+        &[
+            "sweep",
+            scenario.to_str().unwrap(),
+            "--param",
+            "client.web.rate=100,200",
+            "--reps",
+            "2",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        0,
+    );
+    chart(&dir, false);
+    svg(
+        &dir,
+        "sweep-client.web.goodput_rps.svg",
+        &["by client.web.rate", "base", "no-retry", "mean of 2 replications"],
+    );
+    svg(&dir, "sweep-fault.0.recovered.svg", &["fault.0.recovered (%)"]);
+    cascade(&["report", dir.to_str().unwrap(), "--quiet"], 0);
+    let html = read(&dir.join("report.html"));
+    assert_well_formed("sweep report", &html);
+    assert!(html.contains("aria-label=\"topology of small\""));
+    assert!(html.contains("variants: base, no-retry"));
+}
