@@ -259,9 +259,18 @@ fn a_real_sweep_with_a_variant_is_charted_and_reported() {
     svg(
         &dir,
         "sweep-client.web.goodput_rps.svg",
-        &["by client.web.rate", "base", "no-retry", "mean of 2 replications"],
+        &[
+            "by client.web.rate",
+            "base",
+            "no-retry",
+            "mean of 2 replications",
+        ],
     );
-    svg(&dir, "sweep-fault.0.recovered.svg", &["fault.0.recovered (%)"]);
+    svg(
+        &dir,
+        "sweep-fault.0.recovered.svg",
+        &["fault.0.recovered (%)"],
+    );
     cascade(&["report", dir.to_str().unwrap(), "--quiet"], 0);
     let html = read(&dir.join("report.html"));
     assert_well_formed("sweep report", &html);

@@ -79,10 +79,21 @@ pub fn draw<DB: DrawingBackend>(
                 s.color.mix(0.35 + 0.5 * b.strength).filled(),
             )
         }))?;
-        chart.draw_series(row.bars.iter().filter(|b| !b.text.is_empty()).map(|b| {
-            EmptyElement::at((b.start, y + 0.85))
-                + Text::new(b.text.clone(), (4, 3), text(11).color(&WHITE))
-        }))?;
+        for b in row.bars.iter().filter(|b| !b.text.is_empty()) {
+            // Inside the bar in white when it fits, else just after it in the text colour.
+            let x0 = chart.backend_coord(&(b.start, y)).0;
+            let x1 = chart.backend_coord(&(b.end, y)).0;
+            let needed = b.text.chars().count() as i32 * 7 + 8;
+            let (at, dx, color) = if x1 - x0 >= needed {
+                (b.start, 4, WHITE)
+            } else {
+                (b.end, 4, palette::TEXT)
+            };
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((at, y + 0.85))
+                    + Text::new(b.text.clone(), (dx, 3), text(11).color(&color)),
+            ))?;
+        }
     }
     let base = legend.get_base_pixel();
     legend.draw(&Text::new(s.heading.to_string(), (12, 8), canvas::bold(13)))?;
