@@ -50,6 +50,7 @@ fn a_run_report_is_well_formed_self_contained_and_complete() {
     for want in [
         "small — design review",
         "At a glance",
+        "over the last 5 s, goodput is",
         // Topology: a diagram with both services and the call's policy highlights.
         "aria-label=\"topology of small\"",
         "timeout 100ms · 3× · breaker",

@@ -74,6 +74,9 @@ fn at_a_glance(run: &RunData, verdicts: &Option<Vec<crate::check::Verdict>>) -> 
             ));
         }
     }
+    if let Some(item) = at_the_end(run) {
+        items.push(item);
+    }
     if let Some(model) = &run.model {
         for (i, f) in model.faults.iter().enumerate() {
             let label = describe::fault_label(model, f);
@@ -137,6 +140,43 @@ fn at_a_glance(run: &RunData, verdicts: &Option<Vec<crate::check::Verdict>>) -> 
         items.push(format!("{mark} expectations: {passed} of {} hold", v.len()));
     }
     items
+}
+
+/// Whether goodput matches the offered load over the run's last tenth (at least five buckets):
+/// a system still failing when the run ends, whatever started it, is the first thing to see.
+fn at_the_end(run: &RunData) -> Option<String> {
+    let n = run.times.len();
+    let k = (n / 10).max(5).min(n);
+    if k == 0 {
+        return None;
+    }
+    let tail = |metric: &str| -> f64 {
+        run.entities("client")
+            .iter()
+            .filter_map(|c| run.series(&format!("client.{c}.{metric}")))
+            .map(|v| v[n - k..].iter().sum::<f64>() / k as f64)
+            .sum()
+    };
+    let (offered, goodput) = (tail("offered_rps"), tail("goodput_rps"));
+    if offered <= 0.0 {
+        return None;
+    }
+    let share = goodput / offered;
+    let span = short(k as f64 * run.bucket_s);
+    Some(if share >= 0.9 {
+        format!(
+            "✓ over the last {span} s, goodput is {} of the offered load ({}/s)",
+            percent(share),
+            short(offered)
+        )
+    } else {
+        format!(
+            "✗ over the last {span} s, goodput is only {} of the offered load ({}/s of {}/s): the system had not recovered when the run ended",
+            percent(share),
+            short(goodput),
+            short(offered)
+        )
+    })
 }
 
 fn metrics_of(run: &RunData) -> RunMetrics {
