@@ -2,7 +2,7 @@
 
 use cascade::Result;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -29,5 +29,38 @@ pub fn chart(args: ChartArgs) -> Result<ExitCode> {
 pub fn print_written(paths: &[PathBuf]) {
     for p in paths {
         println!("wrote {}", p.display());
+    }
+}
+
+/// `--chart` and `--png` for a command that writes a run's or a sweep's directory.
+#[derive(Args)]
+pub struct ChartFlags {
+    /// Also draw the results' charts (SVG) into DIR/charts/.
+    #[arg(long)]
+    chart: bool,
+    /// With --chart, also write each chart as PNG.
+    #[arg(long, requires = "chart")]
+    png: bool,
+}
+
+impl ChartFlags {
+    /// Charts `dir` when --chart was given. A sweep's shard that has not written its tables yet
+    /// has nothing to chart: it says so and goes on.
+    pub fn after(&self, dir: &Path, quiet: bool) -> Result<()> {
+        if !self.chart {
+            return Ok(());
+        }
+        if !cascade::chart::data::is_run_dir(dir) && !cascade::chart::sweep_data::is_sweep_dir(dir)
+        {
+            if !quiet {
+                println!("no charts yet: {} has no tables", dir.display());
+            }
+            return Ok(());
+        }
+        let written = cascade::chart::chart_dir(dir, self.png)?;
+        if !quiet {
+            print_written(&written);
+        }
+        Ok(())
     }
 }

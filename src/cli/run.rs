@@ -29,12 +29,8 @@ pub struct RunArgs {
     /// Most rows a trace may have; a run with more is refused and writes nothing.
     #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
     trace_limit: u64,
-    /// Also draw the run's charts (SVG) into DIR/charts/.
-    #[arg(long)]
-    chart: bool,
-    /// With --chart, also write each chart as PNG.
-    #[arg(long, requires = "chart")]
-    png: bool,
+    #[command(flatten)]
+    chart: super::chart::ChartFlags,
     #[command(flatten)]
     baseline: super::baseline::BaselineArgs,
 }
@@ -89,11 +85,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let (Some(path), Some(csv)) = (&args.trace, &trace) {
         cascade::output::files::write_atomic(path, csv.as_bytes())?;
     }
-    let charts = if args.chart {
-        cascade::chart::chart_dir(&out, args.png)?
-    } else {
-        Vec::new()
-    };
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));
@@ -112,8 +103,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             model.end() as f64 / 1e9 / wall_s.max(1e-9),
             out.display()
         );
-        super::chart::print_written(&charts);
     }
+    args.chart.after(&out, args.quiet)?;
     let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
     let gates = args.baseline.apply(
         &model.name,
