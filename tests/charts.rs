@@ -277,3 +277,38 @@ fn a_real_sweep_with_a_variant_is_charted_and_reported() {
     assert!(html.contains("aria-label=\"topology of small\""));
     assert!(html.contains("variants: base, no-retry"));
 }
+
+#[test]
+fn legends_that_run_out_of_room_say_how_many_are_left_out() {
+    let dir = scratch("chart-many");
+    let services: String = (0..12)
+        .map(|i| format!("[[service]]\nname = \"s{i}\"\nworkers = 4\nwork = \"1ms\"\n\n"))
+        .collect();
+    let calls: Vec<String> = (0..12).map(|i| format!("{{ to = \"s{i}\" }}")).collect();
+    let scenario = dir.join("many.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[scenario]\nname = \"many\"\nduration = \"3s\"\n\n\
+             [[client]]\nname = \"c\"\ntarget = \"gw\"\nrate = 100\n\n\
+             [[service]]\nname = \"gw\"\nworkers = 50\nwork = \"1ms\"\n\
+             calls = [ {{ parallel = [ {} ] }} ]\n\n{services}",
+            calls.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    cascade(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--chart",
+        ],
+        0,
+    );
+    // 13 services in a 150 px panel: five named, then the count of the rest.
+    svg(&out, "timeline.svg", &["… and 8 more", "gw→s0 attempts"]);
+}

@@ -92,7 +92,13 @@ pub fn legend<DB: DrawingBackend>(
         y += 20;
     }
     let (_, height) = area.dim_in_pixel();
-    for e in entries {
+    for (i, e) in entries.iter().enumerate() {
+        // Out of room: say how many are left out rather than cutting them silently.
+        let left = entries.len() - i;
+        if left > 1 && y + 16 + 19 > height as i32 {
+            area.draw(&Text::new(format!("… and {left} more"), (x, y), text(12)))?;
+            break;
+        }
         if y + 16 > height as i32 {
             break;
         }
