@@ -186,3 +186,49 @@ fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn hyperfines_parameter_flags_mean_the_same_grid() {
+    let d = dir("hyperfine");
+    let ours = sweep(
+        &d,
+        "ours",
+        &[
+            "--param",
+            "client.c.rate=200,300",
+            "--param",
+            "service.s.workers=4..8:2",
+        ],
+    );
+    let theirs = sweep(
+        &d,
+        "theirs",
+        &[
+            "--parameter-list",
+            "client.c.rate",
+            "200,300",
+            "--parameter-scan",
+            "service.s.workers",
+            "4",
+            "8",
+            "-D",
+            "2",
+        ],
+    );
+    assert_eq!(
+        (ours.status.code(), theirs.status.code()),
+        (Some(0), Some(0))
+    );
+    let read = |out: &str| std::fs::read(d.join(out).join("points.csv")).unwrap();
+    assert!(read("ours") == read("theirs"));
+    assert_eq!(
+        String::from_utf8(read("ours"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| l.contains(",client.c.requests,"))
+            .count(),
+        6
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -337,7 +337,11 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_job(jr, if hedge.is_some() { "hedge" } else { "attempt" });
         }
-        match if direct { 0 } else { self.network_delay(spec_id) } {
+        match if direct {
+            0
+        } else {
+            self.network_delay(spec_id)
+        } {
             0 => self.arrive(jr),
             d => self.queue.push(now + d, Event::Deliver(jr)),
         }
