@@ -149,6 +149,11 @@ fn a_bad_parameter_is_bad_input() {
     assert!(err.contains("wrkers"), "{err}");
     let o = sweep(&d, "out", &["--param", "service.s.workers=8..4:1"]);
     assert_eq!(o.status.code(), Some(2));
+    // A value of the wrong type is located at the field, whichever point has it.
+    let o = sweep(&d, "out", &["--param", "service.s.workers=4,lots"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("service.s.workers"), "{err}");
     assert!(!d.join("out").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
