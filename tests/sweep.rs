@@ -149,6 +149,11 @@ fn a_bad_parameter_is_bad_input() {
     assert!(err.contains("wrkers"), "{err}");
     let o = sweep(&d, "out", &["--param", "service.s.workers=8..4:1"]);
     assert_eq!(o.status.code(), Some(2));
+    // A value of the wrong type is located at the field, whichever point has it.
+    let o = sweep(&d, "out", &["--param", "service.s.workers=4,lots"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("service.s.workers"), "{err}");
     assert!(!d.join("out").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -183,6 +188,52 @@ fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
         runs.lines()
             .skip(1)
             .all(|l| l.split(',').nth(5) == Some("8"))
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn hyperfines_parameter_flags_mean_the_same_grid() {
+    let d = dir("hyperfine");
+    let ours = sweep(
+        &d,
+        "ours",
+        &[
+            "--param",
+            "client.c.rate=200,300",
+            "--param",
+            "service.s.workers=4..8:2",
+        ],
+    );
+    let theirs = sweep(
+        &d,
+        "theirs",
+        &[
+            "--parameter-list",
+            "client.c.rate",
+            "200,300",
+            "--parameter-scan",
+            "service.s.workers",
+            "4",
+            "8",
+            "-D",
+            "2",
+        ],
+    );
+    assert_eq!(
+        (ours.status.code(), theirs.status.code()),
+        (Some(0), Some(0))
+    );
+    let read = |out: &str| std::fs::read(d.join(out).join("points.csv")).unwrap();
+    assert!(read("ours") == read("theirs"));
+    assert_eq!(
+        String::from_utf8(read("ours"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| l.contains(",client.c.requests,"))
+            .count(),
+        6
     );
     let _ = std::fs::remove_dir_all(&d);
 }

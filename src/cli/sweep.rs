@@ -24,6 +24,16 @@ pub struct SweepArgs {
     /// Added to the file's `[sweep]` grid; a path both give takes these values.
     #[arg(long = "param", value_name = "PATH=VALUES")]
     params: Vec<String>,
+    /// hyperfine's spelling of `--param PATH=V1,V2`: `--parameter-list PATH V1,V2`. Repeatable.
+    #[arg(long, num_args = 2, value_names = ["PATH", "VALUES"])]
+    parameter_list: Vec<String>,
+    /// hyperfine's spelling of `--param PATH=MIN..MAX:STEP`, with the step from
+    /// `--parameter-step-size` (default 1). Repeatable.
+    #[arg(long, num_args = 3, value_names = ["PATH", "MIN", "MAX"])]
+    parameter_scan: Vec<String>,
+    /// The step of every `--parameter-scan`: a number or a duration.
+    #[arg(long, short = 'D', value_name = "STEP", default_value = "1")]
+    parameter_step_size: String,
     /// Replications per point [default: the file's `[sweep] reps`, else 1]; replication r runs
     /// on a seed derived from the scenario's seed and r only (the same at every point).
     #[arg(long)]
@@ -50,8 +60,18 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let overrides = args.scenario.overrides()?;
     let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let (mut params, file_reps) = base.sweep.clone().unwrap_or_default();
-    for text in &args.params {
-        let p = Param::parse(text).map_err(Error::Usage)?;
+    let lists = args
+        .parameter_list
+        .chunks(2)
+        .map(|pv| format!("{}={}", pv[0], pv[1]));
+    let scans = args.parameter_scan.chunks(3).map(|pab| {
+        format!(
+            "{}={}..{}:{}",
+            pab[0], pab[1], pab[2], args.parameter_step_size
+        )
+    });
+    for text in args.params.iter().cloned().chain(lists).chain(scans) {
+        let p = Param::parse(&text).map_err(Error::Usage)?;
         match params.iter_mut().find(|q| q.path == p.path) {
             Some(q) => *q = p,
             None => params.push(p),
