@@ -276,6 +276,36 @@ fn a_real_sweep_with_a_variant_is_charted_and_reported() {
     assert_well_formed("sweep report", &html);
     assert!(html.contains("aria-label=\"topology of small\""));
     assert!(html.contains("variants: base, no-retry"));
+    // `sweep --chart` draws the same charts once the sweep is whole; a lone shard has no
+    // tables yet and says so instead.
+    let again = scratch("chart-sweep-flag");
+    let args = |out: &Path, shard: &str| {
+        vec![
+            "sweep".to_string(),
+            scenario.display().to_string(),
+            "--param".into(),
+            "client.web.rate=100,200".into(),
+            "--reps".into(),
+            "2".into(),
+            "--out".into(),
+            out.display().to_string(),
+            "--chart".into(),
+            "--shard".into(),
+            shard.into(),
+        ]
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        cascade(&a, 0)
+    };
+    let lone = run(args(&again, "1/2"));
+    assert!(String::from_utf8_lossy(&lone.stdout).contains("no charts yet"));
+    assert!(!again.join("charts").exists());
+    run(args(&again, "2/2"));
+    assert!(
+        read(&again.join("charts/sweep-client.web.goodput_rps.svg"))
+            == read(&dir.join("charts/sweep-client.web.goodput_rps.svg"))
+    );
 }
 
 #[test]

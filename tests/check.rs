@@ -1,5 +1,7 @@
 //! `cascade check`: expectations turned into a table, JUnit XML and exit codes.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -74,6 +76,7 @@ window = { start = "0s", end = "5s" }
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("1 passed, 2 failed"), "{stdout}");
     let xml = std::fs::read_to_string(&junit).unwrap();
+    support::assert_well_formed("junit.xml", &xml);
     assert!(xml.contains(r#"<testsuites name="cascade check" tests="3" failures="2">"#));
     assert_eq!(xml.matches("<testcase ").count(), 3);
     assert_eq!(xml.matches("<failure ").count(), 2);

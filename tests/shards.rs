@@ -1,7 +1,8 @@
 //! Sweeps bigger than one sitting: shards joined by `cascade merge`, resumed sweeps, and the
 //! exports, all byte-identical to one unsharded, uninterrupted sweep.
 
-use std::collections::BTreeMap;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -31,9 +32,7 @@ set = { "policy.p.retry.attempts" = 1 }
 "#;
 
 fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cascade-shards-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = support::scratch(&format!("shards-{tag}"));
     std::fs::write(d.join("s.toml"), SCENARIO).unwrap();
     d
 }
@@ -76,33 +75,15 @@ fn sweep(d: &Path, out: &str, extra: &[&str]) -> Output {
     o
 }
 
-/// Every file under `dir`, by relative path, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().to_string();
-                all.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    all
-}
-
 fn assert_same_files(a: &Path, b: &Path) {
-    let (fa, fb) = (files(a), files(b));
+    let (fa, fb) = (support::snapshot(a), support::snapshot(b));
     assert_eq!(
-        fa.keys().collect::<Vec<_>>(),
-        fb.keys().collect::<Vec<_>>(),
+        fa.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        fb.iter().map(|(p, _)| p).collect::<Vec<_>>(),
         "file lists differ"
     );
-    for (name, bytes) in &fa {
-        assert!(bytes == &fb[name], "{name} differs");
+    for ((name, x), (_, y)) in fa.iter().zip(&fb) {
+        assert!(x == y, "{} differs", name.display());
     }
 }
 

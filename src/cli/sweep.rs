@@ -51,6 +51,8 @@ pub struct SweepArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     export: ExportArgs,
+    #[command(flatten)]
+    chart: super::chart::ChartFlags,
     /// Print nothing but errors (and no progress bar).
     #[arg(long, short)]
     quiet: bool,
@@ -130,7 +132,9 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             started.elapsed().as_secs_f64(),
         );
     }
-    finish(&out, &progress, &args.export, args.quiet)
+    let code = finish(&out, &progress, &args.export, args.quiet)?;
+    args.chart.after(&out, args.quiet)?;
+    Ok(code)
 }
 
 /// A bar with an ETA on a terminal; nothing when stdout is not one (CI logs) or with --quiet.

@@ -1,4 +1,5 @@
-//! Helpers for the chart and report tests: scratch directories, the binary, strict XML checks.
+//! Helpers for the tests that drive the binary: scratch directories, running it, strict XML
+//! checks, and snapshots of output directories.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -99,7 +100,8 @@ pub fn assert_well_formed(what: &str, text: &str) {
     assert_eq!(roots, 1, "{what}: expected one root element");
 }
 
-/// Every file under `dir`, sorted, with its bytes.
+/// Every file under `dir` but run.json (wall-clock facts), by path relative to `dir`, sorted,
+/// with its bytes.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -109,7 +111,8 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.file_name().is_some_and(|n| n != "run.json") {
-                out.push((p.clone(), std::fs::read(&p).unwrap()));
+                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(&p).unwrap()));
             }
         }
     }
