@@ -96,7 +96,10 @@ impl Chart {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         // The encoder is chosen by extension, so the temporary name ends in the real one.
-        let tmp = path.with_file_name(format!(".tmp{}.{name}", std::process::id()));
+        let tmp = path.with_file_name(format!(
+            ".tmp{}.{name}",
+            crate::output::files::unique_suffix()
+        ));
         let drawn = {
             let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
             self.draw(&root).map_err(|e| e.to_string())

@@ -36,7 +36,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Unique among writers to one directory, even across machines sharing it (containers often
 /// all run as pid 1): the pid, the wall clock's nanoseconds, the host, and a per-process count.
-fn unique_suffix() -> String {
+pub fn unique_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
