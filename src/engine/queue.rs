@@ -1,5 +1,6 @@
 //! The event queue: a binary min-heap ordered by (time, insertion sequence), so events at the
-//! same instant run first-in first-out and no tie is ever broken by anything else.
+//! same instant run first-in first-out and no tie is ever broken by anything else; plus lanes
+//! for streams that always have one event pending, merged by the same order.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -30,6 +31,11 @@ impl<E> Ord for Entry<E> {
 
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    /// Streams that always have exactly the next event pending, each scheduled by the one
+    /// before (an open-loop client's arrivals): kept beside the heap, one entry per lane, and
+    /// merged with it by the same key at `pop`. Half of a simple model's events skip the heap,
+    /// and the order is exactly the one the heap alone would give.
+    lanes: Vec<Option<Entry<E>>>,
     next_seq: u64,
 }
 
@@ -37,19 +43,50 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
+            lanes: Vec::new(),
             next_seq: 0,
         }
     }
 }
 
 impl<E> EventQueue<E> {
-    pub fn push(&mut self, time: u64, event: E) {
+    fn key(&mut self, time: u64) -> u128 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry {
-            key: (u128::from(time) << 64) | u128::from(seq),
-            event,
-        });
+        (u128::from(time) << 64) | u128::from(seq)
+    }
+
+    pub fn push(&mut self, time: u64, event: E) {
+        let key = self.key(time);
+        self.heap.push(Entry { key, event });
+    }
+
+    /// Schedules the next event of stream `lane`, which must have none pending.
+    pub fn push_lane(&mut self, lane: usize, time: u64, event: E) {
+        let key = self.key(time);
+        if self.lanes.len() <= lane {
+            self.lanes.resize_with(lane + 1, || None);
+        }
+        debug_assert!(
+            self.lanes[lane].is_none(),
+            "lane {lane} already has its next event"
+        );
+        self.lanes[lane] = Some(Entry { key, event });
+    }
+
+    /// The lane whose pending event comes before the heap's first, if any.
+    fn earliest_lane(&self) -> Option<usize> {
+        let mut best_key = self.heap.peek().map_or(u128::MAX, |e| e.key);
+        let mut best = None;
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if let Some(e) = lane
+                && e.key < best_key
+            {
+                best_key = e.key;
+                best = Some(i);
+            }
+        }
+        best
     }
 
     /// Re-inserts an event just popped, ahead of any event with the same time.
@@ -64,19 +101,27 @@ impl<E> EventQueue<E> {
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| (e.key >> 64) as u64)
+        let first = match self.earliest_lane() {
+            Some(i) => self.lanes[i].as_ref(),
+            None => self.heap.peek(),
+        };
+        first.map(|e| (e.key >> 64) as u64)
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        self.heap.pop().map(|e| ((e.key >> 64) as u64, e.event))
+        let first = match self.earliest_lane() {
+            Some(i) => self.lanes[i].take(),
+            None => self.heap.pop(),
+        };
+        first.map(|e| ((e.key >> 64) as u64, e.event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().filter(|l| l.is_some()).count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -112,6 +157,49 @@ mod tests {
         expected.sort();
         let got: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn lanes_merge_with_the_heap_in_exactly_the_heaps_order() {
+        // The same pushes, once all into the heap and once with two streams in lanes.
+        let mut plain = EventQueue::default();
+        let mut laned = EventQueue::default();
+        let mut x: u64 = 99;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut lane_time = [0u64; 2];
+        let mut id = 0u64;
+        for _ in 0..500 {
+            for (lane, t) in lane_time.iter_mut().enumerate() {
+                // A lane's next event is scheduled once its previous one has been popped.
+                if !laned
+                    .lanes
+                    .get(lane)
+                    .is_some_and(|l: &Option<_>| l.is_some())
+                {
+                    *t += next(5);
+                    plain.push(*t, (lane as u64, id));
+                    laned.push_lane(lane, *t, (lane as u64, id));
+                    id += 1;
+                }
+            }
+            let t = lane_time[0].min(lane_time[1]) + next(4);
+            plain.push(t, (9, id));
+            laned.push(t, (9, id));
+            id += 1;
+            assert_eq!(laned.peek_time(), plain.peek_time());
+            assert_eq!(laned.len(), plain.len());
+            let (a, b) = (plain.pop(), laned.pop());
+            assert_eq!(a, b);
+        }
+        while let Some(e) = plain.pop() {
+            assert_eq!(laned.pop(), Some(e));
+        }
+        assert!(laned.is_empty());
     }
 
     #[test]

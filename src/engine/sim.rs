@@ -311,7 +311,7 @@ impl Simulation {
             let whole = exact as u64;
             let t = whole + u64::from((whole as f64) < exact);
             if t < self.end {
-                self.queue.push(t, Event::Arrival(c));
+                self.queue.push_lane(c as usize, t, Event::Arrival(c));
             }
         }
     }
