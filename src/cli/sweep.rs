@@ -145,9 +145,15 @@ fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
         ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} runs ({per_sec}, ETA {eta})",
+            "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} runs ({rate} runs/s, ETA {eta})",
         )
         .expect("a valid template")
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}", state.per_sec());
+            },
+        )
         .progress_chars("=> "),
     );
     bar
