@@ -22,10 +22,9 @@ impl Simulation {
         );
     }
 
-    pub(super) fn client_done(&mut self, client: u32, user: u32, started: u64, outcome: Outcome) {
-        let acc = &mut self.rec.clients[client as usize];
-        acc.outcomes.record(outcome);
-        acc.latency.record(self.now - started);
+    /// A client's request ended. Its outcome and latency are counted once, on the client's
+    /// edge, and the recorder reads them from there (see `Recorder::client_edges`).
+    pub(super) fn client_done(&mut self, client: u32, user: u32) {
         if let Load::Closed { think, .. } = &self.model.clients[client as usize].load {
             let t = think.sample(&mut self.clients[client as usize].think_rng);
             self.queue

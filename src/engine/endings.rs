@@ -232,7 +232,7 @@ impl Simulation {
         acc.outcomes.record(outcome);
         acc.call_latency.record(now - started);
         match parent {
-            Parent::Client { client, user } => self.client_done(client, user, started, outcome),
+            Parent::Client { client, user } => self.client_done(client, user),
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
             Parent::Fallback(original) => self.fallback_done(original, outcome),
         }

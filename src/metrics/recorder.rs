@@ -18,6 +18,10 @@ pub struct ServiceLevels {
 pub struct Recorder {
     /// The open bucket's accumulators; the engine records into these.
     pub clients: Vec<ClientAcc>,
+    /// Each client's edge to its target. Every call on it is one of the client's requests,
+    /// ended with the same outcome at the same instant, so the client's outcomes and latency
+    /// are the edge's: copied once per bucket rather than recorded twice per request.
+    client_edges: Vec<usize>,
     pub services: Vec<ServiceAcc>,
     pub edges: Vec<EdgeAcc>,
     pub levels: Vec<ServiceLevels>,
@@ -54,6 +58,7 @@ struct WindowTotals {
 impl Recorder {
     pub fn new(model: &Model) -> Recorder {
         let clients = vec![ClientAcc::default(); model.clients.len()];
+        let client_edges = model.clients.iter().map(|c| c.call.edge).collect();
         let services: Vec<ServiceAcc> = model
             .services
             .iter()
@@ -87,6 +92,7 @@ impl Recorder {
             limits: vec![Level::default(); edges.len()],
             breakers_half_open: vec![Level::default(); edges.len()],
             clients,
+            client_edges,
             services,
             edges,
             prefixes,
@@ -134,6 +140,11 @@ impl Recorder {
     }
 
     fn close_bucket(&mut self, boundary: u64) {
+        for (client, &edge) in self.clients.iter_mut().zip(&self.client_edges) {
+            let calls = &self.edges[edge];
+            client.outcomes = calls.outcomes.clone();
+            client.latency.merge(&calls.call_latency);
+        }
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
