@@ -63,7 +63,6 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
     let recorded = have.iter().filter(|h| **h).count();
     let progress = Progress {
         total: manifest.runs,
-        in_shard: manifest.runs,
         skipped: 0,
         ran: 0,
         recorded,

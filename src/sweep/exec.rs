@@ -12,8 +12,6 @@ use std::path::Path;
 pub struct Progress {
     /// Runs of the whole sweep.
     pub total: usize,
-    /// Runs of this shard.
-    pub in_shard: usize,
     /// Runs of this shard that already had a record (an earlier, interrupted sitting).
     pub skipped: usize,
     /// Runs done now.
@@ -35,7 +33,6 @@ pub fn pending(plan: &Plan, dir: &Path, shard: Shard) -> Result<(Vec<usize>, Pro
     let todo: Vec<usize> = in_shard.iter().copied().filter(|&i| !done[i]).collect();
     let progress = Progress {
         total: plan.runs(),
-        in_shard: in_shard.len(),
         skipped: in_shard.len() - todo.len(),
         ran: 0,
         recorded: done.iter().filter(|d| **d).count(),
