@@ -300,8 +300,7 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("sending for a live call");
         let spec_id = call.spec;
         let spec = spec_of(&self.model, spec_id);
-        // Most edges have no network latency and no fault on it: skip the draw and the lookup.
-        let direct = spec.latency.is_none() && self.faults.by_edge[spec.edge].is_empty();
+        let direct = self.faults.instant_network(spec);
         let job = Job {
             service: spec.to as u32,
             instance,

@@ -14,7 +14,7 @@ use crate::random::unit;
 pub struct FaultIndex {
     /// Faults acting on a service's arrivals or work (latency, errors, outage, crash).
     by_service: Vec<Vec<u32>>,
-    pub(super) by_edge: Vec<Vec<u32>>,
+    by_edge: Vec<Vec<u32>>,
     /// Stalls and capacity cuts per service: they hold its queue.
     pub(super) holds: Vec<Vec<u32>>,
     /// Per service: whether any fault targets it, one of its instances, or an edge into it.
@@ -23,6 +23,13 @@ pub struct FaultIndex {
 }
 
 impl FaultIndex {
+    /// Whether messages on the call's edge arrive at once: no network latency and no fault on
+    /// it, as on most edges. Checked where the spec is at hand, before `network_delay`.
+    #[inline(always)]
+    pub(super) fn instant_network(&self, spec: &crate::model::CallSpec) -> bool {
+        spec.latency.is_none() && self.by_edge[spec.edge].is_empty()
+    }
+
     pub fn new(model: &Model) -> FaultIndex {
         let mut by_service = vec![Vec::new(); model.services.len()];
         let mut by_edge = vec![Vec::new(); model.edges.len()];

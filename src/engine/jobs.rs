@@ -326,7 +326,8 @@ impl Simulation {
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
         }
-        match self.network_delay(spec) {
+        let direct = self.faults.instant_network(spec_of(&self.model, spec));
+        match if direct { 0 } else { self.network_delay(spec) } {
             0 => self.deliver_reply(jr),
             d => self.queue.push(self.now + d, Event::Reply(jr)),
         }
