@@ -10,7 +10,7 @@ use crate::output::files::{io_error, write_atomic};
 use crate::sweep::stats::{Summary, summarize};
 use crate::sweep::welch::welch;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Where baselines live unless `--baseline-dir` says otherwise: `<dir>/<name>/<scenario>.json`.
@@ -147,12 +147,20 @@ pub fn compare(
     let Some(first) = runs.first() else {
         return Vec::new();
     };
+    // Indexed once: a summary holds hundreds of metrics, and each is looked up in every run.
+    let by_name: Vec<HashMap<&str, f64>> = runs
+        .iter()
+        .map(|r| r.summary.iter().map(|(n, v)| (n.as_str(), *v)).collect())
+        .collect();
     first
         .summary
         .iter()
         .filter_map(|(name, _)| {
             let old = base.metrics.get(name)?;
-            let new: Vec<f64> = runs.iter().filter_map(|r| r.get(name)).collect();
+            let new: Vec<f64> = by_name
+                .iter()
+                .filter_map(|r| r.get(name.as_str()).copied())
+                .collect();
             let (b, n) = (summarize(old), summarize(&new));
             let relative = if b.mean == n.mean {
                 0.0

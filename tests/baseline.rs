@@ -1,6 +1,8 @@
 //! Replicated expectations (`reps`, `stat`, `ci`) and baselines (`--save-baseline`,
 //! `--baseline`): a worsened policy is flagged, an unchanged one passes.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -35,10 +37,7 @@ end = "10s"
 "#;
 
 fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cascade-baseline-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch(&format!("baseline-{tag}"))
 }
 
 fn check(d: &Path, expects: &str, extra: &[&str]) -> Output {

@@ -21,10 +21,7 @@ work = "5ms"
 "#;
 
 fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cascade-check-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch(&format!("check-{tag}"))
 }
 
 fn check(d: &PathBuf, expects: &str, extra: &[&str]) -> Output {

@@ -1,5 +1,7 @@
 //! `cascade sweep`: grids, replications, statistics, and output that does not depend on --jobs.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -20,9 +22,7 @@ work = { dist = "exponential", mean = "10ms" }
 "#;
 
 fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cascade-sweep-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = support::scratch(&format!("sweep-{tag}"));
     std::fs::write(d.join("s.toml"), SCENARIO).unwrap();
     d
 }

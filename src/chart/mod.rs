@@ -88,18 +88,7 @@ impl Chart {
     /// Renders the chart as PNG to `path` (through a temporary file, renamed at the end).
     pub fn write_png(&self, path: &Path) -> Result<()> {
         font::ensure_registered();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        // The encoder is chosen by extension, so the temporary name ends in the real one.
-        let tmp = path.with_file_name(format!(
-            ".tmp{}.{name}",
-            crate::output::files::unique_suffix()
-        ));
+        let tmp = crate::output::files::temp_beside(path)?;
         let drawn = {
             let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
             self.draw(&root).map_err(|e| e.to_string())

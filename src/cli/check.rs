@@ -6,7 +6,6 @@ use super::baseline::BaselineArgs;
 use cascade::check::{Verdict, evaluate_replicated, replications_needed};
 use cascade::output::files::write_atomic;
 use cascade::output::table::{Table, sig3};
-use cascade::scenario::Override;
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -37,14 +36,8 @@ pub struct Checked {
 
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
-    let overrides = args
-        .set
-        .iter()
-        .map(|s| Override::parse(s).map_err(Error::Usage))
-        .collect::<Result<Vec<_>>>()?;
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let overrides = super::parse_overrides(&args.set)?;
+    let jobs = super::jobs_or_cores(args.jobs);
     let files = expand(&args.paths)?;
     // Every scenario compiles before any runs: a typo in the last file fails fast.
     let models = files

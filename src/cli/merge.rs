@@ -1,9 +1,8 @@
 //! `cascade merge DIR...`: joins the directories of a sweep's shards (or of interrupted
 //! sittings) into one, which then holds exactly the files an unsharded sweep writes.
 
-use super::sweep_out::{ExportArgs, finish};
+use super::sweep_out::{ExportArgs, default_dir, finish};
 use cascade::output::files::{io_error, write_atomic};
-use cascade::sweep::exec::Progress;
 use cascade::sweep::store;
 use cascade::{Error, Result};
 use clap::Args;
@@ -42,9 +41,7 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
     }
     let scenario = first.join("scenario.toml");
     let source = std::fs::read_to_string(&scenario).map_err(io_error(&scenario))?;
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", manifest.scenario)));
+    let out = args.out.unwrap_or_else(|| default_dir(&manifest.scenario));
     store::prepare(&out, &manifest, &source)?;
     let mut have = store::completed(&out, manifest.runs)?;
     for dir in &args.dirs {
@@ -61,13 +58,7 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
         }
     }
     let recorded = have.iter().filter(|h| **h).count();
-    let progress = Progress {
-        total: manifest.runs,
-        skipped: 0,
-        ran: 0,
-        recorded,
-    };
-    if !progress.complete() {
+    if recorded < manifest.runs {
         // The records found are kept in OUT: merging the missing shards later completes it.
         let missing: Vec<String> = (0..manifest.runs)
             .filter(|&i| !have[i])
@@ -87,5 +78,5 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
             out.display()
         )));
     }
-    finish(&out, &progress, &args.export, args.quiet)
+    finish(&out, recorded, manifest.runs, &args.export, args.quiet)
 }

@@ -61,11 +61,22 @@ pub struct ScenarioArgs {
 
 impl ScenarioArgs {
     pub fn overrides(&self) -> Result<Vec<Override>> {
-        self.set
-            .iter()
-            .map(|s| Override::parse(s).map_err(Error::Usage))
-            .collect()
+        parse_overrides(&self.set)
     }
+}
+
+/// `--set PATH=VALUE` arguments, parsed.
+pub fn parse_overrides(set: &[String]) -> Result<Vec<Override>> {
+    set.iter()
+        .map(|s| Override::parse(s).map_err(Error::Usage))
+        .collect()
+}
+
+/// `--jobs`, or the machine's cores.
+pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    })
 }
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {

@@ -2,7 +2,7 @@
 //! shardable; records in `runs/`, then `runs.csv`, `points.csv` and their JSON twins.
 
 use super::ScenarioArgs;
-use super::sweep_out::{ExportArgs, finish};
+use super::sweep_out::{ExportArgs, default_dir, finish};
 use cascade::sweep::grid::Param;
 use cascade::sweep::shard::Shard;
 use cascade::sweep::store::{self, Manifest};
@@ -92,47 +92,40 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         Some(s) => Shard::parse(s).map_err(Error::Usage)?,
         None => Shard::ALL,
     };
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let jobs = super::jobs_or_cores(args.jobs);
     let started = Instant::now();
     let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", base.name)));
+    let out = args.out.unwrap_or_else(|| default_dir(&base.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
-    let (todo, mut progress) = exec::pending(&plan, &out, shard)?;
+    let (todo, skipped) = exec::pending(&plan, &out, shard)?;
     let bar = progress_bar(todo.len() as u64, args.quiet);
     let tick = || bar.inc(1);
-    progress.ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
+    let ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
     bar.finish_and_clear();
     // Counted again, not added up: other shards may have written into the same directory
     // meanwhile, and the last to finish then writes the tables.
-    progress.recorded = store::completed(&out, plan.runs())?
-        .iter()
-        .filter(|d| **d)
-        .count();
+    let recorded = exec::recorded(&out, plan.runs())?;
     if !args.quiet {
         let what = if shard == Shard::ALL {
             String::new()
         } else {
             format!("shard {}/{}: ", shard.k, shard.n)
         };
-        let resumed = if progress.skipped > 0 {
-            format!(" ({} already done, skipped)", progress.skipped)
+        let resumed = if skipped > 0 {
+            format!(" ({skipped} already done, skipped)")
         } else {
             String::new()
         };
         println!(
             "{what}{} points x {} variants x {} replications: ran {} runs{resumed} on {jobs} threads in {:.2}s",
-            plan.points.len(),
+            plan.points(),
             plan.variants.len(),
             reps,
-            progress.ran,
+            ran,
             started.elapsed().as_secs_f64(),
         );
     }
-    let code = finish(&out, &progress, &args.export, args.quiet)?;
+    let code = finish(&out, recorded, plan.runs(), &args.export, args.quiet)?;
     args.chart.after(&out, args.quiet)?;
     Ok(code)
 }

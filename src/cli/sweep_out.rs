@@ -6,7 +6,6 @@ use cascade::output::files::write_atomic;
 use cascade::output::sweep_files::write_sweep;
 use cascade::output::sweep_table::{Headline, choose};
 use cascade::sweep::aggregate;
-use cascade::sweep::exec::Progress;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,27 +34,34 @@ impl ExportArgs {
     }
 }
 
+/// Where a sweep of `scenario` goes without `--out`.
+pub fn default_dir(scenario: &str) -> PathBuf {
+    PathBuf::from("results").join(format!("{scenario}-sweep"))
+}
+
+/// `recorded` of the sweep's `total` runs are in `dir`.
 pub fn finish(
     dir: &Path,
-    progress: &Progress,
+    recorded: usize,
+    total: usize,
     export: &ExportArgs,
     quiet: bool,
 ) -> Result<ExitCode> {
-    if !progress.complete() {
+    if recorded < total {
         if export.any() {
             return Err(cascade::Error::Usage(format!(
                 "{} has {} of {} runs: the exports need the whole sweep (merge the shards first)",
                 dir.display(),
-                progress.recorded,
-                progress.total
+                recorded,
+                total
             )));
         }
         if !quiet {
             println!(
                 "{} has {} of the sweep's {} runs; the tables are written when all are there (`cascade merge` joins the shards' directories)",
                 dir.display(),
-                progress.recorded,
-                progress.total
+                recorded,
+                total
             );
         }
         return Ok(ExitCode::SUCCESS);

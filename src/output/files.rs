@@ -12,8 +12,10 @@ pub fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// A temporary name beside `path`, in its directory (created if need be), to write to and
+/// then rename. Hidden, and ending in the real name, so encoders that go by the extension
+/// still see it.
+pub fn temp_beside(path: &Path) -> Result<PathBuf> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     }
@@ -21,7 +23,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let tmp: PathBuf = path.with_file_name(format!(".{name}.tmp{}", unique_suffix()));
+    Ok(path.with_file_name(format!(".tmp{}.{name}", unique_suffix())))
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_beside(path)?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -36,7 +43,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Unique among writers to one directory, even across machines sharing it (containers often
 /// all run as pid 1): the pid, the wall clock's nanoseconds, the host, and a per-process count.
-pub fn unique_suffix() -> String {
+fn unique_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

@@ -7,37 +7,19 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::path::Path;
 
-/// What one sitting of a sweep found and did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
-    /// Runs of the whole sweep.
-    pub total: usize,
-    /// Runs of this shard that already had a record (an earlier, interrupted sitting).
-    pub skipped: usize,
-    /// Runs done now.
-    pub ran: usize,
-    /// Runs of the whole sweep with a record in the directory afterwards.
-    pub recorded: usize,
-}
-
-impl Progress {
-    pub fn complete(&self) -> bool {
-        self.recorded == self.total
-    }
-}
-
-/// The plan indices this sitting must run: the shard's, minus those already recorded.
-pub fn pending(plan: &Plan, dir: &Path, shard: Shard) -> Result<(Vec<usize>, Progress)> {
+/// The plan indices this sitting must run (the shard's, minus those already recorded), and
+/// how many of the shard's were recorded already (an earlier, interrupted sitting).
+pub fn pending(plan: &Plan, dir: &Path, shard: Shard) -> Result<(Vec<usize>, usize)> {
     let done = store::completed(dir, plan.runs())?;
     let in_shard: Vec<usize> = (0..plan.runs()).filter(|&i| shard.contains(i)).collect();
     let todo: Vec<usize> = in_shard.iter().copied().filter(|&i| !done[i]).collect();
-    let progress = Progress {
-        total: plan.runs(),
-        skipped: in_shard.len() - todo.len(),
-        ran: 0,
-        recorded: done.iter().filter(|d| **d).count(),
-    };
-    Ok((todo, progress))
+    let skipped = in_shard.len() - todo.len();
+    Ok((todo, skipped))
+}
+
+/// How many of a sweep's `total` runs have a record in `dir`.
+pub fn recorded(dir: &Path, total: usize) -> Result<usize> {
+    Ok(store::completed(dir, total)?.iter().filter(|d| **d).count())
 }
 
 /// Runs `todo` on `jobs` threads, writing each run's record as it ends; `tick` is called after

@@ -71,23 +71,38 @@ fn range(a: &str, b: &str, step: &str) -> Result<Vec<String>, String> {
 
 /// Every combination of the parameters' values, as overrides.
 pub fn points(params: &[Param]) -> Vec<Vec<Override>> {
-    let mut points = vec![Vec::new()];
-    for p in params {
-        points = points
+    let lists: Vec<Vec<Override>> = params
+        .iter()
+        .map(|p| {
+            p.values
+                .iter()
+                .map(|v| Override {
+                    path: p.path.clone(),
+                    value: v.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    product(&lists)
+}
+
+/// Every combination taking one item from each list, the first list varying slowest: the
+/// order of a sweep's points, wherever they are expanded.
+pub fn product<T: Clone>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut combos = vec![Vec::new()];
+    for list in lists {
+        combos = combos
             .into_iter()
-            .flat_map(|point| {
-                p.values.iter().map(move |v| {
-                    let mut next = point.clone();
-                    next.push(Override {
-                        path: p.path.clone(),
-                        value: v.clone(),
-                    });
+            .flat_map(|combo| {
+                list.iter().map(move |item| {
+                    let mut next = combo.clone();
+                    next.push(item.clone());
                     next
                 })
             })
             .collect();
     }
-    points
+    combos
 }
 
 #[cfg(test)]

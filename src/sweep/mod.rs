@@ -46,8 +46,6 @@ pub struct Plan {
     /// The base scenario after `--set`, before any point's values.
     pub source: String,
     pub params: Vec<Param>,
-    /// Per point, the value of each parameter as shown (strings unquoted).
-    pub points: Vec<Vec<String>>,
     /// `base`, then the scenario's `[[variant]]` names.
     pub variants: Vec<String>,
     pub reps: u32,
@@ -91,29 +89,23 @@ impl Plan {
             }
             models.extend(compiled.into_iter().map(|(_, m)| m));
         }
-        // As the reader wants them in a table: `100ms`, not the TOML string `"100ms"`.
-        let points = grid
-            .iter()
-            .map(|p| {
-                p.iter()
-                    .map(|o| o.value.trim_matches('"').to_string())
-                    .collect()
-            })
-            .collect();
         Ok(Plan {
             scenario: base.name,
             seed: base.seed,
             source: base.source,
             params,
-            points,
             variants,
             reps,
             models,
         })
     }
 
+    pub fn points(&self) -> usize {
+        self.models.len() / self.variants.len()
+    }
+
     pub fn runs(&self) -> usize {
-        self.points.len() * self.variants.len() * self.reps as usize
+        self.models.len() * self.reps as usize
     }
 
     pub fn key(&self, index: usize) -> RunKey {

@@ -59,7 +59,7 @@ impl Manifest {
                 .collect(),
             variants: plan.variants.clone(),
             reps: plan.reps,
-            points: plan.points.len(),
+            points: plan.points(),
             runs: plan.runs(),
         }
     }
@@ -72,20 +72,8 @@ impl Manifest {
 
     /// Per point, the value of each parameter: every combination, the first parameter slowest.
     pub fn point_values(&self) -> Vec<Vec<String>> {
-        let mut points = vec![Vec::new()];
-        for p in &self.params {
-            points = points
-                .into_iter()
-                .flat_map(|point: Vec<String>| {
-                    p.values.iter().map(move |v| {
-                        let mut next = point.clone();
-                        next.push(v.clone());
-                        next
-                    })
-                })
-                .collect();
-        }
-        points
+        let lists: Vec<Vec<String>> = self.params.iter().map(|p| p.values.clone()).collect();
+        super::grid::product(&lists)
     }
 
     pub fn key(&self, index: usize) -> RunKey {
