@@ -61,11 +61,6 @@ impl Simulation {
             NO_SLOT => NO_SLOT,
             base => base + caller_instance,
         };
-        let wraps_call = spec
-            .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Call);
         let call = Call {
             parent,
             spec: spec_id,
@@ -97,28 +92,42 @@ impl Simulation {
             caller_instance,
             criticality,
         };
-        if let Some(state) = self.policy_mut(slot) {
-            if let Some(b) = state.budget.as_mut() {
-                b.on_call(now);
-            }
-            if let Some(b) = state.hedge_budget.as_mut() {
-                b.on_call(now);
-            }
-        }
         let cr = self.calls.insert(call);
         if self.trace.is_some() {
             self.trace_call(cr, "call_start", "");
         }
-        // A breaker around the whole call is asked once, here, and told the final outcome.
+        if slot == NO_SLOT || self.admit_call(cr, slot) {
+            self.try_attempt(cr);
+        }
+        cr
+    }
+
+    /// A new call counts in its budgets, and a breaker around the whole call is asked once,
+    /// here (it is told the final outcome). False if the breaker turned the call away.
+    #[inline(never)]
+    fn admit_call(&mut self, cr: Ref, slot: u32) -> bool {
+        let now = self.now;
+        let state = &mut self.policies[slot as usize];
+        if let Some(b) = state.budget.as_mut() {
+            b.on_call(now);
+        }
+        if let Some(b) = state.hedge_budget.as_mut() {
+            b.on_call(now);
+        }
+        let spec = spec_of(&self.model, self.calls.get(cr).expect("live").spec);
+        let wraps_call = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Call);
         if wraps_call {
             if !self.breaker_admits(cr, 0) {
                 self.finish_call(cr, Outcome::BreakerOpen);
-                return cr;
+                return false;
             }
-            self.calls.get_mut(cr).expect("just inserted").breaker = Some(0);
+            self.calls.get_mut(cr).expect("live").breaker = Some(0);
         }
-        self.try_attempt(cr);
-        cr
+        true
     }
 
     /// Starts the next attempt: deadline check, breaker, bulkhead, then send.
@@ -127,7 +136,7 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.attempt += 1;
         call.phase = Phase::Attempting;
-        let (deadline, attempt, slot) = (call.deadline, call.attempt, call.slot);
+        let deadline = call.deadline;
         let spec = spec_of(&self.model, call.spec);
         let policy = &spec.policy;
         if deadline <= now || deadline - now < policy.min_attempt {
@@ -135,17 +144,28 @@ impl Simulation {
             self.finish_call(cr, Outcome::DeadlineExceeded);
             return;
         }
-        let (to, edge) = (spec.to, spec.edge);
+        let to = spec.to;
         let guarded = policy.breaker.is_some()
             || policy.bulkhead.is_some()
             || policy.throttle.is_some()
             || policy.limit.is_some();
         let instance = self.pick_instance(to);
-        if !guarded {
+        if guarded {
+            self.try_guarded_attempt(cr, instance);
+        } else {
             self.send_attempt(cr, instance);
-            return;
         }
-        let policy = &spec_of(&self.model, self.calls.get(cr).expect("live").spec).policy;
+    }
+
+    /// The policies that may hold an attempt back or turn it away, in order: breaker,
+    /// throttle, adaptive limit, bulkhead; then it is sent.
+    #[inline(never)]
+    fn try_guarded_attempt(&mut self, cr: Ref, instance: u32) {
+        let now = self.now;
+        let call = self.calls.get(cr).expect("live");
+        let (deadline, attempt, slot) = (call.deadline, call.attempt, call.slot);
+        let spec = spec_of(&self.model, call.spec);
+        let (policy, edge) = (&spec.policy, spec.edge);
         let per_attempt_breaker = policy
             .breaker
             .as_ref()
@@ -237,6 +257,18 @@ impl Simulation {
             self.queue
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
+        if spec.policy.hedge.is_some() {
+            self.plan_first_hedge(cr, attempt, slot, expiry);
+        }
+        self.send_job(cr, instance, None);
+    }
+
+    /// Schedules the first hedged copy of an attempt, if its policy and tracker allow one
+    /// before the attempt expires.
+    #[inline(never)]
+    fn plan_first_hedge(&mut self, cr: Ref, attempt: u32, slot: u32, expiry: u64) {
+        let now = self.now;
+        let spec = spec_of(&self.model, self.calls.get(cr).expect("live").spec);
         let hedging = spec.policy.hedge.as_ref().filter(|_| spec.retry_allowed());
         let hedge_delay = hedging.and_then(|cfg| {
             let tracker = self.policies.get_mut(slot as usize)?.hedge.as_mut()?;
@@ -245,7 +277,6 @@ impl Simulation {
         if let Some(d) = hedge_delay.filter(|d| now.saturating_add(*d) < expiry) {
             self.queue.push(now + d, Event::Hedge { call: cr, attempt });
         }
-        self.send_job(cr, instance, None);
     }
 
     /// Sends a hedged copy of attempt `attempt`, if it is still unanswered and allowed.

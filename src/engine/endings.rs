@@ -14,6 +14,16 @@ impl Simulation {
     /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
     /// retry loop decides whether the call tries again.
     pub(super) fn finish_attempt(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
+        // A call path without policy state has nothing to tell and nothing to retry with.
+        if self.calls.get(cr).expect("attempt of a live call").slot == NO_SLOT {
+            self.finish_call(cr, outcome);
+        } else {
+            self.finish_attempt_in_policies(cr, outcome, retry_after);
+        }
+    }
+
+    #[inline(never)]
+    fn finish_attempt_in_policies(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         let took = now - call.attempt_started;
@@ -191,38 +201,11 @@ impl Simulation {
         }
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
-        let (op, parent, started) = (call.op, call.parent, call.started);
+        let (op, parent, started, slot) = (call.op, call.parent, call.started, call.slot);
         let spec = spec_of(&self.model, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
-        let wraps_call = spec
-            .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Call);
-        if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            end_call_in_policies(state, &mut self.queue, now, cr, call);
-            // The breaker judges the dependency, not the fallback's rescue; and a call the
-            // caller turned away itself never reached it: nothing to judge, and a probe it held
-            // goes back.
-            let judged = call.fallback_from.unwrap_or(outcome);
-            let local = matches!(
-                judged,
-                Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
-            );
-            let transition = match call.breaker {
-                Some(i) if wraps_call && local => {
-                    state.breakers[i as usize].release_unused(call.breaker_epoch);
-                    Transition::None
-                }
-                Some(i) if wraps_call => state.breakers[i as usize].record(
-                    now,
-                    judged,
-                    now - call.started,
-                    call.breaker_epoch,
-                ),
-                _ => Transition::None,
-            };
-            book_breaker(&mut self.rec, edge, self.now, transition);
+        if slot != NO_SLOT {
+            self.end_call_in_policies(cr, outcome);
         }
         self.calls.free(cr);
         if let Some(op) = op {
@@ -236,6 +219,45 @@ impl Simulation {
             Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
             Parent::Fallback(original) => self.fallback_done(original, outcome),
         }
+    }
+
+    /// A call with policy state ended with `outcome`: its permits go back, and a breaker
+    /// around the whole call judges it.
+    #[inline(never)]
+    fn end_call_in_policies(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let call = self.calls.get(cr).expect("finishing a live call");
+        let spec = spec_of(&self.model, call.spec);
+        let edge = spec.edge;
+        let wraps_call = spec
+            .policy
+            .breaker
+            .as_ref()
+            .is_some_and(|b| b.wraps == Wraps::Call);
+        let state = &mut self.policies[call.slot as usize];
+        end_call_in_policies(state, &mut self.queue, now, cr, call);
+        // The breaker judges the dependency, not the fallback's rescue; and a call the
+        // caller turned away itself never reached it: nothing to judge, and a probe it held
+        // goes back.
+        let judged = call.fallback_from.unwrap_or(outcome);
+        let local = matches!(
+            judged,
+            Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
+        );
+        let transition = match call.breaker {
+            Some(i) if wraps_call && local => {
+                state.breakers[i as usize].release_unused(call.breaker_epoch);
+                Transition::None
+            }
+            Some(i) if wraps_call => state.breakers[i as usize].record(
+                now,
+                judged,
+                now - call.started,
+                call.breaker_epoch,
+            ),
+            _ => Transition::None,
+        };
+        book_breaker(&mut self.rec, edge, now, transition);
     }
 
     /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt

@@ -78,40 +78,22 @@ impl Simulation {
         if self.fault_intercepts(jr, s, i as u32) {
             return;
         }
-        let job = self.jobs.get_mut(jr).expect("arriving job");
-        let svc = &self.model.services[s];
-        let inst = &mut self.services[s].instances[i];
-        let acc = &mut self.rec.services[s];
-        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
-        if let Some(adm) = &svc.admission {
-            let load = match adm.by {
-                AdmissionMeasure::Queue => queued,
-                AdmissionMeasure::InFlight => u64::from(inst.busy) + queued,
-            };
-            let class = job.criticality as usize;
-            if load >= adm.thresholds[class] {
-                // Shed: answered at once as overloaded (429), with the service's Retry-After.
-                acc.shed[class] += 1;
-                job.state = JobState::Replying;
-                job.outcome = Outcome::Overloaded;
-                job.retry_after = adm.retry_after;
-                self.send_reply(jr);
-                return;
-            }
+        if self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i) {
+            return;
         }
+        let svc = &self.model.services[s];
+        let inst = &self.services[s].instances[i];
+        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
         let room = queued < svc.queue;
-        let start = self.may_start(s, i as u32, self.services[s].instances[i].busy);
+        let start = self.may_start(s, i as u32, inst.busy);
         let acc = &mut self.rec.services[s];
-        let levels = &mut self.rec.levels[s];
         acc.admitted += u64::from(start || room);
         if start {
-            self.services[s].instances[i].busy += 1;
-            levels.busy.add(now, 1, &mut acc.busy_area);
-            self.start_work(jr);
+            self.take_worker(s, i, jr);
         } else if room {
             self.jobs.get_mut(jr).expect("arriving job").state = JobState::Queued;
             self.services[s].instances[i].queue.push_back(jr);
-            levels.queue.add(now, 1, &mut acc.queue_area);
+            self.rec.levels[s].queue.add(now, 1, &mut acc.queue_area);
         } else {
             acc.rejected += 1;
             let job = self.jobs.get_mut(jr).expect("arriving job");
@@ -119,6 +101,32 @@ impl Simulation {
             job.outcome = Outcome::Overloaded;
             self.send_reply(jr);
         }
+    }
+
+    /// Admission control: sheds the job (answered at once as overloaded, 429, with the
+    /// service's Retry-After) when its criticality's threshold is reached. True if shed.
+    #[inline(never)]
+    fn shed_on_arrival(&mut self, jr: Ref, s: usize, i: usize) -> bool {
+        let Some(adm) = &self.model.services[s].admission else {
+            return false;
+        };
+        let inst = &self.services[s].instances[i];
+        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
+        let load = match adm.by {
+            AdmissionMeasure::Queue => queued,
+            AdmissionMeasure::InFlight => u64::from(inst.busy) + queued,
+        };
+        let job = self.jobs.get_mut(jr).expect("arriving job");
+        let class = job.criticality as usize;
+        if load < adm.thresholds[class] {
+            return false;
+        }
+        self.rec.services[s].shed[class] += 1;
+        job.state = JobState::Replying;
+        job.outcome = Outcome::Overloaded;
+        job.retry_after = adm.retry_after;
+        self.send_reply(jr);
+        true
     }
 
     /// Starts a job on a worker already taken for it.
@@ -254,6 +262,41 @@ impl Simulation {
 
     /// Gives a freed worker the next queued job, skipping those already expired if asked to.
     pub(super) fn dispatch_next(&mut self, s: usize, i: usize) {
+        let svc = &self.model.services[s];
+        let inst = &self.services[s].instances[i];
+        // First in, first out, with nothing to skip: the head of the queue starts.
+        let plain = svc.discipline == Discipline::Fifo
+            && svc.adaptive_lifo.is_none()
+            && !svc.drop_expired
+            && inst.codel.is_none()
+            && inst.cancelled_in_queue == 0;
+        if !plain {
+            return self.dispatch_next_checked(s, i);
+        }
+        if !self.may_start(s, i as u32, inst.busy) {
+            return;
+        }
+        let Some(next) = self.services[s].instances[i].queue.pop_front() else {
+            return;
+        };
+        let acc = &mut self.rec.services[s];
+        self.rec.levels[s]
+            .queue
+            .add(self.now, -1, &mut acc.queue_area);
+        self.take_worker(s, i, next);
+    }
+
+    /// Starts `jr` on a free worker of instance `i`.
+    fn take_worker(&mut self, s: usize, i: usize, jr: Ref) {
+        self.services[s].instances[i].busy += 1;
+        let acc = &mut self.rec.services[s];
+        self.rec.levels[s].busy.add(self.now, 1, &mut acc.busy_area);
+        self.start_work(jr);
+    }
+
+    /// `dispatch_next` where the queue is served newest first, or may hold jobs to skip.
+    #[inline(never)]
+    fn dispatch_next_checked(&mut self, s: usize, i: usize) {
         let now = self.now;
         loop {
             if !self.may_start(s, i as u32, self.services[s].instances[i].busy) {
@@ -307,9 +350,7 @@ impl Simulation {
                 self.queue.push(now, Event::Answer(next));
                 continue;
             }
-            inst.busy += 1;
-            levels.busy.add(now, 1, &mut acc.busy_area);
-            self.start_work(next);
+            self.take_worker(s, i, next);
             return;
         }
     }
@@ -356,11 +397,11 @@ impl Simulation {
         let slot = call.slot;
         let edge = spec_of(&self.model, call.spec).edge;
         self.rec.edges[edge].attempt_latency.record(now - sent);
-        self.outlier_record(service, instance, outcome);
-        if let Some(tracker) = self
-            .policies
-            .get_mut(slot as usize)
-            .and_then(|s| s.hedge.as_mut())
+        if self.services[service].outlier.is_some() {
+            self.outlier_record(service, instance, outcome);
+        }
+        if slot != NO_SLOT
+            && let Some(tracker) = self.policies[slot as usize].hedge.as_mut()
         {
             tracker.record(now, now - sent);
         }
