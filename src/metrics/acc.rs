@@ -97,10 +97,11 @@ impl ClientAcc {
         );
         self.outcomes
             .emit_all(span_ns, self.outcomes.success(), emit);
-        emit("latency_p50_ms", self.latency.quantile_ms(0.5));
-        emit("latency_p90_ms", self.latency.quantile_ms(0.9));
-        emit("latency_p99_ms", self.latency.quantile_ms(0.99));
-        emit("latency_p999_ms", self.latency.quantile_ms(0.999));
+        let [p50, p90, p99, p999] = self.latency.quantiles_ms([0.5, 0.9, 0.99, 0.999]);
+        emit("latency_p50_ms", p50);
+        emit("latency_p90_ms", p90);
+        emit("latency_p99_ms", p99);
+        emit("latency_p999_ms", p999);
         emit("latency_mean_ms", self.latency.mean_ms());
         emit("latency_max_ms", self.latency.max_ms());
     }
@@ -306,17 +307,13 @@ impl EdgeAcc {
         );
         self.outcomes
             .emit_all(span_ns, self.outcomes.success(), emit);
-        emit("call_latency_p50_ms", self.call_latency.quantile_ms(0.5));
-        emit("call_latency_p99_ms", self.call_latency.quantile_ms(0.99));
+        let [call_p50, call_p99] = self.call_latency.quantiles_ms([0.5, 0.99]);
+        emit("call_latency_p50_ms", call_p50);
+        emit("call_latency_p99_ms", call_p99);
         emit("call_latency_mean_ms", self.call_latency.mean_ms());
-        emit(
-            "attempt_latency_p50_ms",
-            self.attempt_latency.quantile_ms(0.5),
-        );
-        emit(
-            "attempt_latency_p99_ms",
-            self.attempt_latency.quantile_ms(0.99),
-        );
+        let [attempt_p50, attempt_p99] = self.attempt_latency.quantiles_ms([0.5, 0.99]);
+        emit("attempt_latency_p50_ms", attempt_p50);
+        emit("attempt_latency_p99_ms", attempt_p99);
         emit("attempt_latency_mean_ms", self.attempt_latency.mean_ms());
         emit("rejected_breaker", self.rejected_breaker as f64);
         emit("rejected_bulkhead", self.rejected_bulkhead as f64);

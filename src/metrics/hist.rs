@@ -65,19 +65,39 @@ impl LatencyHist {
     /// the bucket holding the ⌈q·n⌉-th smallest latency, so a constant latency reads back as
     /// itself to three digits.
     pub fn quantile_ms(&self, q: f64) -> f64 {
+        self.quantiles_ms([q])[0]
+    }
+
+    /// Several quantiles (each as `quantile_ms`), in ascending order of `qs`, in one pass.
+    pub fn quantiles_ms<const N: usize>(&self, qs: [f64; N]) -> [f64; N] {
+        let mut out = [0.0; N];
         if self.total == 0 {
-            return 0.0;
+            return out;
         }
-        let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
-        let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                let (low, width) = bucket_of(i);
-                return (low + width / 2) as f64 / 1_000.0;
+        debug_assert!(qs.is_sorted(), "quantiles in ascending order");
+        let ranks = qs.map(|q| ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1));
+        // `seen` counts the latencies below bucket `i`. Whole chunks are skipped by their sum
+        // (which vectorises), since a bucket's array is long and mostly passed over.
+        const CHUNK: usize = 16;
+        let counts = &self.counts;
+        let (mut i, mut seen) = (0, 0);
+        for (q, &rank) in ranks.iter().enumerate() {
+            while let Some(chunk) = counts.get(i..i + CHUNK) {
+                let sum: u64 = chunk.iter().sum();
+                if seen + sum >= rank {
+                    break;
+                }
+                seen += sum;
+                i += CHUNK;
             }
+            while seen + counts[i] < rank {
+                seen += counts[i];
+                i += 1;
+            }
+            let (low, width) = bucket_of(i);
+            out[q] = (low + width / 2) as f64 / 1_000.0;
         }
-        unreachable!("the counts add up to the total")
+        out
     }
 
     pub fn mean_ms(&self) -> f64 {
@@ -105,7 +125,9 @@ impl LatencyHist {
     }
 
     pub fn reset(&mut self) {
-        self.counts.fill(0);
+        // Emptied, not zeroed: `record` zeroes the range again only as far as new latencies
+        // reach, and merges and quantiles scan only that far.
+        self.counts.clear();
         self.total = 0;
         self.sum_ns = 0;
         self.max_ns = 0;
@@ -183,5 +205,6 @@ mod tests {
         assert_eq!(h.quantile_ms(0.75), 0.3);
         assert_eq!(h.quantile_ms(0.76), 0.4);
         assert_eq!(h.quantile_ms(0.0), 0.1);
+        assert_eq!(h.quantiles_ms([0.0, 0.5, 0.75, 0.76]), [0.1, 0.2, 0.3, 0.4]);
     }
 }
