@@ -253,7 +253,7 @@ impl Simulation {
         let levels = &mut self.rec.levels[s];
         acc.served += 1;
         acc.wasted_ns += wasted;
-        acc.sojourn_sum_ns += (now - arrived) as f64;
+        acc.sojourn_sum_ns += u128::from(now - arrived);
         self.services[s].instances[i].busy -= 1;
         levels.busy.add(now, -1, &mut acc.busy_area);
         self.dispatch_next(s, i);
