@@ -5,6 +5,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// The key of a lane with no event pending: after every real key (times stay below 2^64 - 1).
+const EMPTY_LANE: u128 = u128::MAX;
+
 /// `key` is `time << 64 | seq`: one integer comparison orders by time, then insertion.
 struct Entry<E> {
     key: u128,
@@ -34,8 +37,10 @@ pub struct EventQueue<E> {
     /// Streams that always have exactly the next event pending, each scheduled by the one
     /// before (an open-loop client's arrivals): kept beside the heap, one entry per lane, and
     /// merged with it by the same key at `pop`. Half of a simple model's events skip the heap,
-    /// and the order is exactly the one the heap alone would give.
-    lanes: Vec<Option<Entry<E>>>,
+    /// and the order is exactly the one the heap alone would give. An empty lane's key is
+    /// `u128::MAX`, which no event's key reaches, so the merge compares keys only.
+    lane_keys: Vec<u128>,
+    lane_events: Vec<Option<E>>,
     next_seq: u64,
 }
 
@@ -43,7 +48,8 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
-            lanes: Vec::new(),
+            lane_keys: Vec::new(),
+            lane_events: Vec::new(),
             next_seq: 0,
         }
     }
@@ -64,29 +70,41 @@ impl<E> EventQueue<E> {
     /// Schedules the next event of stream `lane`, which must have none pending.
     pub fn push_lane(&mut self, lane: usize, time: u64, event: E) {
         let key = self.key(time);
-        if self.lanes.len() <= lane {
-            self.lanes.resize_with(lane + 1, || None);
+        if self.lane_keys.len() <= lane {
+            self.lane_keys.resize(lane + 1, EMPTY_LANE);
+            self.lane_events.resize_with(lane + 1, || None);
         }
         debug_assert!(
-            self.lanes[lane].is_none(),
+            self.lane_events[lane].is_none(),
             "lane {lane} already has its next event"
         );
-        self.lanes[lane] = Some(Entry { key, event });
+        self.lane_keys[lane] = key;
+        self.lane_events[lane] = Some(event);
     }
 
     /// The lane whose pending event comes before the heap's first, if any.
     fn earliest_lane(&self) -> Option<usize> {
-        let mut best_key = self.heap.peek().map_or(u128::MAX, |e| e.key);
-        let mut best = None;
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if let Some(e) = lane
-                && e.key < best_key
-            {
-                best_key = e.key;
-                best = Some(i);
+        let heap_first = self.heap.peek().map_or(EMPTY_LANE, |e| e.key);
+        match self.lane_keys.as_slice() {
+            [] => None,
+            // One open-loop client: the common case, one comparison.
+            [only] => (*only < heap_first).then_some(0),
+            keys => {
+                let (mut best_key, mut best) = (heap_first, None);
+                for (i, &key) in keys.iter().enumerate() {
+                    if key < best_key {
+                        (best_key, best) = (key, Some(i));
+                    }
+                }
+                best
             }
         }
-        best
+    }
+
+    fn take_lane(&mut self, lane: usize) -> Entry<E> {
+        let key = std::mem::replace(&mut self.lane_keys[lane], EMPTY_LANE);
+        let event = self.lane_events[lane].take().expect("a lane with a key has an event");
+        Entry { key, event }
     }
 
     /// Re-inserts an event just popped, ahead of any event with the same time.
@@ -101,23 +119,23 @@ impl<E> EventQueue<E> {
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        let first = match self.earliest_lane() {
-            Some(i) => self.lanes[i].as_ref(),
-            None => self.heap.peek(),
+        let key = match self.earliest_lane() {
+            Some(i) => Some(self.lane_keys[i]),
+            None => self.heap.peek().map(|e| e.key),
         };
-        first.map(|e| (e.key >> 64) as u64)
+        key.map(|k| (k >> 64) as u64)
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
         let first = match self.earliest_lane() {
-            Some(i) => self.lanes[i].take(),
+            Some(i) => Some(self.take_lane(i)),
             None => self.heap.pop(),
         };
         first.map(|e| ((e.key >> 64) as u64, e.event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().filter(|l| l.is_some()).count()
+        self.heap.len() + self.lane_events.iter().filter(|l| l.is_some()).count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -161,7 +179,13 @@ mod tests {
 
     #[test]
     fn lanes_merge_with_the_heap_in_exactly_the_heaps_order() {
-        // The same pushes, once all into the heap and once with two streams in lanes.
+        // The same pushes, once all into the heap and once with 1, 2 or 3 streams in lanes.
+        for lanes in 1..=3 {
+            lanes_match_the_heap(lanes);
+        }
+    }
+
+    fn lanes_match_the_heap(lanes: usize) {
         let mut plain = EventQueue::default();
         let mut laned = EventQueue::default();
         let mut x: u64 = 99;
@@ -171,13 +195,13 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
-        let mut lane_time = [0u64; 2];
+        let mut lane_time = vec![0u64; lanes];
         let mut id = 0u64;
         for _ in 0..500 {
             for (lane, t) in lane_time.iter_mut().enumerate() {
                 // A lane's next event is scheduled once its previous one has been popped.
                 if !laned
-                    .lanes
+                    .lane_events
                     .get(lane)
                     .is_some_and(|l: &Option<_>| l.is_some())
                 {
@@ -187,7 +211,7 @@ mod tests {
                     id += 1;
                 }
             }
-            let t = lane_time[0].min(lane_time[1]) + next(4);
+            let t = lane_time.iter().min().unwrap() + next(4);
             plain.push(t, (9, id));
             laned.push(t, (9, id));
             id += 1;
