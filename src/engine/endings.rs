@@ -13,6 +13,7 @@ use crate::policy::retry::in_set;
 impl Simulation {
     /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
     /// retry loop decides whether the call tries again.
+    #[inline(always)]
     pub(super) fn finish_attempt(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
         // A call path without policy state has nothing to tell and nothing to retry with.
         if self.calls.get(cr).expect("attempt of a live call").slot == NO_SLOT {
@@ -143,6 +144,7 @@ impl Simulation {
     }
 
     /// The call is over unless its policy falls back on this failure.
+    #[inline(always)]
     pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("finishing a live call");

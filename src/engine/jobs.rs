@@ -416,6 +416,7 @@ impl Simulation {
     }
 
     /// Removes a finished or abandoned job, releasing its hold on its operation's record.
+    #[inline(always)]
     pub(super) fn free_job(&mut self, jr: Ref) {
         let op = self.jobs.get(jr).expect("freeing a live job").op;
         self.jobs.free(jr);
