@@ -1,10 +1,15 @@
 //! A slab of values addressed by `u32` index with a generation, so a stale reference (a timer
 //! for a call that has since finished and whose slot was reused) is recognised, not followed.
+//!
+//! A slot's generation is odd while it holds a value and even once freed; a reference carries
+//! the odd generation it was given. So one comparison tells a live value from a stale or freed
+//! one, and a freed value stays in its slot (unreachable) until the slot is taken again.
 
 use std::num::NonZeroU32;
 
 /// A reference into an `Arena`: slot index plus the generation the slot had when it was taken.
-/// Generations are never zero, so `Option<Ref>` takes no more room than `Ref`.
+/// Generations of references are odd, so never zero, and `Option<Ref>` takes no more room
+/// than `Ref`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ref {
     pub index: u32,
@@ -18,8 +23,15 @@ pub struct Arena<T> {
 }
 
 struct Slot<T> {
-    generation: NonZeroU32,
-    value: Option<T>,
+    /// Odd: holds `value`. Even: free (`value` is a leftover nobody can reach).
+    generation: u32,
+    value: T,
+}
+
+impl<T> Slot<T> {
+    fn holds(&self, r: Ref) -> bool {
+        self.generation == r.generation.get()
+    }
 }
 
 impl<T> Default for Arena<T> {
@@ -35,71 +47,61 @@ impl<T> Default for Arena<T> {
 impl<T> Arena<T> {
     pub fn insert(&mut self, value: T) -> Ref {
         self.live += 1;
-        if let Some(index) = self.free.pop() {
+        let index = if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
-            slot.value = Some(value);
-            Ref {
-                index,
-                generation: slot.generation,
-            }
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.value = value;
+            index
         } else {
             let index =
                 u32::try_from(self.slots.len()).expect("more than 4 billion requests in flight");
             self.slots.push(Slot {
-                generation: NonZeroU32::MIN,
-                value: Some(value),
+                generation: 1,
+                value,
             });
-            Ref {
-                index,
-                generation: NonZeroU32::MIN,
-            }
+            index
+        };
+        let generation = self.slots[index as usize].generation;
+        Ref {
+            index,
+            generation: NonZeroU32::new(generation).expect("a live generation is odd"),
         }
     }
 
     pub fn get(&self, r: Ref) -> Option<&T> {
         let slot = self.slots.get(r.index as usize)?;
-        if slot.generation == r.generation {
-            slot.value.as_ref()
-        } else {
-            None
-        }
+        slot.holds(r).then_some(&slot.value)
     }
 
     pub fn get_mut(&mut self, r: Ref) -> Option<&mut T> {
         let slot = self.slots.get_mut(r.index as usize)?;
-        if slot.generation == r.generation {
-            slot.value.as_mut()
-        } else {
-            None
-        }
+        slot.holds(r).then_some(&mut slot.value)
     }
 
-    /// Frees the slot; later references with this generation no longer resolve.
-    pub fn remove(&mut self, r: Ref) -> Option<T> {
-        let value = self.live_slot(r)?.value.take();
+    /// Frees the slot, handing back a copy of its value; later references with this
+    /// generation no longer resolve.
+    pub fn remove(&mut self, r: Ref) -> Option<T>
+    where
+        T: Clone,
+    {
+        let value = self.get(r)?.clone();
         self.release(r.index);
-        value
+        Some(value)
     }
 
-    /// Frees the slot like `remove`, dropping the value in place: a caller that has already
+    /// Frees the slot like `remove`, leaving the value where it is: a caller that has already
     /// read what it needs saves moving a large value out. Returns whether `r` was live.
     pub fn free(&mut self, r: Ref) -> bool {
-        let Some(slot) = self.live_slot(r) else {
+        if self.get(r).is_none() {
             return false;
-        };
-        slot.value = None;
+        }
         self.release(r.index);
         true
     }
 
-    fn live_slot(&mut self, r: Ref) -> Option<&mut Slot<T>> {
-        let slot = self.slots.get_mut(r.index as usize)?;
-        (slot.generation == r.generation && slot.value.is_some()).then_some(slot)
-    }
-
     fn release(&mut self, index: u32) {
         let slot = &mut self.slots[index as usize];
-        slot.generation = slot.generation.checked_add(1).unwrap_or(NonZeroU32::MIN);
+        slot.generation = slot.generation.wrapping_add(1);
         self.free.push(index);
         self.live -= 1;
     }
@@ -107,15 +109,14 @@ impl<T> Arena<T> {
     /// Every value held, with its reference, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (Ref, &T)> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
-            s.value.as_ref().map(|v| {
-                (
-                    Ref {
-                        index: i as u32,
-                        generation: s.generation,
-                    },
-                    v,
-                )
-            })
+            let generation = NonZeroU32::new(s.generation).filter(|g| g.get() % 2 == 1)?;
+            Some((
+                Ref {
+                    index: i as u32,
+                    generation,
+                },
+                &s.value,
+            ))
         })
     }
 
@@ -159,5 +160,23 @@ mod tests {
         assert!(a.free(r2));
         assert_eq!((a.get(r2), a.len()), (None, 0));
         assert_eq!(a.capacity(), 1);
+        let r3 = a.insert("three");
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![(r3, &"three")]);
+    }
+
+    #[test]
+    fn generations_wrap_around_without_reviving_old_refs() {
+        let mut a = Arena::default();
+        a.insert(0u8);
+        a.slots[0].generation = u32::MAX;
+        let last = Ref {
+            index: 0,
+            generation: NonZeroU32::new(u32::MAX).unwrap(),
+        };
+        assert!(a.free(last));
+        let next = a.insert(1);
+        assert_eq!(next.generation.get(), 1, "past u32::MAX the generation starts over");
+        assert_eq!(a.get(last), None);
+        assert_eq!(a.get(next), Some(&1));
     }
 }
