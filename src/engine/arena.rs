@@ -175,7 +175,11 @@ mod tests {
         };
         assert!(a.free(last));
         let next = a.insert(1);
-        assert_eq!(next.generation.get(), 1, "past u32::MAX the generation starts over");
+        assert_eq!(
+            next.generation.get(),
+            1,
+            "past u32::MAX the generation starts over"
+        );
         assert_eq!(a.get(last), None);
         assert_eq!(a.get(next), Some(&1));
     }

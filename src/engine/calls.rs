@@ -15,11 +15,8 @@ impl Simulation {
         let deadline = self.model.clients[client as usize]
             .deadline
             .map_or(NO_DEADLINE, |d| self.now + d);
-        self.start_call(
-            Parent::Client { client, user },
-            SpecId::Client(client),
-            deadline,
-        );
+        let spec = SpecId(self.model.clients[client as usize].call.id as u32);
+        self.start_call(Parent::Client { client, user }, spec, deadline);
     }
 
     /// A client's request ended. Its outcome and latency are counted once, on the client's
@@ -40,7 +37,7 @@ impl Simulation {
         caller_deadline: u64,
     ) -> Ref {
         let now = self.now;
-        let spec = spec_of(&self.model, spec_id);
+        let spec = spec_of(&self.specs, spec_id);
         self.rec.edges[spec.edge].calls += 1;
         let deadline = if caller_deadline == NO_DEADLINE {
             NO_DEADLINE
@@ -114,7 +111,7 @@ impl Simulation {
         if let Some(b) = state.hedge_budget.as_mut() {
             b.on_call(now);
         }
-        let spec = spec_of(&self.model, self.calls.get(cr).expect("live").spec);
+        let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
         let wraps_call = spec
             .policy
             .breaker
@@ -137,7 +134,7 @@ impl Simulation {
         call.attempt += 1;
         call.phase = Phase::Attempting;
         let deadline = call.deadline;
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let policy = &spec.policy;
         if deadline <= now || deadline - now < policy.min_attempt {
             // Too little time left to start: fail fast without sending anything.
@@ -164,7 +161,7 @@ impl Simulation {
         let now = self.now;
         let call = self.calls.get(cr).expect("live");
         let (deadline, attempt, slot) = (call.deadline, call.attempt, call.slot);
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
         let per_attempt_breaker = policy
             .breaker
@@ -235,7 +232,7 @@ impl Simulation {
         call.instance = instance;
         call.hedges_sent = 0;
         let (spec_id, attempt, slot) = (call.spec, call.attempt, call.slot);
-        let spec = spec_of(&self.model, spec_id);
+        let spec = spec_of(&self.specs, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
         let retry_timeout = spec
             .policy
@@ -268,7 +265,7 @@ impl Simulation {
     #[inline(never)]
     fn plan_first_hedge(&mut self, cr: Ref, attempt: u32, slot: u32, expiry: u64) {
         let now = self.now;
-        let spec = spec_of(&self.model, self.calls.get(cr).expect("live").spec);
+        let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
         let hedging = spec.policy.hedge.as_ref().filter(|_| spec.retry_allowed());
         let hedge_delay = hedging.and_then(|cfg| {
             let tracker = self.policies.get_mut(slot as usize)?.hedge.as_mut()?;
@@ -289,7 +286,7 @@ impl Simulation {
         if call.attempt != attempt || call.phase != Phase::Attempting || !waiting {
             return;
         }
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let Some(cfg) = spec.policy.hedge.as_ref() else {
             return;
         };
@@ -330,7 +327,7 @@ impl Simulation {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("sending for a live call");
         let spec_id = call.spec;
-        let spec = spec_of(&self.model, spec_id);
+        let spec = spec_of(&self.specs, spec_id);
         let direct = self.faults.instant_network(spec);
         let job = Job {
             service: spec.to as u32,
@@ -378,7 +375,7 @@ impl Simulation {
 
     /// One-way network latency of the call, drawn from the edge's stream.
     pub(super) fn network_delay(&mut self, spec_id: SpecId) -> u64 {
-        let spec = spec_of(&self.model, spec_id);
+        let spec = spec_of(&self.specs, spec_id);
         let delay = match &spec.latency {
             Some(l) => l.sample(&mut self.edge_rngs[spec.edge]),
             None => 0,
@@ -394,7 +391,7 @@ impl Simulation {
         if call.attempt != attempt || !waiting {
             return;
         }
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let (to, instance) = (spec.to, call.instance);
         self.rec.edges[spec.edge]
             .attempt_latency
@@ -417,7 +414,7 @@ impl Simulation {
     pub(super) fn abandon_attempt_jobs(&mut self, cr: Ref) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("live");
-        let cancel = spec_of(&self.model, call.spec).policy.cancel;
+        let cancel = spec_of(&self.specs, call.spec).policy.cancel;
         for j in call.take_attempt_jobs() {
             if let Some(job) = self.jobs.get_mut(j) {
                 job.abandoned_at = now;
@@ -442,7 +439,7 @@ impl Simulation {
                 // The permit is the call's now, whatever it does next.
                 call.holds_permit = true;
                 call.phase = Phase::Attempting;
-                let min_attempt = spec_of(&self.model, call.spec).policy.min_attempt;
+                let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
                 if call.deadline <= self.now || call.deadline - self.now < min_attempt {
                     self.finish_call(cr, Outcome::DeadlineExceeded);
                 } else {
@@ -467,7 +464,7 @@ impl Simulation {
         if call.attempt != attempt || call.phase != Phase::WaitingPermit {
             return;
         }
-        let (slot, edge) = (call.slot, spec_of(&self.model, call.spec).edge);
+        let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
         let left = self
             .policy_mut(slot)
             .and_then(|p| p.bulkhead.as_mut())

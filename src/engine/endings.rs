@@ -38,7 +38,7 @@ impl Simulation {
             call.deadline,
             call.last_delay,
         );
-        let spec = spec_of(&self.model, spec_id);
+        let spec = spec_of(&self.specs, spec_id);
         let edge = spec.edge;
         let per_attempt = spec
             .policy
@@ -148,7 +148,7 @@ impl Simulation {
     pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("finishing a live call");
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let falls_back = spec
             .policy
             .fallback
@@ -164,8 +164,8 @@ impl Simulation {
         match spec.fallback {
             Some(f) => {
                 let deadline = call.deadline;
-                let child =
-                    self.start_call(Parent::Fallback(cr), SpecId::Fallback(f as u32), deadline);
+                let spec = SpecId(self.model.fallbacks[f].id as u32);
+                let child = self.start_call(Parent::Fallback(cr), spec, deadline);
                 if let Some(call) = self.calls.get_mut(cr) {
                     call.fallback_call = Some(child);
                 }
@@ -204,7 +204,7 @@ impl Simulation {
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
         let (op, parent, started, slot) = (call.op, call.parent, call.started, call.slot);
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         if slot != NO_SLOT {
             self.end_call_in_policies(cr, outcome);
@@ -229,7 +229,7 @@ impl Simulation {
     fn end_call_in_policies(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.get(cr).expect("finishing a live call");
-        let spec = spec_of(&self.model, call.spec);
+        let spec = spec_of(&self.specs, call.spec);
         let edge = spec.edge;
         let wraps_call = spec
             .policy
@@ -269,7 +269,7 @@ impl Simulation {
         let Some(call) = self.calls.get_mut(cr) else {
             return;
         };
-        self.rec.edges[spec_of(&self.model, call.spec).edge].abandoned += 1;
+        self.rec.edges[spec_of(&self.specs, call.spec).edge].abandoned += 1;
         for j in call.take_attempt_jobs() {
             if let Some(job) = self.jobs.get_mut(j) {
                 job.abandoned_at = now;
@@ -300,7 +300,7 @@ impl Simulation {
     /// Asks breaker `which` of the call's policy state; counts a rejection.
     pub(super) fn breaker_admits(&mut self, cr: Ref, which: u32) -> bool {
         let call = self.calls.get_mut(cr).expect("live");
-        let edge = spec_of(&self.model, call.spec).edge;
+        let edge = spec_of(&self.specs, call.spec).edge;
         let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
         let (admitted, transition) = breaker.try_acquire(self.now);
         call.breaker_epoch = breaker.epoch();
@@ -318,7 +318,7 @@ impl Simulation {
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
     pub(super) fn release_unused_breaker(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");
-        let per_attempt = spec_of(&self.model, call.spec)
+        let per_attempt = spec_of(&self.specs, call.spec)
             .policy
             .breaker
             .as_ref()

@@ -110,7 +110,7 @@ impl Simulation {
 
     fn fault_acts(&mut self, jr: Ref, service: usize, instance: u32) -> bool {
         let job = self.jobs.get(jr).expect("arriving job");
-        let edge = spec_of(&self.model, job.spec).edge;
+        let edge = spec_of(&self.specs, job.spec).edge;
         let now = self.now;
         let (by_service, by_edge) = (&self.faults.by_service[service], &self.faults.by_edge[edge]);
         if by_service.is_empty() && by_edge.is_empty() {

@@ -140,7 +140,7 @@ impl Simulation {
             if op.executions > 1 {
                 // A non-idempotent operation runs again: a duplicate execution (which an
                 // idempotency key lets the callee make harmless, but it still ran).
-                self.rec.edges[spec_of(&self.model, job.spec).edge].duplicates += 1;
+                self.rec.edges[spec_of(&self.specs, job.spec).edge].duplicates += 1;
             }
         }
         let (s, i) = (job.service as usize, job.instance as usize);
@@ -194,11 +194,7 @@ impl Simulation {
         // Calls can finish at once (a deadline already spent, a full queue); the job advances
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
-            let spec = SpecId::Step {
-                service: s as u32,
-                step: step as u16,
-                index: index as u16,
-            };
+            let spec = SpecId(self.model.services[s].steps[step][index].id as u32);
             let child = self.start_call(Parent::Job(jr), spec, deadline);
             // Remember calls still out, so cancelling the job can cancel them. (After the last
             // start the job may be gone: its calls all ended at once.)
@@ -367,7 +363,7 @@ impl Simulation {
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
         }
-        let direct = self.faults.instant_network(spec_of(&self.model, spec));
+        let direct = self.faults.instant_network(spec_of(&self.specs, spec));
         match if direct { 0 } else { self.network_delay(spec) } {
             0 => self.deliver_reply(jr),
             d => self.queue.push(self.now + d, Event::Reply(jr)),
@@ -395,7 +391,7 @@ impl Simulation {
         }
         let others = call.current.is_some() || call.hedges.iter().any(Option::is_some);
         let slot = call.slot;
-        let edge = spec_of(&self.model, call.spec).edge;
+        let edge = spec_of(&self.specs, call.spec).edge;
         self.rec.edges[edge].attempt_latency.record(now - sent);
         if self.services[service].outlier.is_some() {
             self.outlier_record(service, instance, outcome);

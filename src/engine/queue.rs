@@ -103,7 +103,9 @@ impl<E> EventQueue<E> {
 
     fn take_lane(&mut self, lane: usize) -> Entry<E> {
         let key = std::mem::replace(&mut self.lane_keys[lane], EMPTY_LANE);
-        let event = self.lane_events[lane].take().expect("a lane with a key has an event");
+        let event = self.lane_events[lane]
+            .take()
+            .expect("a lane with a key has an event");
         Entry { key, event }
     }
 

@@ -13,6 +13,7 @@ use rand_distr::{Distribution, Exp1};
 
 pub struct Simulation {
     pub(super) model: Model,
+    pub(super) specs: Vec<CallSpec>,
     pub(super) now: u64,
     pub(super) end: u64,
     pub(super) queue: EventQueue<Event>,
@@ -48,16 +49,27 @@ pub struct RunResult {
 }
 
 #[inline(always)]
-pub(super) fn spec_of(model: &Model, id: SpecId) -> &CallSpec {
-    match id {
-        SpecId::Client(c) => &model.clients[c as usize].call,
-        SpecId::Fallback(f) => &model.fallbacks[f as usize],
-        SpecId::Step {
-            service,
-            step,
-            index,
-        } => &model.services[service as usize].steps[step as usize][index as usize],
+pub(super) fn spec_of(specs: &[CallSpec], id: SpecId) -> &CallSpec {
+    &specs[id.0 as usize]
+}
+
+/// Every call spec of the model (clients', services' steps', fallbacks'), indexed by id: one
+/// lookup on the hot path instead of a walk through clients, services and steps.
+fn specs_by_id(model: &Model) -> Vec<CallSpec> {
+    let all = model
+        .clients
+        .iter()
+        .map(|c| &c.call)
+        .chain(model.services.iter().flat_map(|s| s.steps.iter().flatten()))
+        .chain(&model.fallbacks);
+    let mut specs: Vec<Option<CallSpec>> = vec![None; model.call_specs];
+    for spec in all {
+        specs[spec.id] = Some(spec.clone());
     }
+    specs
+        .into_iter()
+        .map(|s| s.expect("call spec ids are dense"))
+        .collect()
 }
 
 impl Simulation {
@@ -124,6 +136,7 @@ impl Simulation {
             extra_users: Vec::new(),
             trace: None,
             events: 0,
+            specs: specs_by_id(&model),
             model,
         };
         sim.start_clients();
@@ -226,7 +239,7 @@ impl Simulation {
         let mut edges = vec![0u64; self.model.edges.len()];
         let mut services = vec![0u64; self.model.services.len()];
         for (_, call) in self.calls.iter() {
-            edges[spec_of(&self.model, call.spec).edge] += 1;
+            edges[spec_of(&self.specs, call.spec).edge] += 1;
             if let Parent::Client { client, .. } = call.parent {
                 clients[client as usize] += 1;
             }

@@ -8,18 +8,10 @@ use std::collections::VecDeque;
 /// "No deadline": later than any simulated time.
 pub const NO_DEADLINE: u64 = u64::MAX;
 
-/// Which `CallSpec` of the model a call follows.
+/// Which `CallSpec` of the model a call follows: its dense `CallSpec::id`, an index into
+/// `Simulation::specs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpecId {
-    Client(u32),
-    /// A call a policy falls back to (`Model::fallbacks`).
-    Fallback(u32),
-    Step {
-        service: u32,
-        step: u16,
-        index: u16,
-    },
-}
+pub struct SpecId(pub u32);
 
 /// Who waits for a logical call's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

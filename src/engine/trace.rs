@@ -135,7 +135,7 @@ impl super::sim::Simulation {
         let Some(call) = self.calls.get(c) else {
             return;
         };
-        let spec = super::sim::spec_of(&self.model, call.spec);
+        let spec = super::sim::spec_of(&self.specs, call.spec);
         let entity = format!("edge.{}", self.model.edges[spec.edge].name);
         let parent = match call.parent {
             super::state::Parent::Client { client, .. } => {
