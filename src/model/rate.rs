@@ -80,11 +80,18 @@ impl RateSchedule {
     /// The exact time (ns) after `t` at which the integrated rate reaches `e`, or `None` when
     /// the rate stays zero forever. Callers keep the exact time and round only when scheduling,
     /// so rounding never accumulates. `cursor` caches the segment index between calls.
-    pub fn next_after(&self, mut t: f64, mut e: f64, cursor: &mut usize) -> Option<f64> {
+    #[inline]
+    pub fn next_after(&self, t: f64, e: f64, cursor: &mut usize) -> Option<f64> {
         if let [only] = self.segments.as_slice() {
-            // A constant rate: the common case, kept to one division.
+            // A constant rate: the common case, kept to one division (and inlined).
             return (only.r0 > 0.0).then(|| t + e / only.r0);
         }
+        self.next_after_phases(t, e, cursor)
+    }
+
+    /// `next_after` through phases: walks the segments from the cached one.
+    #[inline(never)]
+    fn next_after_phases(&self, mut t: f64, mut e: f64, cursor: &mut usize) -> Option<f64> {
         let mut i = (*cursor).min(self.segments.len() - 1);
         while self.segments[i].end <= t {
             i += 1;
