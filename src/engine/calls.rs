@@ -112,11 +112,7 @@ impl Simulation {
             b.on_call(now);
         }
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
-        let wraps_call = spec
-            .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Call);
+        let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
         if wraps_call {
             if !self.breaker_admits(cr, 0) {
                 self.finish_call(cr, Outcome::BreakerOpen);

@@ -40,11 +40,7 @@ impl Simulation {
         );
         let spec = spec_of(&self.specs, spec_id);
         let edge = spec.edge;
-        let per_attempt = spec
-            .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Attempt);
+        let per_attempt = spec.policy.breaker_wraps(Wraps::Attempt);
         let breaker_epoch = call.breaker_epoch;
         let breaker = if per_attempt {
             call.breaker.take()
@@ -231,11 +227,7 @@ impl Simulation {
         let call = self.calls.get(cr).expect("finishing a live call");
         let spec = spec_of(&self.specs, call.spec);
         let edge = spec.edge;
-        let wraps_call = spec
-            .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Call);
+        let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
         let state = &mut self.policies[call.slot as usize];
         end_call_in_policies(state, &mut self.queue, now, cr, call);
         // The breaker judges the dependency, not the fallback's rescue; and a call the
@@ -320,9 +312,7 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("live");
         let per_attempt = spec_of(&self.specs, call.spec)
             .policy
-            .breaker
-            .as_ref()
-            .is_some_and(|b| b.wraps == Wraps::Attempt);
+            .breaker_wraps(Wraps::Attempt);
         // A breaker around the whole call keeps its admission: it judges the call's end.
         if !per_attempt {
             return;

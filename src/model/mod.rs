@@ -171,6 +171,13 @@ pub struct Policy {
     pub hedge: Option<HedgeConfig>,
 }
 
+impl Policy {
+    /// Whether a breaker guards this path around `what`: each attempt, or the whole call.
+    pub fn breaker_wraps(&self, what: Wraps) -> bool {
+        self.breaker.as_ref().is_some_and(|b| b.wraps == what)
+    }
+}
+
 /// What answers when a call finally fails with one of the `on` kinds: a canned degraded answer
 /// after `latency`, or a call to another service (`CallSpec::fallback`), whose success is a
 /// degraded answer and whose failure leaves the original one.
