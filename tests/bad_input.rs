@@ -156,6 +156,10 @@ fn zero_or_negative_values() {
         &["scenario.toml:3", "scenario.duration"],
     );
     c.rejects(
+        &GOOD.replace("duration = \"5s\"", "duration = \"2600000h\""),
+        &["scenario.toml:3", "scenario.duration", "146 years"],
+    );
+    c.rejects(
         &GOOD.replace("timeout = \"200ms\"", "timeout = \"0ms\""),
         &["scenario.toml:25:1", "policy.db-client.timeout"],
     );

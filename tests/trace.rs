@@ -85,6 +85,14 @@ fn the_trace_follows_each_request_through_the_services() {
     assert_eq!(rows[2][2], rows[1][1]);
     assert_eq!(rows[4][2], rows[2][1]);
     assert_eq!(rows[10][5], "ok");
+    // Each request ends before the next arrives, so the client's calls reuse one slot: its
+    // id counts the uses of that slot.
+    let client_calls: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[3] == "edge.web.api" && r[4] == "call_start")
+        .map(|r| r[1])
+        .collect();
+    assert_eq!(client_calls, ["c0.1", "c0.2", "c0.3", "c0.4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

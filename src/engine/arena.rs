@@ -16,6 +16,14 @@ pub struct Ref {
     pub generation: NonZeroU32,
 }
 
+impl Ref {
+    /// Which use of its slot this is: 1 for the first value the slot held, 2 for the next…
+    /// (generations advance by two per use: one on insert, one on free).
+    pub fn use_number(&self) -> u32 {
+        self.generation.get().div_ceil(2)
+    }
+}
+
 pub struct Arena<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
@@ -148,6 +156,7 @@ mod tests {
         assert_eq!(a.get(r1), None);
         let r2 = a.insert("two");
         assert_eq!(r2.index, r1.index, "slot is reused");
+        assert_eq!((r1.use_number(), r2.use_number()), (1, 2));
         assert_ne!(r2.generation, r1.generation);
         assert_eq!(
             a.get(r1),

@@ -12,7 +12,18 @@ use rand::RngExt;
 impl Simulation {
     /// The balancer's choice among the instances outlier detection has not ejected. With
     /// none ejected it draws exactly as it would without a detector.
+    #[inline(always)]
     pub(super) fn pick_instance(&mut self, s: usize) -> u32 {
+        // A single instance is the only choice: no call, no draw.
+        if self.services[s].instances.len() == 1 {
+            0
+        } else {
+            self.balance(s)
+        }
+    }
+
+    #[inline(never)]
+    fn balance(&mut self, s: usize) -> u32 {
         let ServiceState {
             instances,
             balancer_rng,

@@ -1,8 +1,9 @@
 //! `--trace`: every event of a run as CSV rows, for debugging small runs.
 //!
 //! Columns: `time_ns,request,parent,entity,event,outcome`. A request is a logical call
-//! (`c<slot>.<generation>`) or one attempt's job at a service (`j<slot>.<generation>`); its
-//! parent is the job that made the call (or `client.<name>`), and a job's parent is its call.
+//! (`c<slot>.<n>`, the n-th use of that arena slot) or one attempt's job at a service
+//! (`j<slot>.<n>`); its parent is the job that made the call (or `client.<name>`), and a
+//! job's parent is its call.
 //! Rows stop being kept past `limit`; the run then reports that the trace overflowed and
 //! nothing is written, so a trace is never silently cut short.
 
@@ -27,8 +28,8 @@ pub enum Id {
 impl std::fmt::Display for Id {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Id::Call(r) => write!(f, "c{}.{}", r.index, r.generation),
-            Id::Job(r) => write!(f, "j{}.{}", r.index, r.generation),
+            Id::Call(r) => write!(f, "c{}.{}", r.index, r.use_number()),
+            Id::Job(r) => write!(f, "j{}.{}", r.index, r.use_number()),
             Id::None => Ok(()),
         }
     }

@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 
 pub(super) type Res<T> = super::document::Located<T>;
 
+/// Warm-up plus duration stays below this (2^62 ns, about 146 years).
+const MAX_END_NS: u64 = 1 << 62;
+
 /// Steps per service and calls per parallel step: the engine counts them in 16 bits.
 const MAX_CALLS: usize = 1000;
 
@@ -26,6 +29,17 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         return Err(src.error_at("scenario.bucket", "must be longer than zero"));
     }
     let warmup = meta.warmup.map_or(0, |w| w.0);
+    // The engine's clock counts nanoseconds and converts them through i64 on its hot path:
+    // 2^62 ns (146 years) leaves room for every deadline and timer added to the end.
+    if warmup
+        .checked_add(meta.duration.0)
+        .is_none_or(|end| end >= MAX_END_NS)
+    {
+        return Err(src.error_at(
+            "scenario.duration",
+            "with the warm-up, must stay below 146 years (the clock counts nanoseconds)",
+        ));
+    }
     let recovery_hold = meta.recovery_hold.map_or(10 * NANOS_PER_SEC, |h| h.0);
     if recovery_hold == 0 {
         return Err(src.error_at("scenario.recovery_hold", "must be longer than zero"));
