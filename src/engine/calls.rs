@@ -15,7 +15,7 @@ impl Simulation {
         let deadline = self.model.clients[client as usize]
             .deadline
             .map_or(NO_DEADLINE, |d| self.now + d);
-        let spec = SpecId(self.model.clients[client as usize].call.id as u32);
+        let spec = SpecId::of(&self.model.clients[client as usize].call);
         self.start_call(Parent::Client { client, user }, spec, deadline);
     }
 

@@ -47,10 +47,7 @@ impl Simulation {
         } else {
             None
         };
-        let Some(state) = self.policies.get_mut(slot as usize) else {
-            self.finish_call(cr, outcome);
-            return;
-        };
+        let state = &mut self.policies[slot as usize];
         if holds_permit
             && let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release())
         {
@@ -160,7 +157,7 @@ impl Simulation {
         match spec.fallback {
             Some(f) => {
                 let deadline = call.deadline;
-                let spec = SpecId(self.model.fallbacks[f].id as u32);
+                let spec = SpecId::of(&self.model.fallbacks[f]);
                 let child = self.start_call(Parent::Fallback(cr), spec, deadline);
                 if let Some(call) = self.calls.get_mut(cr) {
                     call.fallback_call = Some(child);
@@ -203,7 +200,7 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         if slot != NO_SLOT {
-            self.end_call_in_policies(cr, outcome);
+            self.settle_policies_at_call_end(cr, outcome);
         }
         self.calls.free(cr);
         if let Some(op) = op {
@@ -222,7 +219,7 @@ impl Simulation {
     /// A call with policy state ended with `outcome`: its permits go back, and a breaker
     /// around the whole call judges it.
     #[inline(never)]
-    fn end_call_in_policies(&mut self, cr: Ref, outcome: Outcome) {
+    fn settle_policies_at_call_end(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
         let call = self.calls.get(cr).expect("finishing a live call");
         let spec = spec_of(&self.specs, call.spec);

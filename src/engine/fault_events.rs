@@ -148,7 +148,7 @@ impl Simulation {
             .map(|(r, _)| r)
             .collect();
         let inst = &mut self.services[s].instances[i as usize];
-        let queued = inst.queue.len() - inst.cancelled_in_queue as usize;
+        let queued = inst.waiting();
         inst.queue.clear();
         inst.cancelled_in_queue = 0;
         let acc = &mut self.rec.services[s];

@@ -38,7 +38,7 @@ impl Simulation {
         let ok = eligible(outlier, down, n);
         let outstanding = |i: u32| {
             let inst = &instances[i as usize];
-            inst.busy as usize + inst.queue.len() - inst.cancelled_in_queue as usize
+            inst.busy as usize + inst.waiting()
         };
         match self.model.services[s].balancer {
             BalancerKind::RoundRobin => {
@@ -94,7 +94,7 @@ impl Simulation {
         }
         let svc = &self.model.services[s];
         let inst = &self.services[s].instances[i];
-        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
+        let queued = inst.waiting() as u64;
         let room = queued < svc.queue;
         let start = self.may_start(s, i as u32, inst.busy);
         let acc = &mut self.rec.services[s];
@@ -122,7 +122,7 @@ impl Simulation {
             return false;
         };
         let inst = &self.services[s].instances[i];
-        let queued = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
+        let queued = inst.waiting() as u64;
         let load = match adm.by {
             AdmissionMeasure::Queue => queued,
             AdmissionMeasure::InFlight => u64::from(inst.busy) + queued,
@@ -205,7 +205,7 @@ impl Simulation {
         // Calls can finish at once (a deadline already spent, a full queue); the job advances
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
-            let spec = SpecId(self.model.services[s].steps[step][index].id as u32);
+            let spec = SpecId::of(&self.model.services[s].steps[step][index]);
             let child = self.start_call(Parent::Job(jr), spec, deadline);
             // Remember calls still out, so cancelling the job can cancel them. (After the last
             // start the job may be gone: its calls all ended at once.)
@@ -311,7 +311,7 @@ impl Simulation {
             }
             let svc = &self.model.services[s];
             let inst = &mut self.services[s].instances[i];
-            let waiting = (inst.queue.len() - inst.cancelled_in_queue as usize) as u64;
+            let waiting = inst.waiting() as u64;
             let newest_first = match svc.discipline {
                 Discipline::Lifo => true,
                 // Adaptive LIFO: while the queue is long, the newest requests are the ones

@@ -13,6 +13,12 @@ pub const NO_DEADLINE: u64 = u64::MAX;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpecId(pub u32);
 
+impl SpecId {
+    pub fn of(spec: &crate::model::CallSpec) -> SpecId {
+        SpecId(spec.id as u32)
+    }
+}
+
 /// Who waits for a logical call's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parent {
@@ -166,6 +172,13 @@ pub struct InstanceState {
     pub cancelled_in_queue: u32,
     pub work_rng: Stream,
     pub codel: Option<crate::policy::codel::Codel>,
+}
+
+impl InstanceState {
+    /// Jobs waiting in the queue, not counting cancelled ones still in it.
+    pub fn waiting(&self) -> usize {
+        self.queue.len() - self.cancelled_in_queue as usize
+    }
 }
 
 pub struct ServiceState {
