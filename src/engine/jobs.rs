@@ -443,7 +443,7 @@ impl Simulation {
             o.jobs -= 1;
         }
         if o.call_done && o.jobs == 0 {
-            self.ops.remove(op);
+            self.ops.free(op);
         }
     }
 
