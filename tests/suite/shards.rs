@@ -1,9 +1,9 @@
 //! Sweeps bigger than one sitting: shards joined by `cascade merge`, resumed sweeps, and the
 //! exports, all byte-identical to one unsharded, uninterrupted sweep.
 
-mod support;
+use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const SCENARIO: &str = r#"[scenario]
@@ -31,7 +31,7 @@ name = "no-retry"
 set = { "policy.p.retry.attempts" = 1 }
 "#;
 
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> support::Scratch {
     let d = support::scratch(&format!("shards-{tag}"));
     std::fs::write(d.join("s.toml"), SCENARIO).unwrap();
     d
@@ -119,7 +119,6 @@ fn shards_merged_equal_the_unsharded_sweep_byte_for_byte() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert_same_files(&d.join("whole"), &merged);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -149,7 +148,6 @@ fn a_merge_with_a_shard_missing_writes_no_tables_and_says_so() {
     sweep(&d, "merged", &["--shard", "3/3"]);
     sweep(&d, "whole", &[]);
     assert_same_files(&d.join("whole"), &merged);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -180,7 +178,6 @@ fn shards_of_different_sweeps_are_not_merged() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("another sweep"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -214,7 +211,6 @@ fn a_resumed_sweep_skips_finished_runs_and_ends_identical() {
     );
     std::fs::remove_file(resumed.join("runs/.run-000005.json.tmp99")).unwrap();
     assert_same_files(&d.join("whole"), &resumed);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -260,7 +256,6 @@ fn a_killed_sweep_resumes_to_the_same_files() {
             "{f} differs after the resume"
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -292,7 +287,6 @@ fn variants_are_a_dimension_of_the_sweep_on_common_random_numbers() {
     assert_eq!(rows[0][requests], rows[2][requests]);
     assert!(rows[0][retries].parse::<f64>().unwrap() > 0.0);
     assert_eq!(rows[2][retries], "0");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -354,7 +348,6 @@ fn exports_follow_hyperfine_and_parse() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("did you mean"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -389,5 +382,4 @@ fn shards_running_at_once_into_one_directory_leave_the_whole_sweep() {
     }
     sweep(&d, "whole", &[]);
     assert_same_files(&d.join("whole"), &shared);
-    let _ = std::fs::remove_dir_all(&d);
 }

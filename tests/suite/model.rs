@@ -2,8 +2,7 @@
 //! and timeouts, reserve, wasted work, optional calls, failure mapping, network latency, the
 //! warm-up, and the metric catalogue.
 
-mod common;
-use common::*;
+use crate::support::*;
 
 fn scenario(body: &str) -> String {
     format!("[scenario]\nname = \"t\"\nduration = \"20s\"\nseed = 3\n{body}")

@@ -1,8 +1,7 @@
 //! Adaptive policies end to end: concurrency limits on the caller, CoDel and adaptive LIFO at
 //! the callee, outlier ejection on the balancer. Each is checked against what it is for.
 
-mod common;
-use common::{metric, run};
+use crate::support::{metric, run};
 
 /// 1.5× overload on a server of capacity 1000/s (10 workers × 10 ms), callers that give up
 /// after 100 ms and do not cancel: without a limit the queue grows until every answer is late.

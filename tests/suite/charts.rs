@@ -1,10 +1,8 @@
 //! `cascade chart`: every chart kind renders from small runs and sweep files, including empty
 //! and single-point data; the SVGs are well-formed and titled; reruns give identical bytes.
 
-mod support;
-
+use crate::support::*;
 use std::path::Path;
-use support::*;
 
 fn chart(dir: &Path, png: bool) -> String {
     let mut args = vec!["chart", dir.to_str().unwrap()];

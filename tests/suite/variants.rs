@@ -32,10 +32,8 @@ name = "no-retry"
 set = { "policy.p.retry.attempts" = 1, "policy.p.timeout" = "80ms" }
 "#;
 
-fn write(tag: &str, text: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("cascade-variants-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+fn write(tag: &str, text: &str) -> crate::support::Scratch {
+    let d = crate::support::scratch(&format!("variants-{tag}"));
     std::fs::write(d.join("v.toml"), text).unwrap();
     d
 }
@@ -62,7 +60,6 @@ fn variants_run_on_the_same_draws_with_their_own_settings() {
     // Doubling the workers takes the overloaded api (ρ = 0.83 with retries on top) to ρ < 0.5.
     let success = |m: &cascade::metrics::RunMetrics| m.get("client.app.success_ratio").unwrap();
     assert!(success(&runs[1]) > success(&runs[0]));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -93,7 +90,6 @@ fn cascade_run_writes_each_variant_apart_and_compares_them() {
             "{sub}"
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -114,5 +110,4 @@ fn a_bad_variant_is_named_in_the_error() {
     assert!(err.contains("in variant `wider`"), "{err}");
     assert!(err.contains("wrkers"), "{err}");
     assert!(!d.join("out").exists());
-    let _ = std::fs::remove_dir_all(&d);
 }

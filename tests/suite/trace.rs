@@ -41,8 +41,7 @@ fn run(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn the_trace_follows_each_request_through_the_services() {
-    let dir = std::env::temp_dir().join(format!("cascade-trace-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::scratch("trace");
     let out = run(&dir, &[]);
     assert_eq!(
         out.status.code(),
@@ -93,17 +92,14 @@ fn the_trace_follows_each_request_through_the_services() {
         .map(|r| r[1])
         .collect();
     assert_eq!(client_calls, ["c0.1", "c0.2", "c0.3", "c0.4"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_trace_over_its_limit_is_refused_and_nothing_is_written() {
-    let dir = std::env::temp_dir().join(format!("cascade-trace-limit-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::scratch("trace-limit");
     let out = run(&dir, &["--trace-limit", "10"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("over the limit of 10"), "{err}");
     assert!(!dir.join("out").exists() && !dir.join("trace.csv").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,6 @@
 //! Recovery after a fault, and the metastable failures that never recover.
 
-mod common;
-use common::{metric, run};
+use crate::support::{metric, run};
 
 /// A 5 s slowdown (work x3) under open-loop clients whose calls retry: capacity 1000/s.
 fn slowdown(rate: u32, retry: &str) -> cascade::metrics::RunMetrics {

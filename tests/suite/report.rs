@@ -1,10 +1,8 @@
 //! `cascade report`: one self-contained, well-formed HTML file (or Markdown with its charts
 //! beside it) for a run with variants or a sweep; the same input gives the same bytes.
 
-mod support;
-
+use crate::support::*;
 use std::path::Path;
-use support::*;
 
 fn report(dir: &Path, extra: &[&str]) {
     let mut args = vec!["report", dir.to_str().unwrap(), "--quiet"];

@@ -1,8 +1,8 @@
 //! `cascade check`: expectations turned into a table, JUnit XML and exit codes.
 
-mod support;
+use crate::support;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BASE: &str = r#"[scenario]
@@ -20,11 +20,11 @@ workers = 4
 work = "5ms"
 "#;
 
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> support::Scratch {
     support::scratch(&format!("check-{tag}"))
 }
 
-fn check(d: &PathBuf, expects: &str, extra: &[&str]) -> Output {
+fn check(d: &Path, expects: &str, extra: &[&str]) -> Output {
     std::fs::write(d.join("gate.toml"), format!("{BASE}\n{expects}")).unwrap();
     Command::new(env!("CARGO_BIN_EXE_cascade"))
         .arg("check")
@@ -78,7 +78,6 @@ window = { start = "0s", end = "5s" }
     assert_eq!(xml.matches("<testcase ").count(), 3);
     assert_eq!(xml.matches("<failure ").count(), 2);
     assert!(xml.contains(r#"classname="gate""#));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -111,7 +110,6 @@ value = 0
         err.contains("expect.0.op") && err.contains("valid: < <= > >= == !="),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -121,5 +119,4 @@ fn a_gate_with_nothing_to_check_fails_as_bad_input() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("nothing to check"), "{err}");
-    let _ = std::fs::remove_dir_all(&d);
 }

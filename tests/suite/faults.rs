@@ -1,7 +1,6 @@
 //! Each fault kind changes what it should, by the arithmetic of the model, and nothing else.
 
-mod common;
-use common::{metric, run};
+use crate::support::{metric, run};
 
 fn series(m: &cascade::metrics::RunMetrics, name: &str) -> Vec<f64> {
     m.series_of(name)

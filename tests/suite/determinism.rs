@@ -1,7 +1,6 @@
 //! Same scenario and seed, byte-identical outputs; another seed, other outputs; an unrelated
 //! service leaves the others' numbers exactly as they were (random streams per entity).
 
-mod common;
 use cascade::output::run_files::{summary_json, timeseries_csv};
 
 const BASE: &str = r#"

@@ -1,8 +1,7 @@
 //! Every policy, fault and service setting in one scenario, over several seeds: the run must
 //! finish, and every client's and edge's outcomes must add up.
 
-mod common;
-use common::metric;
+use crate::support::metric;
 
 #[test]
 fn every_feature_at_once_runs_and_its_counts_add_up() {

@@ -1,16 +1,102 @@
-//! Helpers for the tests that drive the binary: scratch directories, running it, strict XML
-//! checks, and snapshots of output directories.
+//! Helpers shared by the integration tests: running scenarios in-process and the binary,
+//! scratch directories, strict XML checks, snapshots of output directories, golden files.
 #![allow(dead_code)]
 
+pub mod golden;
+
+use cascade::metrics::RunMetrics;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A fresh, empty scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
+/// A fresh, empty scratch directory for one test, removed when dropped (also when the test
+/// fails). Names must be unique across the suite: they share one process.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("cascade-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// Compiles scenario text and runs it to the end.
+pub fn run(toml: &str) -> RunMetrics {
+    let model =
+        cascade::scenario::load_str("test.toml", toml, &[]).unwrap_or_else(|e| panic!("{e}"));
+    cascade::simulate(&model).metrics
+}
+
+/// A summary metric that must exist.
+pub fn metric(m: &RunMetrics, name: &str) -> f64 {
+    m.get(name).unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+/// Asserts `got` is within `tol` (relative) of `want`.
+pub fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+    let err = (got - want).abs() / want.abs();
+    assert!(
+        err <= tol,
+        "{what}: got {got:.6}, want {want:.6} (error {:.2}% > {:.2}%)",
+        err * 100.0,
+        tol * 100.0
+    );
+}
+
+/// One client feeding one service that does `work` and calls nothing.
+pub fn single_queue(
+    rate: f64,
+    workers: u32,
+    queue: Option<u64>,
+    work: &str,
+    duration_s: u64,
+    seed: u64,
+) -> String {
+    let queue = queue.map(|q| format!("queue = {q}")).unwrap_or_default();
+    format!(
+        r#"
+[scenario]
+name = "queue"
+duration = "{duration_s}s"
+warmup = "10s"
+seed = {seed}
+
+[[client]]
+name = "load"
+target = "server"
+rate = {rate}
+
+[[service]]
+name = "server"
+workers = {workers}
+{queue}
+work = {work}
+"#
+    )
 }
 
 /// Runs the cascade binary; panics with its output when the exit code is not `code`.

@@ -1,6 +1,7 @@
 //! Every class of bad input ends with exit code 2 and a message naming file, line, column and
 //! field; nothing panics and no output file is written.
 
+use crate::support::{Scratch, scratch};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -32,15 +33,14 @@ timeout = "200ms"
 "#;
 
 struct Case {
-    dir: PathBuf,
+    dir: Scratch,
 }
 
 impl Case {
     fn new(tag: &str) -> Case {
-        let dir = std::env::temp_dir().join(format!("cascade-bad-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Case { dir }
+        Case {
+            dir: scratch(&format!("bad-{tag}")),
+        }
     }
 
     fn file(&self, text: &str) -> PathBuf {
@@ -81,12 +81,6 @@ impl Case {
             assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
         }
         err
-    }
-}
-
-impl Drop for Case {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -10,6 +10,7 @@
 //! `OUT`, pointed here at the test binary, a 5-second scenario and a temporary directory; the
 //! grid (`--param`, `--reps`) is read from the scripts for the unsharded reference sweep.
 
+use crate::support::{Scratch, scratch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -57,24 +58,6 @@ const PLATFORM_VARS: [&str; 9] = [
     "SLURM_ARRAY_TASK_COUNT",
     "SLURM_CPUS_PER_TASK",
 ];
-
-/// A temporary directory, removed when dropped (also when the test fails).
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Temp {
-        let d = std::env::temp_dir().join(format!("cascade-deploy-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Temp(d)
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn repo_file(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -205,32 +188,32 @@ fn expect(mut c: Command, want: i32, what: &str) -> Output {
 /// One example's working place: the scenario, the directory the example writes to, and the
 /// unsharded sweep of the example's grid to compare with.
 struct Place {
-    tmp: Temp,
+    tmp: Scratch,
     scenario: PathBuf,
     out: PathBuf,
 }
 
 impl Place {
     fn new(tag: &str, grid: &[String]) -> Place {
-        let tmp = Temp::new(tag);
-        let scenario = tmp.0.join("storm.toml");
+        let tmp = scratch(&format!("deploy-{tag}"));
+        let scenario = tmp.join("storm.toml");
         std::fs::write(&scenario, SCENARIO).unwrap();
         let mut c = Command::new(env!("CARGO_BIN_EXE_cascade"));
         c.arg("sweep")
             .arg(&scenario)
             .args(grid)
             .arg("--out")
-            .arg(tmp.0.join("unsharded"))
+            .arg(tmp.join("unsharded"))
             .arg("--quiet");
         expect(c, 0, "the unsharded sweep");
-        let out = tmp.0.join("out");
+        let out = tmp.join("out");
         Place { tmp, scenario, out }
     }
 
     /// `bash` in the temporary directory with CASCADE, SCENARIO and OUT set.
     fn bash(&self) -> Command {
         let mut c = bash();
-        c.current_dir(&self.tmp.0)
+        c.current_dir(&self.tmp)
             .env("CASCADE", env!("CARGO_BIN_EXE_cascade"))
             .env("SCENARIO", &self.scenario)
             .env("OUT", &self.out);
@@ -239,7 +222,7 @@ impl Place {
 
     /// Shard k's directory holds the records of slice k of n, and only those.
     fn assert_slice(&self, k: usize, n: usize) {
-        let manifest = std::fs::read_to_string(self.tmp.0.join("unsharded/sweep.json")).unwrap();
+        let manifest = std::fs::read_to_string(self.tmp.join("unsharded/sweep.json")).unwrap();
         let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
         let runs = manifest["runs"].as_u64().unwrap() as usize;
         let want: Vec<String> = (0..runs)
@@ -255,7 +238,7 @@ impl Place {
 
     /// The merged sweep holds exactly the unsharded sweep's files, tables included.
     fn assert_merged(&self) {
-        let (merged, unsharded) = (self.out.join("merged"), self.tmp.0.join("unsharded"));
+        let (merged, unsharded) = (self.out.join("merged"), self.tmp.join("unsharded"));
         for table in TABLES {
             assert!(merged.join(table).exists(), "the merge wrote no {table}");
         }

@@ -1,8 +1,7 @@
 //! The policy stack end to end: the seeds' worked numbers, amplification across layers,
 //! budgets, breakers and bulkheads on scenarios whose outcome can be reasoned out.
 
-mod common;
-use common::*;
+use crate::support::*;
 
 #[test]
 fn seed_000_retry_fits_inside_the_total_deadline() {

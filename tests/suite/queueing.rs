@@ -3,8 +3,7 @@
 //! Runs are long (about a million requests or more) so tolerances of a few percent catch an
 //! off-by-one in the queue.
 
-mod common;
-use common::*;
+use crate::support::*;
 
 const EXP_1MS: &str = r#"{ dist = "exponential", mean = "1ms" }"#;
 

@@ -1,8 +1,8 @@
 //! `cascade sweep`: grids, replications, statistics, and output that does not depend on --jobs.
 
-mod support;
+use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const SCENARIO: &str = r#"[scenario]
@@ -21,7 +21,7 @@ workers = 4
 work = { dist = "exponential", mean = "10ms" }
 "#;
 
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> support::Scratch {
     let d = support::scratch(&format!("sweep-{tag}"));
     std::fs::write(d.join("s.toml"), SCENARIO).unwrap();
     d
@@ -95,7 +95,6 @@ fn the_output_is_byte_identical_whatever_the_number_of_threads() {
         assert_eq!(seed, first);
     }
     assert_eq!(seeds[0], ("0".to_string(), "5".to_string()));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -137,7 +136,6 @@ fn points_hold_the_mean_and_interval_of_their_replications() {
     assert!((row[5].parse::<f64>().unwrap() - mean).abs() < 1e-9);
     let (lo, hi): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
     assert!(lo < mean && mean < hi);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -155,7 +153,6 @@ fn a_bad_parameter_is_bad_input() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("service.s.workers"), "{err}");
     assert!(!d.join("out").exists());
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -189,7 +186,6 @@ fn a_sweep_table_in_the_file_sets_the_grid_and_param_replaces_its_values() {
             .skip(1)
             .all(|l| l.split(',').nth(5) == Some("8"))
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -235,5 +231,4 @@ fn hyperfines_parameter_flags_mean_the_same_grid() {
             .count(),
         6
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

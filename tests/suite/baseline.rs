@@ -1,9 +1,9 @@
 //! Replicated expectations (`reps`, `stat`, `ci`) and baselines (`--save-baseline`,
 //! `--baseline`): a worsened policy is flagged, an unchanged one passes.
 
-mod support;
+use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Retries against a service that fails 20% of attempts; the retry count is what a worse
@@ -36,7 +36,7 @@ start = "0s"
 end = "10s"
 "#;
 
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> support::Scratch {
     support::scratch(&format!("baseline-{tag}"))
 }
 
@@ -103,7 +103,6 @@ fn replicated_expectations_judge_a_statistic_or_the_whole_interval() {
     let tight = REPLICATED.replace("value = 0.97", "value = 0.992");
     let o = check(&d, &tight, &[]);
     assert_eq!(o.status.code(), Some(1));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -128,7 +127,6 @@ fn a_statistic_without_replications_is_bad_input() {
         assert!(err.contains(message), "{extra}: {err}");
         assert!(err.contains("flaky.toml:"), "{err}");
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -195,7 +193,6 @@ fn a_baseline_flags_a_worsened_policy_and_passes_an_unchanged_one() {
     let missing = check(&d, gate, &["--baseline", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--save-baseline nope"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -228,5 +225,4 @@ fn run_compares_with_a_baseline_too() {
         "policy.p.retry.attempts=1",
     ]);
     assert_eq!(worse.status.code(), Some(1));
-    let _ = std::fs::remove_dir_all(&d);
 }

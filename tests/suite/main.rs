@@ -1,0 +1,23 @@
+//! The integration tests, as one test binary (as ripgrep's are): the suite links once instead
+//! of once per file, and every module shares the helpers in `support`.
+
+mod support;
+
+mod adaptive;
+mod all_features;
+mod bad_input;
+mod baseline;
+mod charts;
+mod check;
+mod deploy;
+mod determinism;
+mod faults;
+mod model;
+mod policies;
+mod queueing;
+mod recovery;
+mod report;
+mod shards;
+mod sweep;
+mod trace;
+mod variants;
