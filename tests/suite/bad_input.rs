@@ -1,7 +1,8 @@
 //! Every class of bad input ends with exit code 2 and a message naming file, line, column and
 //! field; nothing panics and no output file is written.
 
-use crate::support::{Scratch, scratch};
+use crate::support::{Scratch, golden, scratch};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -32,14 +33,20 @@ work = "3ms"
 timeout = "200ms"
 "#;
 
+/// One test's scratch directory; every error message it sees is gathered and, when the test
+/// ends, compared with the golden file `tests/golden/errors/<tag>.txt`.
 struct Case {
+    tag: &'static str,
     dir: Scratch,
+    errors: RefCell<String>,
 }
 
 impl Case {
-    fn new(tag: &str) -> Case {
+    fn new(tag: &'static str) -> Case {
         Case {
+            tag,
             dir: scratch(&format!("bad-{tag}")),
+            errors: RefCell::new(String::new()),
         }
     }
 
@@ -80,7 +87,23 @@ impl Case {
         for n in needles {
             assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
         }
+        let args: Vec<String> = extra.iter().map(|a| format!(" {a}")).collect();
+        self.errors.borrow_mut().push_str(&format!(
+            "$ cascade run {}{}\n{err}\n",
+            path.display(),
+            args.concat()
+        ));
         err
+    }
+}
+
+impl Drop for Case {
+    fn drop(&mut self) {
+        let errors = self.errors.borrow();
+        if !std::thread::panicking() && !errors.is_empty() {
+            let text = golden::placeholders(&errors, &self.dir);
+            golden::assert_golden(&format!("errors/{}.txt", self.tag), &text);
+        }
     }
 }
 

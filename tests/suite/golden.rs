@@ -1,0 +1,102 @@
+//! Golden outputs: one run with a variant, one sweep with its exports, one `check` with JUnit,
+//! and the reports, compared byte for byte with `tests/golden/`. They pin every output file
+//! (by hash where it is large), so a change of behaviour anywhere shows up here as a diff to
+//! review; `CASCADE_BLESS=1 cargo test --release` regenerates them after an intended
+//! change.
+
+use crate::support::golden::{assert_golden, assert_golden_dir, command_text};
+use crate::support::{cascade, fixture, scratch};
+
+/// The small scenario: 10 s, an outage, retries and a breaker, a variant, three expectations
+/// (one of which fails).
+fn small() -> String {
+    fixture("small.toml").display().to_string()
+}
+
+#[test]
+fn golden_run_with_a_variant() {
+    let dir = scratch("golden-run");
+    let out = dir.join("run");
+    let o = cascade(&["run", &small(), "--out", out.to_str().unwrap()], 0);
+    assert_golden("run/command.txt", &command_text(&o, &dir));
+    assert_golden_dir(
+        "run/files",
+        &out,
+        &[
+            "summary.json",
+            "scenario.toml",
+            "no-retry/summary.json",
+            "no-retry/scenario.toml",
+        ],
+    );
+}
+
+#[test]
+fn golden_sweep_with_exports() {
+    let dir = scratch("golden-sweep");
+    let out = dir.join("sweep");
+    let exports = dir.join("exports");
+    std::fs::create_dir_all(&exports).unwrap();
+    let export = |f: &str| exports.join(f).display().to_string();
+    let o = cascade(
+        &[
+            "sweep",
+            &small(),
+            "--param",
+            "client.web.rate=100,200",
+            "--reps",
+            "2",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+            "--export-markdown",
+            &export("sweep.md"),
+            "--export-csv",
+            &export("sweep.csv"),
+            "--export-json",
+            &export("sweep.json"),
+        ],
+        0,
+    );
+    assert_golden("sweep/command.txt", &command_text(&o, &dir));
+    assert_golden_dir(
+        "sweep/files",
+        &out,
+        &["runs.csv", "points.csv", "sweep.json", "scenario.toml"],
+    );
+    assert_golden_dir(
+        "sweep/exports",
+        &exports,
+        &["sweep.md", "sweep.csv", "sweep.json"],
+    );
+}
+
+#[test]
+fn golden_check_with_junit() {
+    let dir = scratch("golden-check");
+    let junit = dir.join("out/junit.xml");
+    std::fs::create_dir_all(junit.parent().unwrap()).unwrap();
+    let o = cascade(&["check", &small(), "--junit", junit.to_str().unwrap()], 1);
+    assert_golden("check/command.txt", &command_text(&o, &dir));
+    assert_golden_dir("check/files", &dir.join("out"), &["junit.xml"]);
+}
+
+#[test]
+fn golden_reports() {
+    let dir = scratch("golden-report");
+    let out = dir.join("run");
+    cascade(
+        &["run", &small(), "--out", out.to_str().unwrap(), "--quiet"],
+        0,
+    );
+    let html = cascade(&["report", out.to_str().unwrap()], 0);
+    let markdown = cascade(&["report", out.to_str().unwrap(), "--markdown"], 0);
+    let commands = format!(
+        "{}{}",
+        command_text(&html, &dir),
+        command_text(&markdown, &dir)
+    );
+    assert_golden("report/commands.txt", &commands);
+    assert_golden_dir("report/files", &out, &["report.md", "report.html"]);
+}
