@@ -196,7 +196,8 @@ impl Simulation {
         }
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
-        let (op, parent, started, slot) = (call.op, call.parent, call.started, call.slot);
+        let (op, parent, started, slot, sibling) =
+            (call.op, call.parent, call.started, call.slot, call.sibling);
         let spec = spec_of(&self.specs, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         if slot != NO_SLOT {
@@ -211,7 +212,10 @@ impl Simulation {
         acc.call_latency.record(now - started);
         match parent {
             Parent::Client { client, user } => self.client_done(client, user),
-            Parent::Job(jr) => self.child_done(jr, optional, fail_as, outcome),
+            Parent::Job(jr) => {
+                self.unlink_child(jr, cr, sibling);
+                self.child_done(jr, optional, fail_as, outcome);
+            }
             Parent::Fallback(original) => self.fallback_done(original, outcome),
         }
     }

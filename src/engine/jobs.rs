@@ -169,6 +169,11 @@ impl Simulation {
         let Some(job) = self.jobs.get(jr) else {
             return;
         };
+        // A crash answered the job during its work (and its reply may still be crossing the
+        // network, keeping it live): that work ended with the crash.
+        if !matches!(job.state, JobState::Working) {
+            return;
+        }
         let (s, i) = (job.service as usize, job.instance);
         if !self.faults.holds[s].is_empty() {
             let paused = self.stalled_for(s, i, job.started, self.now);
@@ -216,6 +221,31 @@ impl Simulation {
                 call.sibling = job.first_child;
                 job.first_child = Some(child);
             }
+        }
+    }
+
+    /// Takes the ended call `cr` (whose next sibling was `sibling`) out of its parent job's
+    /// list of calls still out. The list must hold live calls only: cancelling the job walks it,
+    /// and a call ended earlier, its slot freed or reused, would cut the walk short and leave
+    /// the calls after it running for a job that is gone.
+    pub(super) fn unlink_child(&mut self, jr: Ref, cr: Ref, sibling: Option<Ref>) {
+        let Some(job) = self.jobs.get_mut(jr) else {
+            return;
+        };
+        if job.first_child == Some(cr) {
+            job.first_child = sibling;
+            return;
+        }
+        let mut at = job.first_child;
+        while let Some(c) = at {
+            let Some(call) = self.calls.get_mut(c) else {
+                return;
+            };
+            if call.sibling == Some(cr) {
+                call.sibling = sibling;
+                return;
+            }
+            at = call.sibling;
         }
     }
 

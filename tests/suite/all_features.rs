@@ -67,30 +67,5 @@ fn every_count_balances_at_every_client_service_and_edge() {
     )
     .unwrap();
     let m = cascade::simulate(&model).metrics;
-    let errors = |prefix: &str| -> f64 {
-        cascade::model::Outcome::failures()
-            .iter()
-            .map(|o| metric(&m, &format!("{prefix}.errors.{}", o.name())))
-            .sum()
-    };
-    for c in &model.clients {
-        let p = format!("client.{}", c.name);
-        let ended = metric(&m, &format!("{p}.success")) + errors(&p);
-        let open = metric(&m, &format!("{p}.in_flight_end"));
-        assert_eq!(metric(&m, &format!("{p}.requests")), ended + open, "{p}");
-    }
-    for s in &model.services {
-        let p = format!("service.{}", s.name);
-        let answered = metric(&m, &format!("{p}.success")) + errors(&p);
-        let rest =
-            metric(&m, &format!("{p}.unanswered")) + metric(&m, &format!("{p}.in_flight_end"));
-        assert_eq!(metric(&m, &format!("{p}.arrivals")), answered + rest, "{p}");
-    }
-    for e in &model.edges {
-        let p = format!("edge.{}", e.name);
-        let ended = metric(&m, &format!("{p}.success")) + errors(&p);
-        let rest =
-            metric(&m, &format!("{p}.abandoned")) + metric(&m, &format!("{p}.in_flight_end"));
-        assert_eq!(metric(&m, &format!("{p}.calls")), ended + rest, "{p}");
-    }
+    crate::support::assert_counts_balance(&model, &m);
 }

@@ -22,4 +22,5 @@ mod report;
 mod shards;
 mod sweep;
 mod trace;
+mod trust;
 mod variants;

@@ -46,9 +46,47 @@ pub fn scratch(name: &str) -> Scratch {
 
 /// Compiles scenario text and runs it to the end.
 pub fn run(toml: &str) -> RunMetrics {
+    run_model(toml).1
+}
+
+/// Compiles scenario text and runs it, returning the model too.
+pub fn run_model(toml: &str) -> (cascade::Model, RunMetrics) {
     let model =
         cascade::scenario::load_str("test.toml", toml, &[]).unwrap_or_else(|e| panic!("{e}"));
-    cascade::simulate(&model).metrics
+    let metrics = cascade::simulate(&model).metrics;
+    (model, metrics)
+}
+
+/// The README's conservation identities, exact for a run without a warm-up (every request
+/// counted from its start): at every client `requests` = `success` + Σ `errors.<kind>` +
+/// `in_flight_end`; at every service `arrivals` = `success` + Σ `errors.<kind>` + `unanswered`
+/// + `in_flight_end`; at every edge `calls` = `success` + Σ `errors.<kind>` + `abandoned` +
+/// `in_flight_end`.
+pub fn assert_counts_balance(model: &cascade::Model, m: &RunMetrics) {
+    let errors = |prefix: &str| -> f64 {
+        cascade::model::Outcome::failures()
+            .iter()
+            .map(|o| metric(m, &format!("{prefix}.errors.{}", o.name())))
+            .sum()
+    };
+    for c in &model.clients {
+        let p = format!("client.{}", c.name);
+        let ended = metric(m, &format!("{p}.success")) + errors(&p);
+        let open = metric(m, &format!("{p}.in_flight_end"));
+        assert_eq!(metric(m, &format!("{p}.requests")), ended + open, "{p}");
+    }
+    for s in &model.services {
+        let p = format!("service.{}", s.name);
+        let answered = metric(m, &format!("{p}.success")) + errors(&p);
+        let rest = metric(m, &format!("{p}.unanswered")) + metric(m, &format!("{p}.in_flight_end"));
+        assert_eq!(metric(m, &format!("{p}.arrivals")), answered + rest, "{p}");
+    }
+    for e in &model.edges {
+        let p = format!("edge.{}", e.name);
+        let ended = metric(m, &format!("{p}.success")) + errors(&p);
+        let rest = metric(m, &format!("{p}.abandoned")) + metric(m, &format!("{p}.in_flight_end"));
+        assert_eq!(metric(m, &format!("{p}.calls")), ended + rest, "{p}");
+    }
 }
 
 /// A summary metric that must exist.
