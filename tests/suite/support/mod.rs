@@ -58,10 +58,9 @@ pub fn run_model(toml: &str) -> (cascade::Model, RunMetrics) {
 }
 
 /// The README's conservation identities, exact for a run without a warm-up (every request
-/// counted from its start): at every client `requests` = `success` + Σ `errors.<kind>` +
-/// `in_flight_end`; at every service `arrivals` = `success` + Σ `errors.<kind>` + `unanswered`
-/// + `in_flight_end`; at every edge `calls` = `success` + Σ `errors.<kind>` + `abandoned` +
-/// `in_flight_end`.
+/// counted from its start): at every client, requests = success + Σ errors + in_flight_end;
+/// at every service, arrivals = success + Σ errors + unanswered + in_flight_end; at every
+/// edge, calls = success + Σ errors + abandoned + in_flight_end.
 pub fn assert_counts_balance(model: &cascade::Model, m: &RunMetrics) {
     let errors = |prefix: &str| -> f64 {
         cascade::model::Outcome::failures()
