@@ -14,7 +14,7 @@ fn load(path: &str, duration: &str) -> cascade::Model {
 }
 
 fn requests(model: &cascade::Model) -> u64 {
-    let r = cascade::simulate(model);
+    let r = cascade::simulate(model).expect("the bench scenario runs");
     model
         .clients
         .iter()

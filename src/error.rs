@@ -10,6 +10,12 @@ pub enum Error {
     Scenario(Box<ScenarioError>),
     /// A command line that cannot be carried out.
     Usage(String),
+    /// A run stopped because simulated time stopped moving (`engine::progress`).
+    NoProgress {
+        scenario: String,
+        at_ns: u64,
+        events: u64,
+    },
     /// A file could not be read or written.
     Io {
         path: PathBuf,
@@ -75,6 +81,18 @@ impl fmt::Display for Error {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Usage(msg) => write!(f, "{msg}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::NoProgress {
+                scenario,
+                at_ns,
+                events,
+            } => write!(
+                f,
+                "{scenario}: the run makes no progress: {events} events at t = {} s without the \
+                 clock moving. A closed-loop client whose requests are answered at once (think \
+                 and work of zero, an outage, queue = 0) asks again at the same instant forever: \
+                 give `think` or the services' `work` a duration",
+                *at_ns as f64 / 1e9
+            ),
         }
     }
 }

@@ -25,6 +25,6 @@ pub use error::{Error, Result};
 pub use model::Model;
 
 /// Runs a model to its end.
-pub fn simulate(model: &Model) -> RunResult {
+pub fn simulate(model: &Model) -> Result<RunResult> {
     Simulation::new(model.clone()).run()
 }

@@ -51,7 +51,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if args.trace.is_some() {
         sim = sim.with_trace(args.trace_limit);
     }
-    let mut result = sim.run();
+    let mut result = sim.run()?;
     // A trace too long is refused before anything is written.
     let trace = match result.trace.take() {
         Some(Err(rows)) => {
@@ -66,15 +66,16 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let wall_s = started.elapsed().as_secs_f64();
     let facts = facts_of(&model, &result, wall_s);
     // Variants: the same seed, so the same arrivals and draws; only their `set` differs.
-    let variants: Vec<(String, cascade::Model, cascade::RunResult, RunFacts)> = models
+    let variants = models
         .into_iter()
         .map(|(name, m)| {
             let started = Instant::now();
-            let r = cascade::simulate(&m);
+            let r = cascade::simulate(&m)?;
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
-            (name.expect("variants are named"), m, r, facts)
+            Ok((name.expect("variants are named"), m, r, facts))
         })
-        .collect();
+        .collect::<cascade::Result<Vec<(String, cascade::Model, cascade::RunResult, RunFacts)>>>(
+        )?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));

@@ -8,6 +8,7 @@ mod fault_events;
 mod faults;
 mod jobs;
 mod policy_state;
+pub mod progress;
 pub mod queue;
 pub mod rng;
 mod sim;

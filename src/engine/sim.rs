@@ -3,6 +3,7 @@
 //! replies travel back. Policies (`crate::policy`) decide; this file only moves requests.
 
 use super::arena::Arena;
+use super::progress::NoProgress;
 use super::queue::EventQueue;
 use super::rng::{Stream, stream};
 use super::state::*;
@@ -33,6 +34,10 @@ pub struct Simulation {
     pub(super) extra_users: Vec<super::fault_events::ExtraUsers>,
     /// Every event as a CSV row, when asked for (`--trace`).
     pub(super) trace: Option<Box<super::trace::Trace>>,
+    /// Events handled at the current instant, against `instant_limit` (`engine::progress`).
+    instant_events: u64,
+    instant_limit: u64,
+    no_progress: Option<NoProgress>,
 }
 
 /// What a finished run hands back: its metrics and how much work the engine did.
@@ -135,6 +140,9 @@ impl Simulation {
             rec,
             extra_users: Vec::new(),
             trace: None,
+            instant_events: 0,
+            instant_limit: super::progress::instant_limit(&model),
+            no_progress: None,
             events: 0,
             specs: specs_by_id(&model),
             model,
@@ -189,6 +197,20 @@ impl Simulation {
             self.queue.push_front(t, event);
             return None;
         }
+        if t == self.now {
+            self.instant_events += 1;
+            if self.instant_events > self.instant_limit {
+                // The clock has not moved for too long: stop (see `engine::progress`).
+                self.queue.push_front(t, event);
+                self.no_progress = Some(NoProgress {
+                    at: t,
+                    events: self.instant_events,
+                });
+                return None;
+            }
+        } else {
+            self.instant_events = 0;
+        }
         self.rec.advance_to(t);
         self.now = t;
         self.events += 1;
@@ -204,7 +226,9 @@ impl Simulation {
             while self.step().is_some() {}
         } else {
             while self.queue.peek_time().is_some_and(|next| next <= limit) {
-                self.step();
+                if self.step().is_none() {
+                    return;
+                }
             }
         }
         if limit > self.now {
@@ -213,22 +237,30 @@ impl Simulation {
         }
     }
 
-    /// Runs to the end and returns the metrics.
-    pub fn run(mut self) -> RunResult {
+    /// Runs to the end and returns the metrics; an error when the run stopped making progress
+    /// in simulated time (`engine::progress`).
+    pub fn run(mut self) -> crate::Result<RunResult> {
         self.run_until(self.end);
+        if let Some(stuck) = self.no_progress {
+            return Err(crate::Error::NoProgress {
+                scenario: self.model.name.clone(),
+                at_ns: stuck.at,
+                events: stuck.events,
+            });
+        }
         let peak_in_flight = self.calls.capacity() + self.jobs.capacity();
         let unfinished = self.unfinished();
         let mut metrics = self.rec.finish();
         metrics.summary.extend(unfinished);
         let faults = crate::metrics::recovery::assess(&self.model, &metrics);
         crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
-        RunResult {
+        Ok(RunResult {
             events: self.events,
             peak_in_flight,
             metrics,
             faults,
             trace: self.trace.take().map(|t| t.finish()),
-        }
+        })
     }
 
     /// What is still in flight, per client (requests), edge (logical calls) and service

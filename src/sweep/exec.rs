@@ -37,7 +37,7 @@ pub fn run(
             .map(|&index| {
                 let model = plan.model(index);
                 let key = plan.key(index);
-                let metrics = crate::simulate(&model).metrics;
+                let metrics = crate::simulate(&model)?.metrics;
                 let record = Record {
                     index,
                     point: key.point,
@@ -66,7 +66,7 @@ fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
 /// `reps` replications of one model on `jobs` threads, in replication order (replication 0
 /// on the model's own seed), as a sweep would run them at one point.
 pub fn replicate(model: &crate::Model, reps: u32, jobs: usize) -> Result<Vec<crate::RunResult>> {
-    Ok(pool(jobs)?.install(|| {
+    pool(jobs)?.install(|| {
         (0..reps)
             .into_par_iter()
             .map(|rep| {
@@ -75,5 +75,5 @@ pub fn replicate(model: &crate::Model, reps: u32, jobs: usize) -> Result<Vec<cra
                 crate::simulate(&m)
             })
             .collect()
-    }))
+    })
 }

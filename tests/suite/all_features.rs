@@ -15,7 +15,7 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
             &[seed_override],
         )
         .unwrap();
-        let m = cascade::simulate(&model).metrics;
+        let m = cascade::simulate(&model).unwrap().metrics;
         for prefix in [
             "client.web",
             "client.batch",
@@ -66,6 +66,6 @@ fn every_count_balances_at_every_client_service_and_edge() {
         }],
     )
     .unwrap();
-    let m = cascade::simulate(&model).metrics;
+    let m = cascade::simulate(&model).unwrap().metrics;
     crate::support::assert_counts_balance(&model, &m);
 }

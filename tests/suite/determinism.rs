@@ -52,7 +52,7 @@ work = { dist = "exponential", mean = "10ms" }
 
 fn outputs(text: &str) -> (String, String, cascade::metrics::RunMetrics) {
     let model = cascade::scenario::load_str("det.toml", text, &[]).unwrap();
-    let metrics = cascade::simulate(&model).metrics;
+    let metrics = cascade::simulate(&model).unwrap().metrics;
     (
         summary_json(&model, &metrics),
         timeseries_csv(&metrics),

@@ -322,7 +322,10 @@ fn memory_does_not_grow_with_simulated_duration() {
     };
     let short = cascade::scenario::load_str("m", &text(20), &[]).unwrap();
     let long = cascade::scenario::load_str("m", &text(400), &[]).unwrap();
-    let (a, b) = (cascade::simulate(&short), cascade::simulate(&long));
+    let (a, b) = (
+        cascade::simulate(&short).unwrap(),
+        cascade::simulate(&long).unwrap(),
+    );
     // Requests in flight at once stay bounded by the queue's behaviour, not by run length.
     assert!(
         b.peak_in_flight < 2 * a.peak_in_flight.max(100),
@@ -477,6 +480,6 @@ work = "50ms"
     assert_eq!(sim.in_flight(), (1, 1));
     assert_eq!(sim.step(), Some(150_000_000));
     assert_eq!(sim.in_flight(), (0, 0));
-    let result = sim.run();
+    let result = sim.run().unwrap();
     assert_eq!(result.metrics.get("client.c.requests"), Some(199.0));
 }

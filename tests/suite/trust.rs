@@ -130,3 +130,61 @@ fn the_quickstart_survives_a_crash_of_one_gateway_instance() {
         assert!(m.get("client.web.requests").unwrap() > 20_000.0);
     }
 }
+
+/// A closed loop of `users` whose requests take `work` at one service with enough workers.
+fn closed_loop(users: u32, work: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "spin"
+duration = "10ms"
+
+[[client]]
+name = "web"
+target = "api"
+arrival = "closed"
+users = {users}
+
+[[service]]
+name = "api"
+workers = {users}
+work = "{work}"
+"#
+    )
+}
+
+#[test]
+fn a_closed_loop_answered_at_once_is_stopped_not_spun_forever() {
+    let model = cascade::scenario::load_str("spin.toml", &closed_loop(10, "0s"), &[]).unwrap();
+    match cascade::simulate(&model) {
+        Err(cascade::Error::NoProgress { at_ns, events, .. }) => {
+            assert_eq!(at_ns, 0);
+            assert!(events > cascade::engine::progress::BASE, "{events}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a run that never advances its clock ended"),
+    }
+    let dir = crate::support::scratch("trust-spin");
+    let file = dir.join("spin.toml");
+    std::fs::write(&file, closed_loop(10, "0s")).unwrap();
+    let out = crate::support::cascade(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("makes no progress"), "{err}");
+    assert!(!dir.join("out").exists(), "nothing is written");
+}
+
+#[test]
+fn many_users_starting_together_are_progress() {
+    // 100,000 users all start at t = 0 (no think time): several events each at one instant,
+    // far below the limit, and the clock moves on with their work.
+    let (_, m) = run_model(&closed_loop(100_000, "1ms"));
+    assert!(m.get("client.web.requests").unwrap() >= 900_000.0);
+}

@@ -48,7 +48,7 @@ fn variants_run_on_the_same_draws_with_their_own_settings() {
     assert_eq!(models[2].1.clients[0].call.policy.timeout, Some(80_000_000));
     let runs: Vec<_> = models
         .iter()
-        .map(|(_, m)| cascade::simulate(m).metrics)
+        .map(|(_, m)| cascade::simulate(m).unwrap().metrics)
         .collect();
     // Common random numbers: the same seed gives every variant the same arrivals.
     let requests: Vec<f64> = runs

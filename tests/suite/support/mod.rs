@@ -53,7 +53,7 @@ pub fn run(toml: &str) -> RunMetrics {
 pub fn run_model(toml: &str) -> (cascade::Model, RunMetrics) {
     let model =
         cascade::scenario::load_str("test.toml", toml, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let metrics = cascade::simulate(&model).metrics;
+    let metrics = cascade::simulate(&model).unwrap().metrics;
     (model, metrics)
 }
 
