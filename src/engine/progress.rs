@@ -1,7 +1,8 @@
 //! A run that makes no progress in simulated time: a closed-loop client whose requests are
 //! answered at once (think and work of zero, an outage, `queue = 0`) asks again at the same
 //! instant forever, and the clock never moves. The engine counts the events handled at one
-//! instant and stops the run past a limit, which `simulate` turns into an error.
+//! instant, in strides of `CHECK_EVERY`, and stops the run past a limit, which `simulate`
+//! turns into an error.
 //!
 //! The limit is 1,000,000 events plus 1,000 per client, closed-loop user (those an overload
 //! fault adds included) and service instance: many entities acting at one instant (100,000
@@ -10,6 +11,9 @@
 
 use crate::fault::Effect;
 use crate::model::{Load, Model};
+
+/// The engine looks at its clock every this many events (a power of two).
+pub const CHECK_EVERY: u64 = 1 << 16;
 
 /// Events at one instant allowed whatever the scenario.
 pub const BASE: u64 = 1_000_000;
