@@ -11,6 +11,7 @@ pub mod error;
 pub mod fault;
 pub mod metrics;
 pub mod model;
+pub mod number;
 pub mod output;
 pub mod policy;
 pub mod random;

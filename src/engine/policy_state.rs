@@ -25,17 +25,7 @@ pub fn build(model: &Model) -> Layout {
     let mut initial_limits = vec![0; model.edges.len()];
     // Two call paths on one edge (a service calling the same callee twice) draw apart.
     let mut seen_on_edge = vec![0u32; model.edges.len()];
-    let client_specs = model.clients.iter().map(|c| (&c.call, 1));
-    let service_specs = model
-        .services
-        .iter()
-        .flat_map(|s| s.steps.iter().flatten().map(move |c| (c, s.instances)));
-    let main_specs: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
-    let fallback_specs = main_specs
-        .iter()
-        .filter_map(|(s, callers)| s.fallback.map(|f| (&model.fallbacks[f], *callers)));
-    let all: Vec<(&CallSpec, u32)> = main_specs.iter().copied().chain(fallback_specs).collect();
-    for (spec, callers) in all {
+    for (spec, callers) in model.specs_with_callers() {
         if !keeps_state(spec) {
             continue;
         }

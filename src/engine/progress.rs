@@ -1,13 +1,22 @@
-//! A run that makes no progress in simulated time: a closed-loop client whose requests are
-//! answered at once (think and work of zero, an outage, `queue = 0`) asks again at the same
-//! instant forever, and the clock never moves. The engine counts the events handled at one
-//! instant, in strides of `CHECK_EVERY`, and stops the run past a limit, which `simulate`
-//! turns into an error.
+//! Two ways a run stops before its end, both looked at once per `CHECK_EVERY` events, off
+//! the path of each event.
+//!
+//! **No progress in simulated time**: a closed-loop client whose requests are answered at once
+//! (think and work of zero, an outage, `queue = 0`) asks again at the same instant forever,
+//! and the clock never moves. The engine counts the events handled at one instant and stops
+//! the run past a limit, which `simulate` turns into an error: such a run has no result.
 //!
 //! The limit is 1,000,000 events plus 1,000 per client, closed-loop user (those an overload
 //! fault adds included) and service instance: many entities acting at one instant (100,000
 //! users starting together) stay far below it, a loop that never advances reaches it within a
 //! fraction of a second.
+//!
+//! **Divergence**: an open system offered more than it can serve, with an unbounded queue,
+//! grows without bound (about 140 bytes per queued request) until memory runs out. Past
+//! `scenario.max_in_flight` requests in flight (logical calls plus jobs at services; default
+//! `model::DEFAULT_MAX_IN_FLIGHT`) the run stops and is a result: `run.diverged` = 1,
+//! `run.stopped_at_s` the simulated time it stopped at, and every metric measured up to then.
+//! Checked per stride, the count can overshoot the limit by what one stride of events adds.
 
 use crate::fault::Effect;
 use crate::model::{Load, Model};
@@ -41,6 +50,15 @@ pub fn instant_limit(model: &Model) -> u64 {
     let instances: u64 = model.services.iter().map(|s| u64::from(s.instances)).sum();
     let entities = model.clients.len() as u64 + users + extra_users + instances;
     BASE.saturating_add(PER_ENTITY.saturating_mul(entities))
+}
+
+/// Why a run stopped before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The clock stood still: no result.
+    NoProgress(NoProgress),
+    /// Too many requests in flight at this instant (ns): a result up to then.
+    Diverged(u64),
 }
 
 /// Where a run stopped for want of progress.

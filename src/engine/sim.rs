@@ -3,7 +3,7 @@
 //! replies travel back. Policies (`crate::policy`) decide; this file only moves requests.
 
 use super::arena::Arena;
-use super::progress::{CHECK_EVERY, NoProgress};
+use super::progress::{CHECK_EVERY, NoProgress, Stop};
 use super::queue::EventQueue;
 use super::rng::{Stream, stream};
 use super::state::*;
@@ -39,7 +39,7 @@ pub struct Simulation {
     instant_at: u64,
     instant_events: u64,
     instant_limit: u64,
-    no_progress: Option<NoProgress>,
+    stopped: Option<Stop>,
 }
 
 /// What a finished run hands back: its metrics and how much work the engine did.
@@ -145,7 +145,7 @@ impl Simulation {
             instant_at: u64::MAX,
             instant_events: 0,
             instant_limit: super::progress::instant_limit(&model),
-            no_progress: None,
+            stopped: None,
             events: 0,
             specs: specs_by_id(&model),
             model,
@@ -207,14 +207,18 @@ impl Simulation {
         Some(t)
     }
 
-    /// Called every `CHECK_EVERY` events: whether the clock has stood at one instant for more
-    /// events than the scenario's limit (`engine::progress`). Checking in strides keeps the
-    /// count off the path of every event, so further checks can join it at no cost per event;
-    /// it undercounts by less than one stride.
+    /// Called every `CHECK_EVERY` events: whether the run has diverged (more requests in
+    /// flight than `max_in_flight`) or its clock has stood at one instant for more events than
+    /// the scenario's limit (`engine::progress`). Checking in strides keeps both off the path
+    /// of every event; the instant count undercounts by less than one stride.
     #[cold]
     #[inline(never)]
-    fn clock_stopped(&mut self) -> bool {
+    fn must_stop(&mut self) -> bool {
         let t = self.now;
+        if (self.calls.len() + self.jobs.len()) as u64 > self.model.max_in_flight {
+            self.stopped = Some(Stop::Diverged(t));
+            return true;
+        }
         if t == self.instant_at {
             self.instant_events += CHECK_EVERY;
         } else {
@@ -222,12 +226,12 @@ impl Simulation {
             self.instant_events = 0;
         }
         if self.instant_events > self.instant_limit {
-            self.no_progress = Some(NoProgress {
+            self.stopped = Some(Stop::NoProgress(NoProgress {
                 at: t,
                 events: self.instant_events,
-            });
+            }));
         }
-        self.no_progress.is_some()
+        self.stopped.is_some()
     }
 
     /// Handles every event up to and including time `t`. The run covers [0, end): events at
@@ -242,19 +246,21 @@ impl Simulation {
                         break 'run;
                     }
                 }
-                if self.clock_stopped() {
+                if self.must_stop() {
                     break;
                 }
             }
         } else {
             while self.queue.peek_time().is_some_and(|next| next <= limit) {
-                if self.step().is_none() || (self.events % CHECK_EVERY == 0 && self.clock_stopped())
+                if self.step().is_none()
+                    || (self.events.is_multiple_of(CHECK_EVERY) && self.must_stop())
                 {
                     return;
                 }
             }
         }
-        if limit > self.now {
+        // A stopped run's clock stays where it stopped: its metrics end there.
+        if limit > self.now && self.stopped.is_none() {
             self.rec.advance_to(limit);
             self.now = limit;
         }
@@ -264,18 +270,29 @@ impl Simulation {
     /// in simulated time (`engine::progress`).
     pub fn run(mut self) -> crate::Result<RunResult> {
         self.run_until(self.end);
-        if let Some(stuck) = self.no_progress {
-            return Err(crate::Error::NoProgress {
-                scenario: self.model.name.clone(),
-                at_ns: stuck.at,
-                events: stuck.events,
-            });
-        }
+        let stop_ns = match self.stopped {
+            Some(Stop::NoProgress(stuck)) => {
+                return Err(crate::Error::NoProgress {
+                    scenario: self.model.name.clone(),
+                    at_ns: stuck.at,
+                    events: stuck.events,
+                });
+            }
+            Some(Stop::Diverged(at)) => at,
+            None => self.end,
+        };
         let peak_in_flight = self.calls.capacity() + self.jobs.capacity();
         let unfinished = self.unfinished();
-        let mut metrics = self.rec.finish();
+        let mut metrics = self.rec.finish(stop_ns);
         metrics.summary.extend(unfinished);
-        let faults = crate::metrics::recovery::assess(&self.model, &metrics);
+        metrics.summary.extend([
+            (
+                "run.diverged".to_string(),
+                f64::from(u8::from(stop_ns < self.end)),
+            ),
+            ("run.stopped_at_s".to_string(), stop_ns as f64 / 1e9),
+        ]);
+        let faults = crate::metrics::recovery::assess(&self.model, &metrics, stop_ns);
         crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
         Ok(RunResult {
             events: self.events,

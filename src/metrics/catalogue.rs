@@ -368,6 +368,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "any metric above measured over [[window]] <w> alone: the buckets that start inside it (a fault's phase, or a start and end)",
     ),
     doc(
+        "run.diverged",
+        "0/1",
+        "1 when the run stopped early because more than scenario.max_in_flight requests (logical calls plus jobs at services; default 1,000,000) were in flight: an overloaded open system growing without bound. Every other metric then covers the run up to run.stopped_at_s (summary only)",
+    ),
+    doc(
+        "run.stopped_at_s",
+        "s",
+        "simulated time at which the run stopped, from the start of the warm-up: warm-up plus duration, or earlier when it diverged (summary only)",
+    ),
+    doc(
         "fault.<i>.goodput_before_rps",
         "1/s",
         "all clients' goodput over the measured buckets before fault i (its [[fault]] position, from 0) started: the level to come back to",

@@ -18,7 +18,8 @@ pub fn better(metric: &str) -> Option<Better> {
     if matches!(family, "errors" | "shed") {
         return Some(Better::Lower);
     }
-    const HIGHER: [&str; 8] = [
+    const HIGHER: [&str; 9] = [
+        "stopped_at_s",
         "success",
         "success_ratio",
         "goodput_rps",
@@ -28,8 +29,9 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 24] = [
+    const LOWER: [&str; 25] = [
         "abandoned",
+        "diverged",
         "amplification",
         "attempts_per_request",
         "breaker_open_s",

@@ -193,14 +193,17 @@ impl Recorder {
         );
     }
 
-    /// Closes the last (possibly partial) bucket and returns the run's metrics.
-    pub fn finish(mut self) -> RunMetrics {
+    /// Closes the last (possibly partial) bucket and returns the run's metrics. `stop` is the
+    /// run's end, or the instant it stopped early (a diverged run): the series ends there and
+    /// the summary measures from the warm-up's end to it.
+    pub fn finish(mut self, stop: u64) -> RunMetrics {
+        self.end = stop.min(self.end);
         self.advance_to(self.end);
         if self.bucket_start < self.end {
             self.close_bucket(self.end);
         }
         let mut summary = Vec::with_capacity(self.names.len());
-        let duration = self.end - self.warmup;
+        let duration = self.end.saturating_sub(self.warmup);
         emit_entities(
             &self.prefixes,
             &self.reach,

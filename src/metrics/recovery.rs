@@ -38,8 +38,9 @@ impl FaultVerdict {
     }
 }
 
-/// Judges every fault that has a measured steady state before it.
-pub fn assess(model: &Model, m: &RunMetrics) -> Vec<FaultVerdict> {
+/// Judges every fault that has a measured steady state before it; `run_end` is where the run
+/// ended, earlier than the model's end for a diverged run.
+pub fn assess(model: &Model, m: &RunMetrics, run_end: u64) -> Vec<FaultVerdict> {
     let goodput = total_goodput(model, m);
     let b = m.bucket_ns;
     let n = goodput.len();
@@ -72,7 +73,6 @@ pub fn assess(model: &Model, m: &RunMetrics) -> Vec<FaultVerdict> {
             let close = |g: f64| (g - before).abs() <= band;
             let recovered_at = (after_start..n.saturating_sub(hold_buckets - 1))
                 .find(|&j| goodput[j..j + hold_buckets].iter().all(|g| close(*g)));
-            let run_end = model.end();
             let (recovered, recovery_s) = match recovered_at {
                 Some(j) => (true, bucket_start(j).saturating_sub(f.end) as f64 / 1e9),
                 None => (false, run_end.saturating_sub(f.end) as f64 / 1e9),

@@ -41,6 +41,9 @@ pub struct Model {
     pub recovery_hold: u64,
     /// How near: a share of that level.
     pub recovery_tolerance: f64,
+    /// Requests (logical calls plus jobs) in flight past which the run counts as diverged and
+    /// stops (`engine::progress`).
+    pub max_in_flight: u64,
     /// Spans whose metrics the summary reports apart (`window.<name>.*`).
     pub windows: Vec<Window>,
     /// What `cascade check` requires of a run.
@@ -57,10 +60,35 @@ pub struct Window {
     pub end: u64,
 }
 
+/// `scenario.max_in_flight` when the scenario does not set it: about 300 MB of requests.
+pub const DEFAULT_MAX_IN_FLIGHT: u64 = 1_000_000;
+
 impl Model {
     /// The simulated time at which the run stops: warm-up plus duration.
     pub fn end(&self) -> u64 {
         self.warmup + self.duration
+    }
+
+    /// Every call spec with how many caller instances run it, each with its own copy of the
+    /// policy state: a client's call once, a service's calls once per instance, a fallback call
+    /// as often as the call it backs. Clients' and services' calls first, then fallbacks.
+    pub fn specs_with_callers(&self) -> Vec<(&CallSpec, u32)> {
+        let client_specs = self.clients.iter().map(|c| (&c.call, 1));
+        let service_specs = self
+            .services
+            .iter()
+            .flat_map(|s| s.steps.iter().flatten().map(move |c| (c, s.instances)));
+        let main: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
+        let fallbacks: Vec<(&CallSpec, u32)> = main
+            .iter()
+            .filter_map(|(s, callers)| s.fallback.map(|f| (&self.fallbacks[f], *callers)))
+            .collect();
+        main.into_iter().chain(fallbacks).collect()
+    }
+
+    /// Clients, services and edges: the entities that each have a set of metrics.
+    pub fn entities(&self) -> usize {
+        self.clients.len() + self.services.len() + self.edges.len()
     }
 }
 

@@ -87,16 +87,7 @@ impl Table {
 
 /// Formats a count with thousands separators.
 pub fn count(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 { format!("-{out}") } else { out }
+    crate::number::thousands(v.round() as i64)
 }
 
 /// A number with about three significant figures.
@@ -148,6 +139,14 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         format_duration(model.duration),
         format_duration(model.warmup)
     );
+    if m.get("run.diverged") == Some(1.0) {
+        let _ = writeln!(
+            out,
+            "DIVERGED: more than {} requests in flight (scenario.max_in_flight) at {} s; the run stopped there and every number below covers it up to then\n",
+            count(model.max_in_flight as f64),
+            sig3(g("run.stopped_at_s".into()))
+        );
+    }
     let mut t = Table::new(&[
         "client",
         "requests",

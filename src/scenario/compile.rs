@@ -51,6 +51,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
             "is a share of the goodput before the fault: at least 0, below 1",
         ));
     }
+    let max_in_flight = meta.max_in_flight.unwrap_or(model::DEFAULT_MAX_IN_FLIGHT);
+    if max_in_flight == 0 {
+        return Err(src.error_at("scenario.max_in_flight", "must be at least 1"));
+    }
     if !warmup.is_multiple_of(bucket) {
         return Err(src.error_at(
             "scenario.warmup",
@@ -153,7 +157,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
     }
     let expects =
         super::expect::compile_expects(src, &raw.expect, &faults, warmup, end, &mut windows)?;
-    Ok(Model {
+    let model = Model {
         source: src.text.clone(),
         faults,
         name: meta.name.clone(),
@@ -163,6 +167,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         bucket,
         recovery_hold,
         recovery_tolerance,
+        max_in_flight,
         expects,
         windows,
         sweep: raw
@@ -175,7 +180,9 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         edges: ctx.edges,
         call_specs: ctx.call_specs,
         fallbacks: ctx.fallbacks,
-    })
+    };
+    super::limits::check(&model, src)?;
+    Ok(model)
 }
 
 /// What compiling needs across entities: names resolved so far, edges and call specs numbered.

@@ -236,7 +236,7 @@ fn explain(message: &str) -> (String, Option<String>) {
 }
 
 /// Fills in the 1-based line and column of byte `offset` and the line's text.
-fn locate_offset(err: &mut ScenarioError, text: &str, offset: usize) {
+pub(super) fn locate_offset(err: &mut ScenarioError, text: &str, offset: usize) {
     let offset = offset.min(text.len());
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line = text[..offset].matches('\n').count() + 1;

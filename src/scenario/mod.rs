@@ -10,13 +10,16 @@ mod expect;
 mod fault;
 mod graph;
 mod limit;
+mod limits;
 mod policy;
+mod read;
 pub mod schema;
 pub mod schema_policy;
 mod service_policy;
 mod window;
 
 pub use document::{Override, Source};
+pub use read::MAX_SCENARIO_BYTES;
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -24,10 +27,7 @@ use std::path::Path;
 
 /// Reads, overrides and compiles a scenario file.
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Model> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read::read_scenario(path)?;
     load_str(&path.display().to_string(), &text, overrides)
 }
 
@@ -45,10 +45,7 @@ pub fn load_with_variants(
     path: &Path,
     overrides: &[Override],
 ) -> Result<Vec<(Option<String>, Model)>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read::read_scenario(path)?;
     let file = path.display().to_string();
     let src = Source::parse(&file, &text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;

@@ -149,6 +149,7 @@ pub struct RawMeta {
     pub description: Option<String>,
     pub recovery_hold: Option<Dur>,
     pub recovery_tolerance: Option<f64>,
+    pub max_in_flight: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -4,6 +4,13 @@
 use crate::scenario::Override;
 use crate::time::{format_duration, parse_duration};
 
+/// Values of one parameter: a range is counted before it is expanded, so `1..inf:1` or
+/// `0..1000000000:1` is refused at once.
+pub const MAX_VALUES: u64 = 10_000;
+/// Points of a grid (every combination of the parameters' values): each is compiled before
+/// any run starts.
+pub const MAX_POINTS: u64 = 10_000;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     pub path: String,
@@ -20,6 +27,12 @@ impl Param {
             .filter(|(p, v)| !p.trim().is_empty() && !v.trim().is_empty())
             .ok_or_else(|| format!("--param expects PATH=V1,V2 or PATH=A..B:STEP, got `{text}`"))?;
         let spec = spec.trim();
+        let path = path.trim();
+        if path.split('.').any(|segment| segment.trim().is_empty()) {
+            return Err(format!(
+                "`{path}` is not a path like service.api.workers: a segment is empty"
+            ));
+        }
         let values = match spec.split_once("..") {
             Some((a, rest)) => {
                 let (b, step) = rest
@@ -33,7 +46,7 @@ impl Param {
             return Err(format!("an empty value in `{spec}`"));
         }
         Ok(Param {
-            path: path.trim().to_string(),
+            path: path.to_string(),
             values,
         })
     }
@@ -41,18 +54,31 @@ impl Param {
 
 fn range(a: &str, b: &str, step: &str) -> Result<Vec<String>, String> {
     let bad = || format!("cannot step from `{a}` to `{b}` by `{step}`");
+    let too_many = |n: f64| {
+        format!(
+            "`{a}..{b}:{step}` has {n:.0} values, over the limit of {MAX_VALUES} for one parameter"
+        )
+    };
     if let (Ok(a), Ok(b), Ok(s)) = (a.parse::<i64>(), b.parse::<i64>(), step.parse::<i64>()) {
         if s <= 0 || b < a {
             return Err(bad());
         }
+        let n = (i128::from(b) - i128::from(a)) / i128::from(s) + 1;
+        if n > i128::from(MAX_VALUES) {
+            return Err(too_many(n as f64));
+        }
         return Ok((a..=b).step_by(s as usize).map(|v| v.to_string()).collect());
     }
     if let (Ok(a), Ok(b), Ok(s)) = (a.parse::<f64>(), b.parse::<f64>(), step.parse::<f64>()) {
-        if s.is_nan() || s <= 0.0 || b < a {
+        if !(a.is_finite() && b.is_finite() && s.is_finite()) || s <= 0.0 || b < a {
             return Err(bad());
         }
         // Counted in whole steps, so rounding never adds or drops the last value.
-        let n = ((b - a) / s + 1e-9).floor() as u64;
+        let steps = ((b - a) / s + 1e-9).floor();
+        if steps + 1.0 > MAX_VALUES as f64 {
+            return Err(too_many(steps + 1.0));
+        }
+        let n = steps as u64;
         return Ok((0..=n).map(|k| format!("{}", a + k as f64 * s)).collect());
     }
     let (a, b, s) = (
@@ -63,10 +89,31 @@ fn range(a: &str, b: &str, step: &str) -> Result<Vec<String>, String> {
     if s == 0 || b < a {
         return Err(bad());
     }
+    let n = (b - a) / s + 1;
+    if n > MAX_VALUES {
+        return Err(too_many(n as f64));
+    }
     Ok((a..=b)
         .step_by(s as usize)
         .map(|v| format!("\"{}\"", format_duration(v)))
         .collect())
+}
+
+/// How many points the grid of `params` has, checked against `MAX_POINTS` before it is
+/// expanded.
+pub fn check_size(params: &[Param]) -> Result<u64, String> {
+    let mut n = 1u64;
+    for p in params {
+        n = n.saturating_mul(p.values.len() as u64);
+        if n > MAX_POINTS {
+            let sizes: Vec<String> = params.iter().map(|p| p.values.len().to_string()).collect();
+            return Err(format!(
+                "the grid has {} points, over the limit of {MAX_POINTS}",
+                sizes.join(" × ")
+            ));
+        }
+    }
+    Ok(n)
 }
 
 /// Every combination of the parameters' values, as overrides.
@@ -125,6 +172,28 @@ mod tests {
         );
         assert!(Param::parse("x=10..5:1").is_err());
         assert!(Param::parse("x=10..50").is_err());
+    }
+
+    #[test]
+    fn ranges_are_counted_before_they_are_expanded() {
+        let err = Param::parse("x=0..1000000000:1").unwrap_err();
+        assert!(
+            err.contains("1000000001 values, over the limit of 10000"),
+            "{err}"
+        );
+        assert!(Param::parse("x=1..inf:1").is_err());
+        assert!(Param::parse("x=1..1e300:1e-300").is_err());
+        assert!(Param::parse("x=0s..1000h:1ns").is_err());
+        assert_eq!(Param::parse("x=1..10000:1").unwrap().values.len(), 10_000);
+        assert!(Param::parse("x=1..10001:1").is_err());
+        assert!(Param::parse("service..workers=1,2").is_err());
+        let p = |n: usize| Param {
+            path: "x".into(),
+            values: vec!["1".into(); n],
+        };
+        assert_eq!(check_size(&[p(100), p(100)]), Ok(10_000));
+        let err = check_size(&[p(100), p(101)]).unwrap_err();
+        assert!(err.contains("100 × 101 points"), "{err}");
         assert!(Param::parse("=1,2").is_err());
     }
 

@@ -74,6 +74,7 @@ impl Plan {
         reps: u32,
     ) -> Result<Plan> {
         let base = crate::scenario::load(scenario, overrides)?;
+        grid::check_size(&params).map_err(crate::Error::Usage)?;
         let grid = grid::points(&params);
         let mut models = Vec::new();
         let mut variants = Vec::new();

@@ -484,3 +484,113 @@ fn windows_check_their_span_and_phase() {
         &["window.0.phase", "needs both"],
     );
 }
+
+#[test]
+fn every_count_that_sizes_memory_has_a_limit() {
+    let c = Case::new("limits");
+    let with = |from: &str, to: &str| GOOD.replacen(from, to, 1);
+    c.rejects(
+        &with("workers = 4\n", "workers = 4\ninstances = 4294967295\n"),
+        &[
+            "service.db.instances",
+            "4,294,967,295 instances, over the limit of 10,000",
+        ],
+    );
+    let many = (0..11)
+        .map(|i| format!("[[service]]\nname = \"s{i}\"\ninstances = 10000\n"))
+        .collect::<String>();
+    c.rejects(
+        &format!("{GOOD}{many}"),
+        &["service.s9.instances", "over the limit of 100,000"],
+    );
+    c.rejects(
+        &with("duration = \"5s\"", "duration = \"5s\"\nbucket = \"1ns\""),
+        &[
+            "scenario.bucket",
+            "25,000,000,000 time-series cells (5,000,000,000 buckets × 5 clients, services and edges)",
+            "make the bucket longer",
+        ],
+    );
+    c.rejects(
+        &with("duration = \"5s\"", "duration = \"100000h\""),
+        &["scenario.bucket", "over the limit of 1,000,000"],
+    );
+    c.rejects(
+        &with("rate = 100\n", "arrival = \"closed\"\nusers = 100000000\n"),
+        &[
+            "client.web.users",
+            "100,000,000 closed-loop users, over the limit of 1,000,000",
+        ],
+    );
+    c.rejects(
+        &with(
+            "timeout = \"200ms\"",
+            "timeout = \"200ms\"\nbreaker = { window = 4294967295 }",
+        ),
+        &["policy.db-client", "over the limit of 100,000,000"],
+    );
+    let windows = (0..101)
+        .map(|i| format!("[[window]]\nname = \"w{i}\"\nstart = \"1s\"\nend = \"2s\"\n"))
+        .collect::<String>();
+    c.rejects(
+        &format!("{GOOD}{windows}"),
+        &["101 windows", "over the limit of 100"],
+    );
+    c.rejects(
+        &with("duration = \"5s\"", "duration = \"5s\"\nmax_in_flight = 0"),
+        &["scenario.max_in_flight", "must be at least 1"],
+    );
+}
+
+#[test]
+fn sweep_ranges_are_checked_before_they_are_expanded() {
+    let c = Case::new("sweep-limits");
+    let path = c.file(GOOD);
+    for (param, needle) in [
+        (
+            "service.db.workers=0..1000000000:1",
+            "1000000001 values, over the limit of 10000",
+        ),
+        (
+            "service.db.workers=1..inf:1",
+            "cannot step from `1` to `inf`",
+        ),
+        ("service..workers=1,2", "a segment is empty"),
+    ] {
+        let out = crate::support::cascade(
+            &[
+                "sweep",
+                path.to_str().unwrap(),
+                "--param",
+                param,
+                "--out",
+                c.dir.join("out").to_str().unwrap(),
+            ],
+            2,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{param}: {err}");
+        assert!(!c.dir.join("out").exists(), "{param}: nothing is written");
+    }
+    let grid = [
+        "--param",
+        "service.db.workers=1..101:1",
+        "--param",
+        "service.api.workers=1..100:1",
+    ];
+    let mut args = vec!["sweep", path.to_str().unwrap()];
+    args.extend(grid);
+    let out = crate::support::cascade(&args, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the grid has 101 × 100 points, over the limit of 10000"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_endless_or_huge_file_is_refused() {
+    let out = crate::support::cascade(&["validate", "/dev/zero"], 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("larger than 16 MiB"), "{err}");
+}

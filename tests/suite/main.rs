@@ -11,6 +11,7 @@ mod charts;
 mod check;
 mod deploy;
 mod determinism;
+mod divergence;
 mod docs;
 mod faults;
 mod golden;
