@@ -1,34 +1,8 @@
-//! Virtual time: an integer count of nanoseconds, and the duration syntax of scenario files.
-
-use std::fmt;
-
-/// A point in simulated time, in nanoseconds since the run began.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SimTime(pub u64);
+//! Virtual time: an integer count of nanoseconds (`u64` everywhere), and the duration syntax
+//! of scenario files.
 
 pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 pub const NANOS_PER_MS: u64 = 1_000_000;
-
-impl SimTime {
-    pub const ZERO: SimTime = SimTime(0);
-    pub const MAX: SimTime = SimTime(u64::MAX);
-
-    pub fn from_secs_f64(s: f64) -> SimTime {
-        SimTime((s * NANOS_PER_SEC as f64).round() as u64)
-    }
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / NANOS_PER_SEC as f64
-    }
-    pub fn saturating_add(self, ns: u64) -> SimTime {
-        SimTime(self.0.saturating_add(ns))
-    }
-}
-
-impl fmt::Display for SimTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", format_duration(self.0))
-    }
-}
 
 /// Parses a duration: a decimal number with a unit (`250ms`, `1.5s`, `2us`, `3m`, `1h`), a
 /// compound humantime form (`1m 30s`), or a bare `0`. Returns nanoseconds.

@@ -1,4 +1,4 @@
-//! Caller side: logical calls and their attempts, through the policy stack of DESIGN.md:
+//! Caller side: logical calls and their attempts, through the policy stack (docs/policies.md §1):
 //! deadline → retry loop (backoff, budget) → breaker → bulkhead → attempt with its timeout.
 //! The policies decide (`crate::policy`); this file keeps their state and moves the call on.
 
