@@ -18,7 +18,7 @@
 //!   lines from the first that contains TEXT on.
 //! * Wall-clock figures are not compared (`golden::mask_wall_clock`).
 //!
-//! `CASCADE_BLESS=1 cargo test --release` rewrites the blocks from the commands.
+//! `CASCADE_BLESS=1 cargo test --profile test-release` rewrites the blocks from the commands.
 
 use crate::support::golden::{
     BLESS, REGENERATE, blessing, first_difference, mask_wall_clock, repo,

@@ -1,7 +1,7 @@
 //! Golden outputs: one run with a variant, one sweep with its exports, one `check` with JUnit,
 //! and the reports, compared byte for byte with `tests/golden/`. They pin every output file
 //! (by hash where it is large), so a change of behaviour anywhere shows up here as a diff to
-//! review; `CASCADE_BLESS=1 cargo test --release` regenerates them after an intended
+//! review; `CASCADE_BLESS=1 cargo test --profile test-release` regenerates them after an intended
 //! change.
 
 use crate::support::golden::{assert_golden, assert_golden_dir, command_text};

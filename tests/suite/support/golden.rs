@@ -1,6 +1,6 @@
 //! Golden files: outputs compared byte for byte with committed copies under `tests/golden/`.
 //!
-//! After an intended change of output, `CASCADE_BLESS=1 cargo test --release` rewrites every
+//! After an intended change of output, `CASCADE_BLESS=1 cargo test --profile test-release` rewrites every
 //! golden file (and every marked output block of README.md and docs/) from what the build
 //! now prints; `git diff` then shows exactly what changed, for review.
 
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 pub const BLESS: &str = "CASCADE_BLESS";
 
 /// The command that regenerates every golden file, for messages.
-pub const REGENERATE: &str = "CASCADE_BLESS=1 cargo test --release";
+pub const REGENERATE: &str = "CASCADE_BLESS=1 cargo test --profile test-release";
 
 /// True when golden files are to be rewritten rather than compared.
 pub fn blessing() -> bool {
