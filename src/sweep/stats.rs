@@ -109,6 +109,9 @@ mod tests {
         let s = summarize(&values);
         let sd = (10.0f64 / 39.0).sqrt();
         let half = (s.ci95.1 - s.ci95.0) / 2.0;
-        assert!((half - 2.022_691 * sd / 40f64.sqrt()).abs() < 1e-6, "{half}");
+        assert!(
+            (half - 2.022_691 * sd / 40f64.sqrt()).abs() < 1e-6,
+            "{half}"
+        );
     }
 }

@@ -484,3 +484,20 @@ fn windows_check_their_span_and_phase() {
         &["window.0.phase", "needs both"],
     );
 }
+
+#[test]
+fn seeds_out_of_range_or_not_integers() {
+    let c = Case::new("seed");
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = -3"),
+        &["scenario.toml:4:8", "scenario.seed", "0 or more"],
+    );
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = \"18446744073709551616\""),
+        &["scenario.toml:4:8", "scenario.seed", "18446744073709551615"],
+    );
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = 1.5"),
+        &["scenario.toml:4:8", "scenario.seed", "decimal string"],
+    );
+}
