@@ -117,24 +117,37 @@ pub struct Expect {
 impl Expect {
     /// `client.web.success_ratio >= 0.95`, with the window and the statistic when it has them.
     pub fn label(&self) -> String {
+        format!("{}{}", self.statistic(), self.comparison())
+    }
+
+    /// What is judged over the replications, as the label's prefix: `95% CI of mean of 10: `,
+    /// `p95 of 10: `, or nothing for one run.
+    pub fn statistic(&self) -> String {
+        match (self.reps, self.whole_interval) {
+            (1, _) => String::new(),
+            (n, true) => format!("95% CI of mean of {n}: "),
+            (n, false) => format!("{} of {n}: ", self.stat.name()),
+        }
+    }
+
+    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`.
+    pub fn comparison(&self) -> String {
         let window = match self.read_from.strip_suffix(&self.metric) {
             Some(prefix) if !prefix.is_empty() => format!(" [{}]", prefix.trim_end_matches('.')),
             _ => String::new(),
         };
-        let stat = match (self.reps, self.whole_interval) {
-            (1, _) => String::new(),
-            (n, true) => format!("95% CI of mean of {n}: "),
-            (n, false) => format!("{} of {n}: ", self.stat.name()),
-        };
         format!(
-            "{stat}{} {} {}{window}",
+            "{} {} {}{window}",
             self.metric,
             self.op.symbol(),
             self.value
         )
     }
 
-    fn judge(&self, samples: &[f64]) -> Verdict {
+    /// The verdict over `samples`, the metric's values in the first `reps` replications in
+    /// order (replication 0 on the scenario's seed): what `cascade check` decides, for any
+    /// consumer that has those values (the sweep report reads them from runs.csv).
+    pub fn judge(&self, samples: &[f64]) -> Verdict {
         if self.whole_interval {
             let s = crate::sweep::stats::summarize(samples);
             let (lo, hi) = s.ci95;
