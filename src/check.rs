@@ -216,7 +216,36 @@ pub fn evaluate_replicated(
 
 fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
     let mut err = (*e.at).clone();
-    if e.read_from != e.metric && m.get(&e.metric).is_some() {
+    let has_window = e.read_from != e.metric;
+    // `window.<w>.<metric>` written as the metric: each hint must work when followed, so it
+    // says to write the catalogue metric alone (measured over the expectation's own window),
+    // never to drop a `window` whose `expect-<i>` window the name itself relies on.
+    if let Some((w, inner)) = e
+        .metric
+        .strip_prefix("window.")
+        .and_then(|rest| rest.split_once('.'))
+    {
+        let own = w.starts_with("expect-");
+        err.message = match (has_window, own) {
+            (true, true) | (false, true) => format!(
+                "`{}` names the window of an expectation's `window` key, which the metric must not repeat: write `metric = \"{inner}\"` with `window` in this expectation",
+                e.metric
+            ),
+            (true, false) if m.get(&e.metric).is_some() => format!(
+                "`{}` already names the [[window]] `{w}`, and this expectation has a `window` of its own: write `metric = \"{inner}\"` to measure it over that `window`, or drop the `window` to read [[window]] `{w}`",
+                e.metric
+            ),
+            (true, false) => format!(
+                "`{}` names a window, and this expectation has a `window` of its own: write `metric = \"{inner}\"` to measure it over that `window`",
+                e.metric
+            ),
+            (false, false) => String::new(),
+        };
+        if !err.message.is_empty() {
+            return Box::new(err);
+        }
+    }
+    if has_window && m.get(&e.metric).is_some() {
         err.message = format!(
             "`{}` is judged over the whole run only, not per window: drop the expectation's `window`",
             e.metric
