@@ -117,24 +117,37 @@ pub struct Expect {
 impl Expect {
     /// `client.web.success_ratio >= 0.95`, with the window and the statistic when it has them.
     pub fn label(&self) -> String {
+        format!("{}{}", self.statistic(), self.comparison())
+    }
+
+    /// What is judged over the replications, as the label's prefix: `95% CI of mean of 10: `,
+    /// `p95 of 10: `, or nothing for one run.
+    pub fn statistic(&self) -> String {
+        match (self.reps, self.whole_interval) {
+            (1, _) => String::new(),
+            (n, true) => format!("95% CI of mean of {n}: "),
+            (n, false) => format!("{} of {n}: ", self.stat.name()),
+        }
+    }
+
+    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`.
+    pub fn comparison(&self) -> String {
         let window = match self.read_from.strip_suffix(&self.metric) {
             Some(prefix) if !prefix.is_empty() => format!(" [{}]", prefix.trim_end_matches('.')),
             _ => String::new(),
         };
-        let stat = match (self.reps, self.whole_interval) {
-            (1, _) => String::new(),
-            (n, true) => format!("95% CI of mean of {n}: "),
-            (n, false) => format!("{} of {n}: ", self.stat.name()),
-        };
         format!(
-            "{stat}{} {} {}{window}",
+            "{} {} {}{window}",
             self.metric,
             self.op.symbol(),
             self.value
         )
     }
 
-    fn judge(&self, samples: &[f64]) -> Verdict {
+    /// The verdict over `samples`, the metric's values in the first `reps` replications in
+    /// order (replication 0 on the scenario's seed): what `cascade check` decides, for any
+    /// consumer that has those values (the sweep report reads them from runs.csv).
+    pub fn judge(&self, samples: &[f64]) -> Verdict {
         if self.whole_interval {
             let s = crate::sweep::stats::summarize(samples);
             let (lo, hi) = s.ci95;
@@ -203,7 +216,36 @@ pub fn evaluate_replicated(
 
 fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
     let mut err = (*e.at).clone();
-    if e.read_from != e.metric && m.get(&e.metric).is_some() {
+    let has_window = e.read_from != e.metric;
+    // `window.<w>.<metric>` written as the metric: each hint must work when followed, so it
+    // says to write the catalogue metric alone (measured over the expectation's own window),
+    // never to drop a `window` whose `expect-<i>` window the name itself relies on.
+    if let Some((w, inner)) = e
+        .metric
+        .strip_prefix("window.")
+        .and_then(|rest| rest.split_once('.'))
+    {
+        let own = w.starts_with("expect-");
+        err.message = match (has_window, own) {
+            (true, true) | (false, true) => format!(
+                "`{}` names the window of an expectation's `window` key, which the metric must not repeat: write `metric = \"{inner}\"` with `window` in this expectation",
+                e.metric
+            ),
+            (true, false) if m.get(&e.metric).is_some() => format!(
+                "`{}` already names the [[window]] `{w}`, and this expectation has a `window` of its own: write `metric = \"{inner}\"` to measure it over that `window`, or drop the `window` to read [[window]] `{w}`",
+                e.metric
+            ),
+            (true, false) => format!(
+                "`{}` names a window, and this expectation has a `window` of its own: write `metric = \"{inner}\"` to measure it over that `window`",
+                e.metric
+            ),
+            (false, false) => String::new(),
+        };
+        if !err.message.is_empty() {
+            return Box::new(err);
+        }
+    }
+    if has_window && m.get(&e.metric).is_some() {
         err.message = format!(
             "`{}` is judged over the whole run only, not per window: drop the expectation's `window`",
             e.metric

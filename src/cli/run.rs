@@ -13,7 +13,8 @@ use std::time::Instant;
 pub struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Seed for every random stream (overrides scenario.seed).
+    /// Seed for every random stream (overrides scenario.seed): any integer from 0 to
+    /// 18446744073709551615, such as a replication's seed from a sweep's runs.csv.
     #[arg(long)]
     seed: Option<u64>,
     /// Directory for the output files [default: results/<scenario name>].

@@ -139,36 +139,68 @@ impl Simulation {
     /// The call is over unless its policy falls back on this failure.
     #[inline(always)]
     pub(super) fn finish_call(&mut self, cr: Ref, outcome: Outcome) {
-        let now = self.now;
-        let call = self.calls.get_mut(cr).expect("finishing a live call");
+        let call = self.calls.get(cr).expect("finishing a live call");
         let spec = spec_of(&self.specs, call.spec);
         let falls_back = spec
             .policy
             .fallback
             .as_ref()
-            .filter(|f| in_set(f.on, outcome) && call.fallback_from.is_none());
-        let Some(fallback) = falls_back else {
+            .is_some_and(|f| in_set(f.on, outcome) && call.fallback_from.is_none());
+        if falls_back {
+            self.fall_back(cr, outcome);
+        } else {
             self.complete_call(cr, outcome);
-            return;
-        };
+        }
+    }
+
+    /// The call failed with a kind its fallback answers. The one rule for both kinds of
+    /// fallback: it answers whenever its answer reaches the caller before the caller's own
+    /// deadline C, not the call's D = C − reserve. The reserve is the caller's time, and a
+    /// call that ended at D has spent only its own (resilience4j's and Polly's fallbacks answer
+    /// when their timeout fires). Out of line: only calls that fall back come here.
+    #[inline(never)]
+    fn fall_back(&mut self, cr: Ref, outcome: Outcome) {
+        let now = self.now;
+        let caller_deadline = self.caller_deadline(cr);
+        let call = self.calls.get_mut(cr).expect("finishing a live call");
+        let spec = spec_of(&self.specs, call.spec);
+        let latency = spec.policy.fallback.as_ref().map_or(0, |f| f.latency);
         call.fallback_from = Some(outcome);
         call.phase = Phase::Fallback;
         self.rec.edges[spec.edge].fallbacks += 1;
         match spec.fallback {
             Some(f) => {
-                let deadline = call.deadline;
+                // A call of its own, with C as its caller's deadline (its own reserve applies).
                 let spec = SpecId::of(&self.model.fallbacks[f]);
-                let child = self.start_call(Parent::Fallback(cr), spec, deadline);
+                let child = self.start_call(Parent::Fallback(cr), spec, caller_deadline);
                 if let Some(call) = self.calls.get_mut(cr) {
                     call.fallback_call = Some(child);
                 }
             }
             None => {
-                // The canned answer comes after its latency, unless the deadline comes first.
+                // The canned answer comes after its latency, unless C comes first; `resume`
+                // then ends the call degraded, or deadline_exceeded at C.
                 let attempt = call.attempt;
-                let at = now.saturating_add(fallback.latency).min(call.deadline);
+                call.deadline = caller_deadline;
+                let at = now.saturating_add(latency).min(caller_deadline);
                 self.queue.push(at, Event::Resume { call: cr, attempt });
             }
+        }
+    }
+
+    /// The deadline of whoever waits for the call (C): the client's request deadline, the
+    /// deadline the parent job's request carries, or the original call's D for a fallback call.
+    fn caller_deadline(&self, cr: Ref) -> u64 {
+        let call = self.calls.get(cr).expect("a live call");
+        match call.parent {
+            Parent::Client { client, .. } => self.model.clients[client as usize]
+                .deadline
+                .map_or(NO_DEADLINE, |d| call.started.saturating_add(d)),
+            Parent::Job(jr) => self.jobs.get(jr).map_or(call.deadline, |j| j.deadline),
+            Parent::Fallback(original) => self
+                .calls
+                .get(original)
+                .map_or(call.deadline, |c| c.deadline),
         }
     }
 

@@ -402,6 +402,31 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "s",
         "from fault i's end to the start of the first bucket of that hold (bucket resolution); when not recovered, the time watched after the end",
     ),
+    doc(
+        "fault.<i>.client.<c>.goodput_before_rps",
+        "1/s",
+        "client c's own goodput before fault i; the fault.<i>.client.<c>.* verdict exists only for a client that sent requests in the measured buckets before the fault",
+    ),
+    doc(
+        "fault.<i>.client.<c>.goodput_during_rps",
+        "1/s",
+        "client c's goodput while fault i was active",
+    ),
+    doc(
+        "fault.<i>.client.<c>.goodput_after_rps",
+        "1/s",
+        "client c's goodput from fault i's end to the end of the run",
+    ),
+    doc(
+        "fault.<i>.client.<c>.recovered",
+        "0/1",
+        "fault.<i>.recovered judged on client c's goodput alone: 0 for a client still down behind others that recovered",
+    ),
+    doc(
+        "fault.<i>.client.<c>.recovery_s",
+        "s",
+        "fault.<i>.recovery_s judged on client c's goodput alone",
+    ),
 ];
 
 /// Whether `name` is an instance of `pattern` (each placeholder stands for one dotless segment;

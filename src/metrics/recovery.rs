@@ -15,6 +15,10 @@
 //!   `recovery_s` is the time watched after the end (a lower bound).
 //! * **metastable**: the trigger is gone (the fault ended at least a hold before the run did)
 //!   and goodput has not come back. That is reported on stdout as a metastable failure.
+//! * **per client**: the same verdict on each client's own goodput, as `fault.<i>.client.<c>.*`,
+//!   for every client that sent a request in the measured buckets before the fault (one with no
+//!   traffic then has no level to come back to and gets none). The aggregate alone would hide
+//!   a small client's outage behind a large client's goodput.
 
 use super::RunMetrics;
 use crate::model::Model;
@@ -30,6 +34,10 @@ pub struct FaultVerdict {
     /// The fault ended a hold or more before the run did, so not recovering means the system
     /// stays degraded on its own.
     pub trigger_gone: bool,
+    /// The same verdict on each client's own goodput, for the clients that sent requests in the
+    /// measured buckets before the fault (in client order): the aggregate can read "recovered"
+    /// while a small client behind a large one is still down.
+    pub clients: Vec<ClientRecovery>,
 }
 
 impl FaultVerdict {
@@ -38,13 +46,108 @@ impl FaultVerdict {
     }
 }
 
+/// One client's goodput around a fault, judged as the aggregate is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientRecovery {
+    pub client: usize,
+    pub name: String,
+    pub before_rps: f64,
+    pub during_rps: f64,
+    pub after_rps: f64,
+    pub recovered: bool,
+    pub recovery_s: f64,
+}
+
+/// A goodput series judged around one fault.
+struct Judged {
+    before: f64,
+    during: f64,
+    after: f64,
+    recovered: bool,
+    recovery_s: f64,
+}
+
+/// The buckets around one fault: measured ones before it, while active, after it.
+struct Span {
+    first_measured: usize,
+    before_end: usize,
+    after_start: usize,
+    end: u64,
+    /// Where the run ended (a diverged run ends early): what is watched after the fault.
+    run_end: u64,
+}
+
 /// Judges every fault that has a measured steady state before it; `run_end` is where the run
 /// ended, earlier than the model's end for a diverged run.
 pub fn assess(model: &Model, m: &RunMetrics, run_end: u64) -> Vec<FaultVerdict> {
     let goodput = total_goodput(model, m);
     let b = m.bucket_ns;
     let n = goodput.len();
-    let bucket_start = |k: usize| k as u64 * b;
+    let clients: Vec<(Vec<f64>, Vec<f64>)> = model
+        .clients
+        .iter()
+        .map(|c| {
+            let series = |k: &str| {
+                m.series_of(&format!("client.{}.{k}", c.name))
+                    .unwrap_or_else(|| vec![0.0; n])
+            };
+            (series("goodput_rps"), series("offered_rps"))
+        })
+        .collect();
+    model
+        .faults
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let span = Span {
+                first_measured: (model.warmup / b) as usize,
+                before_end: ((f.start / b) as usize).min(n),
+                after_start: (f.end.div_ceil(b) as usize).min(n),
+                end: f.end,
+                run_end,
+            };
+            if span.before_end <= span.first_measured {
+                return None;
+            }
+            let all = judge(model, b, &goodput, &span);
+            let clients = clients
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, offered))| {
+                    offered[span.first_measured..span.before_end]
+                        .iter()
+                        .any(|r| *r > 0.0)
+                })
+                .map(|(c, (goodput, _))| {
+                    let j = judge(model, b, goodput, &span);
+                    ClientRecovery {
+                        client: c,
+                        name: model.clients[c].name.clone(),
+                        before_rps: j.before,
+                        during_rps: j.during,
+                        after_rps: j.after,
+                        recovered: j.recovered,
+                        recovery_s: j.recovery_s,
+                    }
+                })
+                .collect();
+            Some(FaultVerdict {
+                fault: i,
+                before_rps: all.before,
+                during_rps: all.during,
+                after_rps: all.after,
+                recovered: all.recovered,
+                recovery_s: all.recovery_s,
+                trigger_gone: f.end.saturating_add(model.recovery_hold) <= run_end,
+                clients,
+            })
+        })
+        .collect()
+}
+
+/// The verdict on one goodput series (per bucket) around one fault.
+fn judge(model: &Model, b: u64, goodput: &[f64], span: &Span) -> Judged {
+    let n = goodput.len();
     let hold_buckets = model.recovery_hold.div_ceil(b).max(1) as usize;
     let mean = |range: std::ops::Range<usize>| {
         let v = &goodput[range];
@@ -54,40 +157,25 @@ pub fn assess(model: &Model, m: &RunMetrics, run_end: u64) -> Vec<FaultVerdict> 
             v.iter().sum::<f64>() / v.len() as f64
         }
     };
-    model
-        .faults
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            let first_measured = (model.warmup / b) as usize;
-            let before_end = ((f.start / b) as usize).min(n);
-            if before_end <= first_measured {
-                return None;
-            }
-            let before = mean(first_measured..before_end);
-            let after_start = (f.end.div_ceil(b) as usize).min(n);
-            let during = mean(before_end..after_start.max(before_end));
-            let after = mean(after_start..n);
-            let bucket_s = b as f64 / 1e9;
-            let band = (model.recovery_tolerance * before).max(3.0 * (before / bucket_s).sqrt());
-            let close = |g: f64| (g - before).abs() <= band;
-            let recovered_at = (after_start..n.saturating_sub(hold_buckets - 1))
-                .find(|&j| goodput[j..j + hold_buckets].iter().all(|g| close(*g)));
-            let (recovered, recovery_s) = match recovered_at {
-                Some(j) => (true, bucket_start(j).saturating_sub(f.end) as f64 / 1e9),
-                None => (false, run_end.saturating_sub(f.end) as f64 / 1e9),
-            };
-            Some(FaultVerdict {
-                fault: i,
-                before_rps: before,
-                during_rps: during,
-                after_rps: after,
-                recovered,
-                recovery_s,
-                trigger_gone: f.end.saturating_add(model.recovery_hold) <= run_end,
-            })
-        })
-        .collect()
+    let before = mean(span.first_measured..span.before_end);
+    let during = mean(span.before_end..span.after_start.max(span.before_end));
+    let after = mean(span.after_start..n);
+    let bucket_s = b as f64 / 1e9;
+    let band = (model.recovery_tolerance * before).max(3.0 * (before / bucket_s).sqrt());
+    let close = |g: f64| (g - before).abs() <= band;
+    let recovered_at = (span.after_start..n.saturating_sub(hold_buckets - 1))
+        .find(|&j| goodput[j..j + hold_buckets].iter().all(|g| close(*g)));
+    let (recovered, recovery_s) = match recovered_at {
+        Some(j) => (true, (j as u64 * b).saturating_sub(span.end) as f64 / 1e9),
+        None => (false, span.run_end.saturating_sub(span.end) as f64 / 1e9),
+    };
+    Judged {
+        before,
+        during,
+        after,
+        recovered,
+        recovery_s,
+    }
 }
 
 /// Goodput of all clients together, per bucket.
@@ -103,16 +191,37 @@ fn total_goodput(model: &Model, m: &RunMetrics) -> Vec<f64> {
     total
 }
 
-/// Adds each verdict to the summary as `fault.<i>.*`.
+/// Adds each verdict to the summary as `fault.<i>.*`, then each client's as
+/// `fault.<i>.client.<c>.*`.
 pub fn add_to_summary(verdicts: &[FaultVerdict], m: &mut RunMetrics) {
+    let mut add = |p: String, before: f64, during: f64, after: f64, recovered: bool, s: f64| {
+        m.summary.extend([
+            (format!("{p}.goodput_before_rps"), before),
+            (format!("{p}.goodput_during_rps"), during),
+            (format!("{p}.goodput_after_rps"), after),
+            (format!("{p}.recovered"), f64::from(u8::from(recovered))),
+            (format!("{p}.recovery_s"), s),
+        ]);
+    };
     for v in verdicts {
         let p = format!("fault.{}", v.fault);
-        m.summary.extend([
-            (format!("{p}.goodput_before_rps"), v.before_rps),
-            (format!("{p}.goodput_during_rps"), v.during_rps),
-            (format!("{p}.goodput_after_rps"), v.after_rps),
-            (format!("{p}.recovered"), f64::from(u8::from(v.recovered))),
-            (format!("{p}.recovery_s"), v.recovery_s),
-        ]);
+        add(
+            p.clone(),
+            v.before_rps,
+            v.during_rps,
+            v.after_rps,
+            v.recovered,
+            v.recovery_s,
+        );
+        for c in &v.clients {
+            add(
+                format!("{p}.client.{}", c.name),
+                c.before_rps,
+                c.during_rps,
+                c.after_rps,
+                c.recovered,
+                c.recovery_s,
+            );
+        }
     }
 }

@@ -67,10 +67,16 @@ fn unique_suffix() -> String {
 
 /// A number as JSON or CSV text: integral values without a fraction, others in Rust's shortest
 /// round-trip form, so the same value always prints the same way.
+///
+/// Every metric is defined where it is computed, finite even with nothing to measure (README,
+/// "Metrics"), so a NaN or infinity here is a bug at its source. It stops a debug build (every
+/// test) and, in a release build, prints as `NaN` / `inf` so that a reader fails on it rather
+/// than take it for a measured 0.
 pub fn number(v: f64) -> String {
-    if !v.is_finite() {
-        return "0".into();
-    }
+    debug_assert!(
+        v.is_finite(),
+        "non-finite value {v} written: define it where it is computed"
+    );
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         format!("{}", v as i64)
     } else {

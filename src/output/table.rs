@@ -279,6 +279,29 @@ pub fn render_faults(model: &Model, verdicts: &[FaultVerdict]) -> String {
             sig3(v.after_rps),
             recovery,
         ]);
+        // Once the trigger is gone, each client that is still down is named: the aggregate
+        // can hide a small client behind a large one. (While the fault lasts, none could have.)
+        let down: Vec<String> = v
+            .clients
+            .iter()
+            .filter(|c| v.trigger_gone && !c.recovered)
+            .map(|c| {
+                format!(
+                    "{} ({}/s after against {}/s before)",
+                    c.name,
+                    sig3(c.after_rps),
+                    sig3(c.before_rps)
+                )
+            })
+            .collect();
+        if !down.is_empty() && (v.recovered || v.clients.len() > 1) {
+            let _ = writeln!(
+                notes,
+                "fault {i}: not recovered at client{} {}",
+                if down.len() == 1 { "" } else { "s" },
+                down.join(", ")
+            );
+        }
     }
     format!("\n{}{notes}", t.render())
 }

@@ -6,7 +6,6 @@ use crate::chart::data::RunData;
 use crate::chart::format::{latency_ms, percent, short};
 use crate::chart::sweep_data::SweepData;
 use crate::chart::{Chart, Kind};
-use crate::metrics::RunMetrics;
 use crate::model::Model;
 use crate::output::describe;
 
@@ -58,7 +57,7 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
 
 /// One line per thing a reviewer should see first: each client's outcome, each fault's
 /// verdict, retry amplification, breakers that opened, wasted work, expectations.
-fn at_a_glance(run: &RunData, verdicts: &Option<Vec<crate::check::Verdict>>) -> Vec<String> {
+fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     let mut items = Vec::new();
     for c in run.entities("client") {
         let m = |k: &str| run.metric(&format!("client.{c}.{k}"));
@@ -134,11 +133,7 @@ fn at_a_glance(run: &RunData, verdicts: &Option<Vec<crate::check::Verdict>>) -> 
             ));
         }
     }
-    if let Some(v) = verdicts {
-        let passed = v.iter().filter(|v| v.passed).count();
-        let mark = if passed == v.len() { "✓" } else { "✗" };
-        items.push(format!("{mark} expectations: {passed} of {} hold", v.len()));
-    }
+    items.extend(expectations);
     items
 }
 
@@ -179,53 +174,13 @@ fn at_the_end(run: &RunData) -> Option<String> {
     })
 }
 
-fn metrics_of(run: &RunData) -> RunMetrics {
-    RunMetrics {
-        summary: run.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        names: Vec::new(),
-        series: Vec::new(),
-        bucket_ns: 0,
-    }
-}
-
-fn expectation_blocks(
-    verdicts: &Option<Vec<crate::check::Verdict>>,
-    error: Option<String>,
-) -> Vec<Block> {
-    if let Some(e) = error {
-        return vec![Block::Text(format!(
-            "The expectations could not be judged: {e}"
-        ))];
-    }
-    let Some(v) = verdicts else {
-        return vec![Block::Text("The scenario states no [[expect]].".into())];
-    };
-    let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
-    for v in v {
-        t.rows.push(vec![
-            if v.passed { "✓ pass" } else { "✗ fail" }.into(),
-            v.label.clone(),
-            short(v.measured),
-        ]);
-    }
-    vec![Block::Table(t)]
-}
-
 fn charts_where(charts: &[Chart], pred: impl Fn(&Chart) -> bool) -> Vec<usize> {
     (0..charts.len()).filter(|i| pred(&charts[*i])).collect()
 }
 
 pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
     let base = &runs[0];
-    let (verdicts, error) = match &base.model {
-        Some(m) if !m.expects.is_empty() => {
-            match crate::check::evaluate(&m.expects, &metrics_of(base)) {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e.to_string())),
-            }
-        }
-        _ => (None, None),
-    };
+    let expectations = super::expectations::of_run(base);
     let variants: Vec<&str> = runs[1..].iter().map(|r| r.label.as_str()).collect();
     let mut subtitle = format!(
         "seed {} · {} s measured after a {} s warm-up · {} s time buckets",
@@ -240,7 +195,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
     let mut sections = vec![section(
         "glance",
         "At a glance",
-        vec![Block::List(at_a_glance(base, &verdicts))],
+        vec![Block::List(at_a_glance(base, expectations.glance))],
     )];
     match &base.model {
         Some(m) => sections.extend(design_sections(m, Some(base))),
@@ -277,11 +232,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
             Block::Table(tables::edge_summary(base)),
         ],
     ));
-    sections.push(section(
-        "expectations",
-        "Expectations",
-        expectation_blocks(&verdicts, error),
-    ));
+    sections.push(section("expectations", "Expectations", expectations.blocks));
     if runs.len() > 1 {
         let mut blocks = Vec::new();
         if let Some(m) = &base.model {
@@ -339,13 +290,7 @@ pub fn sweep_doc(s: &SweepData, charts: &[Chart]) -> Doc {
         sections.push(section(
             "expectations",
             "Expectations per point",
-            vec![
-                Block::Text(
-                    "Each [[expect]] judged on the mean over the replications of each point."
-                        .into(),
-                ),
-                Block::Table(sweep_expectations(s, m)),
-            ],
+            super::expectations::of_sweep(s, m),
         ));
     }
     Doc {
@@ -400,35 +345,6 @@ fn points_table(s: &SweepData) -> Table {
                     )
                 }
                 Some(p) => unit.value(p.mean),
-                None => "–".into(),
-            });
-        }
-        t.rows.push(row);
-    }
-    t
-}
-
-fn sweep_expectations(s: &SweepData, model: &Model) -> Table {
-    let labels: Vec<String> = model.expects.iter().map(|e| e.label()).collect();
-    let mut header: Vec<&str> = vec!["point", "variant"];
-    header.extend(labels.iter().map(String::as_str));
-    let mut t = Table::new(&header, &[]);
-    let mut seen: Vec<(usize, String)> = Vec::new();
-    for r in &s.rows {
-        let key = (r.point, r.variant.clone());
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
-        let mut row = vec![r.point.to_string(), r.variant.clone()];
-        for e in &model.expects {
-            let found = s
-                .rows
-                .iter()
-                .find(|x| x.point == r.point && x.variant == r.variant && x.metric == e.read_from);
-            row.push(match found {
-                Some(x) if e.op.holds(x.mean, e.value) => format!("✓ {}", short(x.mean)),
-                Some(x) => format!("✗ {}", short(x.mean)),
                 None => "–".into(),
             });
         }

@@ -4,6 +4,7 @@
 //! and the same files always give the same bytes.
 
 mod build;
+mod expectations;
 pub mod html;
 pub mod markdown;
 pub mod tables;

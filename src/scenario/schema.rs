@@ -19,6 +19,34 @@ impl<'de> Deserialize<'de> for Dur {
     }
 }
 
+/// `scenario.seed`: any u64. TOML integers are signed 64-bit, so a seed of 2^63 or more (half
+/// of the replication seeds a sweep derives) is written as a decimal string,
+/// `seed = "9223372036854775808"`; any seed may be. `--seed N` reaches here as such a string
+/// (an override that is not a TOML value is taken as text).
+fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct SeedVisitor;
+    impl Visitor<'_> for SeedVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an integer from 0 to 18446744073709551615, or one as a decimal string")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("a seed is 0 or more, got {v}")))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            v.parse::<u64>().map_err(|_| {
+                E::custom(format!(
+                    "a seed as a string is a decimal integer from 0 to 18446744073709551615, got \"{v}\""
+                ))
+            })
+        }
+    }
+    d.deserialize_any(SeedVisitor).map(Some)
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
@@ -144,6 +172,7 @@ pub struct RawMeta {
     pub name: String,
     pub duration: Dur,
     pub warmup: Option<Dur>,
+    #[serde(default, deserialize_with = "seed")]
     pub seed: Option<u64>,
     pub bucket: Option<Dur>,
     pub description: Option<String>,

@@ -594,3 +594,18 @@ fn an_endless_or_huge_file_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("larger than 16 MiB"), "{err}");
 }
+fn seeds_out_of_range_or_not_integers() {
+    let c = Case::new("seed");
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = -3"),
+        &["scenario.toml:4:8", "scenario.seed", "0 or more"],
+    );
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = \"18446744073709551616\""),
+        &["scenario.toml:4:8", "scenario.seed", "18446744073709551615"],
+    );
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = 1.5"),
+        &["scenario.toml:4:8", "scenario.seed", "decimal string"],
+    );
+}

@@ -120,3 +120,51 @@ fn a_gate_with_nothing_to_check_fails_as_bad_input() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("nothing to check"), "{err}");
 }
+
+/// Writes `metric = "…"` as the hint in `err` says, in place of the expectation's metric line.
+fn follow_the_hint(expects: &str, err: &str) -> String {
+    let start = err
+        .find("write `metric = \"")
+        .expect("a hint to write the metric")
+        + 7;
+    let line = &err[start..start + err[start..].find('`').unwrap()];
+    expects
+        .lines()
+        .map(|l| if l.starts_with("metric = ") { line } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// An expectation that names its own window's metric (`window.expect-0.…`), with or without a
+/// `window` key: the hint says what to write, and what it says then runs.
+#[test]
+fn the_hint_for_a_windowed_metric_name_works_when_followed() {
+    let d = dir("window-hint");
+    for expects in [
+        "[[expect]]\nmetric = \"window.expect-0.client.web.success_ratio\"\nop = \">=\"\nvalue = 0.5\nwindow = { start = \"5s\" }\n",
+        "[[expect]]\nmetric = \"window.expect-0.client.web.success_ratio\"\nop = \">=\"\nvalue = 0.5\n",
+    ] {
+        let out = check(&d, expects, &[]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("expect.0.metric"), "{err}");
+        let mut fixed = follow_the_hint(expects, &err);
+        // Without a window, the hint also asks for one.
+        if !fixed.contains("window =") {
+            assert!(err.contains("with `window` in this expectation"), "{err}");
+            fixed.push_str("\nwindow = { start = \"5s\" }\n");
+        }
+        let out = check(&d, &fixed, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "after following the hint:\n{fixed}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            table.contains("client.web.success_ratio >= 0.5 [window.expect-0]"),
+            "{table}"
+        );
+    }
+}

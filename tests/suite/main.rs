@@ -14,6 +14,7 @@ mod determinism;
 mod divergence;
 mod docs;
 mod faults;
+mod finite;
 mod golden;
 mod model;
 mod policies;

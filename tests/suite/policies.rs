@@ -695,6 +695,66 @@ fallback = {{ latency = "{latency}" }}
     assert_eq!(metric(&late, "client.c.latency_max_ms"), 100.0);
 }
 
+/// A call that ends at its own deadline D = C − reserve still leaves its caller `reserve`:
+/// a fallback answers if its answer reaches the caller before C. The client's deadline C is
+/// 100 ms, the call's D 80 ms, and the service takes 200 ms, so every attempt ends
+/// deadline_exceeded at 80 ms.
+fn reserve_fallback(fallback: &str) -> cascade::metrics::RunMetrics {
+    run(&format!(
+        r#"
+[scenario]
+name = "reserve-fallback"
+duration = "5s"
+[[client]]
+name = "c"
+target = "s"
+arrival = "constant"
+rate = 10
+deadline = "100ms"
+policy = "p"
+[[service]]
+name = "s"
+workers = 100
+work = "200ms"
+[[service]]
+name = "cache"
+work = "5ms"
+[policy.p]
+reserve = "20ms"
+fallback = {fallback}
+"#
+    ))
+}
+
+#[test]
+fn a_fallback_answers_a_call_that_ended_at_its_deadline_while_the_caller_still_waits() {
+    // Canned, 5 ms: degraded at 80 + 5 = 85 ms, before C.
+    let canned = reserve_fallback(r#"{ latency = "5ms" }"#);
+    let requests = metric(&canned, "client.c.requests");
+    assert_eq!(metric(&canned, "client.c.degraded"), requests);
+    assert_eq!(metric(&canned, "client.c.latency_max_ms"), 85.0);
+    assert_close(
+        "p50",
+        metric(&canned, "client.c.latency_p50_ms"),
+        85.0,
+        0.001,
+    );
+    // Canned, 20 ms: due at 100 ms, C itself, where the caller stops waiting: too late. (The
+    // last request, sent at 4.9 s, is still waiting when the run ends at 5 s.)
+    let late = reserve_fallback(r#"{ latency = "20ms" }"#);
+    assert_eq!(metric(&late, "client.c.success"), 0.0);
+    assert_eq!(
+        metric(&late, "client.c.errors.deadline_exceeded"),
+        requests - 1.0
+    );
+    assert_eq!(metric(&late, "client.c.latency_max_ms"), 100.0);
+    // A fallback call has C as its caller's deadline too: the cache answers at 85 ms.
+    let call = reserve_fallback(r#"{ to = "cache" }"#);
+    assert_eq!(metric(&call, "client.c.degraded"), requests);
+    assert_eq!(metric(&call, "edge.c.cache.success"), requests);
+    assert_eq!(metric(&call, "client.c.latency_max_ms"), 85.0);
+}
+
 fn heavy_tail(hedge: &str) -> cascade::metrics::RunMetrics {
     run(&format!(
         r#"

@@ -183,3 +183,99 @@ end = "30s"
     // The whole run's summary is unchanged by windows.
     assert_eq!(metric(&m, "client.c.errors.unavailable"), 500.0);
 }
+
+/// A small client (20/s) behind a large one (1,000/s): its service is refused from 10 s to
+/// 20 s (fault 0), then again from 20 s to the end (fault 1). All goodput together is back
+/// within the band at once (1,000/s ± 3√1,020), so the aggregate reads "recovered", while the
+/// small client never comes back. A third client sends nothing before 30 s.
+const SMALL_BEHIND_LARGE: &str = r#"
+[scenario]
+name = "small-behind-large"
+duration = "60s"
+
+[[client]]
+name = "large"
+target = "bulk"
+arrival = "constant"
+rate = 1000
+
+[[client]]
+name = "small"
+target = "niche"
+arrival = "constant"
+rate = 20
+
+[[client]]
+name = "late"
+target = "bulk"
+arrival = "constant"
+rate = 0
+phases = [ { at = "30s", rate = 10 } ]
+
+[[service]]
+name = "bulk"
+workers = 10
+work = "1ms"
+
+[[service]]
+name = "niche"
+work = "1ms"
+
+[[fault]]
+kind = "outage"
+target = "niche"
+start = "10s"
+end = "20s"
+
+[[fault]]
+kind = "outage"
+target = "niche"
+start = "20s"
+"#;
+
+#[test]
+fn each_client_gets_its_own_recovery_verdict() {
+    let m = run(SMALL_BEHIND_LARGE);
+    assert_eq!(
+        metric(&m, "fault.0.recovered"),
+        1.0,
+        "the aggregate hides it"
+    );
+    assert_eq!(metric(&m, "fault.0.client.large.recovered"), 1.0);
+    assert_eq!(metric(&m, "fault.0.client.large.recovery_s"), 0.0);
+    assert_eq!(metric(&m, "fault.0.client.small.recovered"), 0.0);
+    // Bucket 0 answers 19 (the arrival at 1 s falls in bucket 1), the next nine 20 each.
+    assert_eq!(metric(&m, "fault.0.client.small.goodput_before_rps"), 19.9);
+    assert_eq!(metric(&m, "fault.0.client.small.goodput_during_rps"), 0.0);
+    assert_eq!(metric(&m, "fault.0.client.small.goodput_after_rps"), 0.0);
+    // Not recovered: the time watched after the fault's end.
+    assert_eq!(metric(&m, "fault.0.client.small.recovery_s"), 40.0);
+    // No traffic before the fault: no level to come back to, no verdict.
+    assert!(m.get("fault.0.client.late.recovered").is_none());
+    assert!(m.get("fault.0.client.late.goodput_before_rps").is_none());
+    // Fault 1 lasts to the end: every client is judged, none recovered.
+    assert_eq!(metric(&m, "fault.1.client.small.recovered"), 0.0);
+}
+
+#[test]
+fn the_table_names_the_clients_that_did_not_recover() {
+    let dir = crate::support::scratch("recovery-clients");
+    let path = dir.join("s.toml");
+    std::fs::write(&path, SMALL_BEHIND_LARGE).unwrap();
+    let out = crate::support::cascade(
+        &[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        0,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("fault 0: not recovered at client small (0/s after against 19.9/s before)"),
+        "{stdout}"
+    );
+    // Fault 1 lasts to the end: no client could have recovered, and none is named.
+    assert!(!stdout.contains("fault 1: not recovered at"), "{stdout}");
+}

@@ -119,7 +119,7 @@ fn a_sweep_report_has_its_charts_points_and_expectations() {
         "Points",
         "Expectations per point",
         "99.5/s ± 3/s",
-        "✗ 0.03",
+        "✗ 0.01",
     ] {
         assert!(html.contains(want), "sweep report lacks {want:?}");
     }
@@ -142,4 +142,109 @@ fn a_report_of_nothing_is_refused() {
     let dir = scratch("report-nothing");
     let out = cascade(&["report", dir.to_str().unwrap()], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("neither a run's directory"));
+}
+
+/// The rows of the first table of a Markdown report's expectations section, cell by cell.
+fn expectation_rows(md: &str) -> Vec<Vec<String>> {
+    let section = &md[md.find("Expectations").expect("an expectations section")..];
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter(|l| !l.starts_with("|-") && !l.starts_with("| -"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_report_shows_a_replicated_expectation_as_one_runs_value_not_its_verdict() {
+    let dir = scratch("report-reps");
+    let mut text = read(&fixture("small.toml"));
+    text.push_str(
+        "\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \">=\"\nvalue = 0.5\nreps = 10\nci = true\n",
+    );
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    let run = dir.join("run");
+    cascade(
+        &[
+            "run",
+            dir.join("s.toml").to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "-q",
+        ],
+        0,
+    );
+    report(&run, &["--markdown"]);
+    let md = read(&run.join("report.md"));
+    let rows = expectation_rows(&md);
+    // The header, the three single-run expectations, then the replicated one.
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert_eq!(rows[1][0], "✓ pass");
+    assert_eq!(rows[1][1], "client.web.success_ratio >= 0.5");
+    let replicated = &rows[4];
+    assert_eq!(replicated[0], "– not judged");
+    assert!(
+        replicated[1].starts_with("client.web.success_ratio >= 0.5: this run's value;")
+            && replicated[1].contains("95% CI of mean of 10 replications"),
+        "{replicated:?}"
+    );
+    assert_eq!(replicated[2], rows[1][2], "this run's value, as above");
+    assert!(
+        !md.contains("95% CI of mean of 10: "),
+        "a label of what is not shown"
+    );
+    assert!(
+        md.contains("2 of 3 hold on this run; 1 need replications"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_sweep_report_judges_each_point_as_check_does() {
+    let dir = scratch("report-sweep-check");
+    sweep_fixture(&dir);
+    // Point 1 (base): success_ratio replications 0.98, 0.99, 1 (mean 0.99); point 2 (base):
+    // 0.96, 0.97, 0.98, whose 95% interval is 0.97 ± t(2) · 0.01 / √3 = [0.945, 0.995].
+    let mut text = read(&dir.join("scenario.toml"));
+    text.push_str(concat!(
+        "\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \">=\"\nvalue = 0.985\n",
+        "\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \">=\"\nvalue = 0.96\nreps = 3\nci = true\n",
+        "\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \"<=\"\nvalue = 0.99\nreps = 3\nstat = \"max\"\n",
+        "\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \">=\"\nvalue = 0.5\nreps = 5\n",
+    ));
+    std::fs::write(dir.join("scenario.toml"), text).unwrap();
+    report(&dir, &["--markdown"]);
+    let rows = expectation_rows(&read(&dir.join("report.md")));
+    let header = &rows[0];
+    let col = |label: &str| {
+        header
+            .iter()
+            .position(|h| h == label)
+            .unwrap_or_else(|| panic!("{label}: {header:?}"))
+    };
+    let row = |point: &str| {
+        rows.iter()
+            .find(|r| r[0] == point && r[1] == "base")
+            .unwrap()
+    };
+    // Without reps: replication 0 alone (0.98), not the mean (0.99, which would pass).
+    let single = col("client.web.success_ratio >= 0.985");
+    assert_eq!(row("1")[single], "✗ 0.98");
+    // The whole interval, not the mean 0.97, must be at least 0.96.
+    let ci = col("95% CI of mean of 3: client.web.success_ratio >= 0.96");
+    assert_eq!(row("2")[ci], "✗ 0.97 [0.945, 0.995]");
+    assert_eq!(row("1")[ci], "✓ 0.99 [0.965, 1.01]");
+    // The worst replication, not the mean.
+    let max = col("max of 3: client.web.success_ratio <= 0.99");
+    assert_eq!(row("1")[max], "✗ 1");
+    assert_eq!(row("2")[max], "✓ 0.98");
+    // More replications than the sweep ran: not judged.
+    let five = col("mean of 5: client.web.success_ratio >= 0.5");
+    assert_eq!(row("1")[five], "– needs 5 replications, the sweep ran 3");
 }

@@ -232,3 +232,73 @@ fn hyperfines_parameter_flags_mean_the_same_grid() {
         6
     );
 }
+
+/// A replication's seed from runs.csv, passed back to `run --seed` or written as
+/// `scenario.seed`, reruns that replication: every u64 seed is accepted, including the half of
+/// them at 2^63 and above that TOML's signed integers cannot hold (written as a string).
+#[test]
+fn a_replication_seed_of_2_to_the_63_or_more_reruns_that_replication() {
+    let d = dir("seed-back");
+    let o = sweep(&d, "out", &["--param", "client.c.rate=300", "--reps", "6"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let runs = support::read(&d.join("out/runs.csv"));
+    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    // The first replication whose seed is 2^63 or more (about half of them are).
+    let row: Vec<&str> = runs
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<&str>>())
+        .find(|r| r[at("seed")].parse::<u64>().unwrap() >= 1 << 63)
+        .expect("one of six replication seeds is 2^63 or more");
+    let col = |name: &str| row[at(name)];
+    let seed: u64 = col("seed").parse().unwrap();
+    let requests: f64 = col("client.c.requests").parse().unwrap();
+
+    let flag = d.join("flag");
+    support::cascade(
+        &[
+            "run",
+            d.join("s.toml").to_str().unwrap(),
+            "--seed",
+            &seed.to_string(),
+            "--out",
+            flag.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+    let written = SCENARIO.replace("seed = 5", &format!("seed = \"{seed}\""));
+    std::fs::write(d.join("big.toml"), written).unwrap();
+    let key = d.join("key");
+    support::cascade(
+        &[
+            "run",
+            d.join("big.toml").to_str().unwrap(),
+            "--out",
+            key.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+    for out in [&flag, &key] {
+        let summary: serde_json::Value =
+            serde_json::from_str(&support::read(&out.join("summary.json"))).unwrap();
+        assert_eq!(summary["seed"].as_u64(), Some(seed));
+        assert_eq!(
+            summary["metrics"]["client.c.requests"].as_f64(),
+            Some(requests)
+        );
+    }
+    // The effective scenario.toml carries the seed as a string, and runs again as it is.
+    let effective = support::read(&flag.join("scenario.toml"));
+    assert!(
+        effective.contains(&format!("seed = \"{seed}\"")),
+        "{effective}"
+    );
+}

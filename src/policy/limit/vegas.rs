@@ -1,7 +1,7 @@
 //! Netflix `VegasLimit` (concurrency-limits-core `limit/VegasLimit.java`), after TCP Vegas: the
 //! queue a limit L builds is estimated as ⌈L · (1 − rtt_noload / rtt)⌉, where rtt_noload is the
-//! lowest RTT seen since the last probe. With log = `Log10RootFunction` of ⌊L⌋ (⌊log10⌋ but at
-//! least 1, and ⌊√L⌋ from 1000 up), α = 3·log, β = 6·log, threshold = log:
+//! lowest RTT seen since the last probe. With log = `Log10RootIntFunction` of ⌊L⌋ (⌊log10⌋, at
+//! least 1), α = 3·log, β = 6·log, threshold = log:
 //!
 //! * a drop: L − log;
 //! * else, inflight × 2 < L (app-limited): no change;
@@ -37,14 +37,12 @@ impl Default for VegasConfig {
     }
 }
 
-/// The library's `Log10RootFunction` with baseline 0.
-fn log10_root(limit: u32) -> u32 {
-    if limit < 1000 {
-        // log10(0) is −∞, which the cast saturates to 0; the floor of 1 covers it.
-        (f64::from(limit).log10() as u32).max(1)
-    } else {
-        f64::from(limit).sqrt() as u32
-    }
+/// The library's `Log10RootIntFunction` with baseline 0, which today's `VegasLimit` uses:
+/// max(1, ⌊log10 L⌋) from a table below 1000, ⌊log10 L⌋ above. (The older `Log10RootFunction`
+/// it replaced switched to ⌊√L⌋ from 1000 up: 31 instead of 3 at L = 1000.)
+fn log10_int(limit: u32) -> u32 {
+    // log10(0) is −∞, which the cast saturates to 0; the floor of 1 covers it.
+    (f64::from(limit).log10() as u32).max(1)
 }
 
 #[derive(Debug, Clone)]
@@ -87,7 +85,7 @@ impl Vegas {
         // rtt ≥ rtt_noload > 0 here, so the ratio is in (0, 1].
         let queue = (self.estimated * (1.0 - self.rtt_noload as f64 / s.rtt as f64)).ceil() as i64;
         let est = self.estimated;
-        let log = log10_root(est as u32);
+        let log = log10_int(est as u32);
         let new = if s.dropped {
             est - f64::from(log)
         } else if f64::from(s.inflight) * 2.0 < est {
@@ -137,11 +135,23 @@ mod tests {
     }
 
     #[test]
-    fn log10_root_is_floored_at_one_and_turns_to_sqrt_at_1000() {
-        let got: Vec<u32> = [0, 1, 9, 10, 99, 100, 999, 1000, 1500]
-            .map(log10_root)
+    fn log10_is_floored_at_one_and_stays_log10_from_1000_up() {
+        let got: Vec<u32> = [0, 1, 9, 10, 99, 100, 999, 1000, 1500, 9999, 10_000, 100_000]
+            .map(log10_int)
             .to_vec();
-        assert_eq!(got, vec![1, 1, 1, 1, 1, 2, 2, 31, 38]);
+        assert_eq!(got, vec![1, 1, 1, 1, 1, 2, 2, 3, 3, 3, 4, 5]);
+    }
+
+    #[test]
+    fn at_a_limit_of_1000_no_queue_grows_by_18_not_186() {
+        // β = 6 · ⌊log10 1000⌋ = 18 (the old √ function gave 6 · 31 = 186).
+        let mut v = warmed(VegasConfig {
+            initial_limit: 1000,
+            max_limit: 5000,
+            ..VegasConfig::default()
+        });
+        v.update(s(10 * MS, 1000, false), 0.999);
+        assert_eq!(v.limit(), 1018);
     }
 
     #[test]

@@ -174,11 +174,12 @@ pub fn small_run(dir: &Path) {
     );
 }
 
-/// A sweep directory in the final format: points.csv with a variant column, sweep.json and the
-/// base scenario.
+/// A sweep directory in the final format: points.csv with a variant column, runs.csv (three
+/// replications per point and variant: mean − sd, mean, mean + sd of points.csv), sweep.json
+/// and the base scenario.
 pub fn sweep_fixture(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    for f in ["points.csv", "sweep.json"] {
+    for f in ["points.csv", "runs.csv", "sweep.json"] {
         std::fs::copy(fixture(f), dir.join(f)).unwrap();
     }
     std::fs::copy(fixture("small.toml"), dir.join("scenario.toml")).unwrap();

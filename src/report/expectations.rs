@@ -1,0 +1,195 @@
+//! The expectations in a report, judged exactly as `cascade check` judges them
+//! (`check::Expect::judge` on the metric's values in the first `reps` replications) and
+//! labelled with what is shown. A run's directory holds one run, so an expectation with `reps`
+//! shows that run's value, says so, and is left to `cascade check`; a sweep's runs.csv holds
+//! every replication of every point, on the seeds `check` uses, so each point is judged as
+//! `check` would judge the scenario set to that point.
+
+use super::Block;
+use super::tables::Table;
+use crate::chart::data::RunData;
+use crate::chart::format::short;
+use crate::chart::sweep_data::{SweepData, csv_fields};
+use crate::check::{Expect, Verdict};
+use crate::model::Model;
+use std::collections::BTreeMap;
+
+/// A run's expectations: the line for "At a glance" and the section's blocks.
+pub struct RunExpectations {
+    pub glance: Option<String>,
+    pub blocks: Vec<Block>,
+}
+
+pub fn of_run(run: &RunData) -> RunExpectations {
+    let Some(model) = run.model.as_ref().filter(|m| !m.expects.is_empty()) else {
+        return RunExpectations {
+            glance: None,
+            blocks: vec![Block::Text("The scenario states no [[expect]].".into())],
+        };
+    };
+    let metrics = crate::metrics::RunMetrics {
+        summary: run.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        names: Vec::new(),
+        series: Vec::new(),
+        bucket_ns: 0,
+    };
+    let verdicts = match crate::check::evaluate(&model.expects, &metrics) {
+        Ok(v) => v,
+        Err(e) => {
+            return RunExpectations {
+                glance: None,
+                blocks: vec![Block::Text(format!(
+                    "The expectations could not be judged: {e}"
+                ))],
+            };
+        }
+    };
+    let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
+    let (mut judged, mut passed) = (0, 0);
+    for (e, v) in model.expects.iter().zip(&verdicts) {
+        if e.reps == 1 {
+            judged += 1;
+            passed += usize::from(v.passed);
+            t.rows.push(vec![
+                if v.passed { "✓ pass" } else { "✗ fail" }.into(),
+                v.label.clone(),
+                short(v.measured),
+            ]);
+        } else {
+            t.rows.push(vec![
+                "– not judged".into(),
+                format!(
+                    "{}: this run's value; `cascade check` judges the {} replications",
+                    e.comparison(),
+                    e.statistic().trim_end_matches(": ")
+                ),
+                short(v.measured),
+            ]);
+        }
+    }
+    let unjudged = model.expects.len() - judged;
+    let mark = if passed == judged { "✓" } else { "✗" };
+    let glance = match (judged, unjudged) {
+        (_, 0) => format!("{mark} expectations: {passed} of {judged} hold"),
+        (0, n) => format!(
+            "expectations: {n} need replications (`cascade check`), none is judged on one run"
+        ),
+        (_, n) => format!(
+            "{mark} expectations: {passed} of {judged} hold on this run; {n} need replications (`cascade check`)"
+        ),
+    };
+    let mut blocks = Vec::new();
+    if unjudged > 0 {
+        blocks.push(Block::Text(
+            "An expectation without `reps` is judged on this run, as `cascade check` judges it. One with `reps` is judged on that many replications, which this directory does not hold: its row shows this run's value only.".into(),
+        ));
+    }
+    blocks.push(Block::Table(t));
+    RunExpectations {
+        glance: Some(glance),
+        blocks,
+    }
+}
+
+/// runs.csv by (point, variant): each replication's metrics, in replication order.
+type Replications = BTreeMap<(usize, String), BTreeMap<u64, BTreeMap<String, f64>>>;
+
+/// Reads the sweep's runs.csv: `point,variant,rep,seed`, the parameters, then the metrics.
+fn replications(s: &SweepData) -> Result<Replications, String> {
+    let path = s.dir.join("runs.csv");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().unwrap_or_default());
+    let first_metric = 4 + s.params.len();
+    if header.len() < first_metric || header[..3] != ["point", "variant", "rep"] {
+        return Err(format!("{}: not a sweep's runs.csv", path.display()));
+    }
+    let mut out = Replications::new();
+    for (i, line) in lines.enumerate() {
+        let f = csv_fields(line);
+        let bad = || format!("{}:{}: malformed row", path.display(), i + 2);
+        if f.len() != header.len() {
+            return Err(bad());
+        }
+        let point: usize = f[0].parse().map_err(|_| bad())?;
+        let rep: u64 = f[2].parse().map_err(|_| bad())?;
+        let metrics = header[first_metric..]
+            .iter()
+            .zip(&f[first_metric..])
+            .filter_map(|(n, v)| Some((n.clone(), v.parse::<f64>().ok()?)))
+            .collect();
+        out.entry((point, f[1].clone()))
+            .or_default()
+            .insert(rep, metrics);
+    }
+    Ok(out)
+}
+
+/// One cell: the verdict on the point's first `reps` replications, as `check` gives it.
+fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> String {
+    let Some(reps) = reps else {
+        return "–".into();
+    };
+    let samples: Option<Vec<f64>> = (0..u64::from(e.reps))
+        .map(|r| reps.get(&r)?.get(&e.read_from).copied())
+        .collect();
+    match samples {
+        Some(samples) => {
+            let Verdict {
+                measured,
+                interval,
+                passed,
+                ..
+            } = e.judge(&samples);
+            let mark = if passed { "✓" } else { "✗" };
+            match interval {
+                Some((lo, hi)) => {
+                    format!("{mark} {} [{}, {}]", short(measured), short(lo), short(hi))
+                }
+                None => format!("{mark} {}", short(measured)),
+            }
+        }
+        None if reps.len() < e.reps as usize => {
+            format!(
+                "– needs {} replications, the sweep ran {}",
+                e.reps,
+                reps.len()
+            )
+        }
+        None => "–".into(),
+    }
+}
+
+/// Points × variants × expectations.
+pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
+    let runs = match replications(s) {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Block::Text(format!(
+                "The expectations could not be judged: they need each replication's values, from runs.csv ({e})."
+            ))];
+        }
+    };
+    let labels: Vec<String> = model.expects.iter().map(|e| e.label()).collect();
+    let mut header: Vec<&str> = vec!["point", "variant"];
+    header.extend(labels.iter().map(String::as_str));
+    let mut t = Table::new(&header, &[]);
+    let mut seen: Vec<(usize, String)> = Vec::new();
+    for r in &s.rows {
+        let key = (r.point, r.variant.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        let mut row = vec![r.point.to_string(), r.variant.clone()];
+        row.extend(model.expects.iter().map(|e| cell(e, runs.get(&key))));
+        t.rows.push(row);
+        seen.push(key);
+    }
+    vec![
+        Block::Text(
+            "Each [[expect]] judged at each point as `cascade check` judges it: on the point's first `reps` replications (replication 0 alone without `reps`), which run on the seeds `check` uses; a judged interval is shown as [low, high]."
+                .into(),
+        ),
+        Block::Table(t),
+    ]
+}
