@@ -22,7 +22,8 @@ pub struct CheckArgs {
     /// Also write the verdicts as JUnit XML (one testcase per expectation).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Threads for replications [default: the machine's cores]. Verdicts do not depend on it.
+    /// Threads for replications [default: the machine's cores; at most 4 per core]. Verdicts
+    /// do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -44,6 +45,9 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         .iter()
         .map(|f| cascade::scenario::load(f, &overrides))
         .collect::<Result<Vec<_>>>()?;
+    for model in &models {
+        expects_name_metrics(model)?;
+    }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
     for model in &models {
@@ -117,6 +121,19 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Every `[[expect]]` of `model` names a metric its runs will report: checked on the names
+/// alone, before any run, with the error a run would give.
+pub fn expects_name_metrics(model: &cascade::Model) -> Result<()> {
+    if model.expects.is_empty() {
+        return Ok(());
+    }
+    let named = cascade::sweep::named_metrics(model);
+    let runs = vec![named; replications_needed(&model.expects) as usize];
+    evaluate_replicated(&model.expects, &runs)
+        .map(|_| ())
+        .map_err(Error::Scenario)
 }
 
 /// Files named, every `.toml` in a directory named, and the files a `*` pattern in the last

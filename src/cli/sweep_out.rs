@@ -34,6 +34,20 @@ impl ExportArgs {
     }
 }
 
+/// Every `--metric` pattern matches one of `names` (the metrics the sweep's runs will report),
+/// with the error the tables would give after the runs.
+pub fn check_metrics(patterns: &[String], names: &[String]) -> Result<()> {
+    for p in patterns {
+        if !names.iter().any(|n| cascade::wildcard::matches(p, n)) {
+            let hint = cascade::error::did_you_mean(p, names.iter().map(String::as_str));
+            return Err(cascade::Error::Usage(format!(
+                "--metric {p}: the sweep has no such metric{hint}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Where a sweep of `scenario` goes without `--out`.
 pub fn default_dir(scenario: &str) -> PathBuf {
     PathBuf::from("results").join(format!("{scenario}-sweep"))

@@ -16,6 +16,7 @@ mod faults;
 mod golden;
 mod model;
 mod policies;
+mod preflight;
 mod queueing;
 mod recovery;
 mod report;
