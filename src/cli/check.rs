@@ -37,6 +37,9 @@ pub struct Checked {
 
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
+    if let Some(path) = &args.junit {
+        cascade::output::files::check_destination(path)?;
+    }
     let overrides = super::parse_overrides(&args.set)?;
     let jobs = super::jobs_or_cores(args.jobs);
     let files = expand(&args.paths)?;
@@ -174,8 +177,11 @@ fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| cascade::wildcard::matches(pattern, &n.to_string_lossy()))
+            // Dot-files are editors' and tools' (`.#a.toml`, `._a.toml`), not scenarios.
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                !n.starts_with('.') && cascade::wildcard::matches(pattern, &n)
+            })
         })
         .collect())
 }

@@ -60,6 +60,7 @@ pub struct SweepArgs {
 }
 
 pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
+    args.export.check_destinations()?;
     let overrides = args.scenario.overrides()?;
     let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let (mut params, file_reps) = base.sweep.clone().unwrap_or_default();

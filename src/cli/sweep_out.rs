@@ -29,6 +29,17 @@ pub struct ExportArgs {
 }
 
 impl ExportArgs {
+    /// Refuses, before any run, an export whose directory does not exist.
+    pub fn check_destinations(&self) -> Result<()> {
+        for path in [&self.export_markdown, &self.export_csv, &self.export_json]
+            .into_iter()
+            .flatten()
+        {
+            cascade::output::files::check_destination(path)?;
+        }
+        Ok(())
+    }
+
     fn any(&self) -> bool {
         self.export_markdown.is_some() || self.export_csv.is_some() || self.export_json.is_some()
     }
