@@ -66,13 +66,42 @@ impl fmt::Display for ScenarioError {
         write!(f, "{}", self.message)?;
         if let (Some(src), Some((line, col))) = (&self.source_line, self.position) {
             let gutter = line.to_string().len();
-            write!(f, "\n {line} | {src}\n {:gutter$} | {:>col$}", "", "^")?;
+            let (excerpt, caret) = excerpt(src, col);
+            // The caret is padded by hand: a format width past 65,535 panics.
+            let pad = " ".repeat(caret - 1);
+            write!(f, "\n {line} | {excerpt}\n {:gutter$} | {pad}^", "")?;
         }
         if let Some(help) = &self.help {
             write!(f, "\n help: {help}")?;
         }
         Ok(())
     }
+}
+
+/// Longest source line shown whole under an error; a longer one is cut around the column.
+const SHOWN_CHARS: usize = 120;
+
+/// The part of `line` to show and the 1-based column of the caret in it: the whole line when
+/// it is short, else `SHOWN_CHARS` characters around `col` with `…` where it was cut.
+fn excerpt(line: &str, col: usize) -> (String, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    let col = col.max(1);
+    if chars.len() <= SHOWN_CHARS {
+        return (line.to_string(), col);
+    }
+    let start = (col - 1).saturating_sub(SHOWN_CHARS / 2).min(chars.len());
+    let end = (start + SHOWN_CHARS).min(chars.len());
+    let mut shown = String::new();
+    let mut caret = col - start;
+    if start > 0 {
+        shown.push('…');
+        caret += 1;
+    }
+    shown.extend(&chars[start..end]);
+    if end < chars.len() {
+        shown.push('…');
+    }
+    (shown, caret)
 }
 
 impl fmt::Display for Error {
@@ -154,6 +183,31 @@ mod tests {
         assert_eq!(closest("instance", keys), Some("instances"));
         assert_eq!(closest("zzzzzzzz", keys), None);
         assert_eq!(closest("medain", ["mean", "median"]), Some("median"));
+    }
+
+    #[test]
+    fn a_column_past_65535_is_shown_cut_around_the_caret() {
+        let mut e = ScenarioError::new("s.toml", "bad");
+        let line = format!("workers = {}\"x\"", " ".repeat(70_000));
+        e.position = Some((3, 70_011));
+        e.source_line = Some(line);
+        let text = e.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "s.toml:3:70011: bad");
+        let (src, caret) = (lines[1], lines[2]);
+        assert!(src.ends_with("\"x\"") && src.starts_with(" 3 | …"), "{src}");
+        assert!(src.chars().count() < 140, "cut to a readable length");
+        // The caret sits under the `"` the column names.
+        let at = caret.chars().count() - 1;
+        assert_eq!(src.chars().nth(at), Some('"'), "{src}\n{caret}");
+    }
+
+    #[test]
+    fn a_short_line_is_shown_whole() {
+        let mut e = ScenarioError::new("s.toml", "bad");
+        e.position = Some((1, 3));
+        e.source_line = Some("a = 1".into());
+        assert_eq!(e.to_string(), "s.toml:1:3: bad\n 1 | a = 1\n   |   ^");
     }
 
     #[test]

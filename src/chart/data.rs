@@ -105,12 +105,15 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         .and_then(|v| v.as_str())
         .unwrap_or("")
         .to_string();
+    // Without its time series a run's charts would be empty panels drawn over good ones.
     let ts = dir.join("timeseries.csv");
-    let (times, series) = if ts.is_file() {
-        read_timeseries(&ts)?
-    } else {
-        (Vec::new(), BTreeMap::new())
-    };
+    if !ts.is_file() {
+        return Err(bad(
+            &ts,
+            "missing: the run's directory is incomplete (was the run stopped?); run it again",
+        ));
+    }
+    let (times, series) = read_timeseries(&ts)?;
     let toml = dir.join("scenario.toml");
     let model = if toml.is_file() {
         Some(crate::scenario::load_str(

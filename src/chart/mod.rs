@@ -97,7 +97,10 @@ impl Chart {
             let _ = std::fs::remove_file(&tmp);
             return Err(draw_error(&self.file, e));
         }
-        std::fs::rename(&tmp, path).map_err(io_error(path))
+        std::fs::rename(&tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io_error(path)(e)
+        })
     }
 }
 

@@ -22,7 +22,8 @@ pub struct CheckArgs {
     /// Also write the verdicts as JUnit XML (one testcase per expectation).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Threads for replications [default: the machine's cores]. Verdicts do not depend on it.
+    /// Threads for replications [default: the machine's cores; at most 4 per core]. Verdicts
+    /// do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -36,6 +37,9 @@ pub struct Checked {
 
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
+    if let Some(path) = &args.junit {
+        cascade::output::files::check_destination(path)?;
+    }
     let overrides = super::parse_overrides(&args.set)?;
     let jobs = super::jobs_or_cores(args.jobs);
     let files = expand(&args.paths)?;
@@ -44,6 +48,9 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         .iter()
         .map(|f| cascade::scenario::load(f, &overrides))
         .collect::<Result<Vec<_>>>()?;
+    for model in &models {
+        expects_name_metrics(model)?;
+    }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
     for model in &models {
@@ -119,6 +126,19 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// Every `[[expect]]` of `model` names a metric its runs will report: checked on the names
+/// alone, before any run, with the error a run would give.
+pub fn expects_name_metrics(model: &cascade::Model) -> Result<()> {
+    if model.expects.is_empty() {
+        return Ok(());
+    }
+    let named = cascade::sweep::named_metrics(model);
+    let runs = vec![named; replications_needed(&model.expects) as usize];
+    evaluate_replicated(&model.expects, &runs)
+        .map(|_| ())
+        .map_err(Error::Scenario)
+}
+
 /// Files named, every `.toml` in a directory named, and the files a `*` pattern in the last
 /// component matches; sorted, each once.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -157,8 +177,11 @@ fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| cascade::wildcard::matches(pattern, &n.to_string_lossy()))
+            // Dot-files are editors' and tools' (`.#a.toml`, `._a.toml`), not scenarios.
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                !n.starts_with('.') && cascade::wildcard::matches(pattern, &n)
+            })
         })
         .collect())
 }

@@ -2,7 +2,7 @@
 //! sittings) into one, which then holds exactly the files an unsharded sweep writes.
 
 use super::sweep_out::{ExportArgs, default_dir, finish};
-use cascade::output::files::{io_error, write_atomic};
+use cascade::output::files::write_atomic;
 use cascade::sweep::store;
 use cascade::{Error, Result};
 use clap::Args;
@@ -26,6 +26,7 @@ pub struct MergeArgs {
 }
 
 pub fn merge(args: MergeArgs) -> Result<ExitCode> {
+    args.export.check_destinations()?;
     let first = &args.dirs[0];
     let manifest = store::read_manifest(first)?;
     for dir in &args.dirs[1..] {
@@ -39,8 +40,7 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
             )));
         }
     }
-    let scenario = first.join("scenario.toml");
-    let source = std::fs::read_to_string(&scenario).map_err(io_error(&scenario))?;
+    let source = store::read_scenario(first, &manifest)?;
     let out = args.out.unwrap_or_else(|| default_dir(&manifest.scenario));
     store::prepare(&out, &manifest, &source)?;
     let mut have = store::completed(&out, manifest.runs)?;

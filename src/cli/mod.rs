@@ -72,11 +72,39 @@ pub fn parse_overrides(set: &[String]) -> Result<Vec<Override>> {
         .collect()
 }
 
-/// `--jobs`, or the machine's cores.
+/// Refuses a sweep parameter that a variant's `set` also sets (by path, or a table holding
+/// it): the variant's value would win at every point, and the tables would label its rows with
+/// values that did not run. `from_cli` are the paths `--param` gave (the others are the file's
+/// `[sweep]`), so the error names each as the user wrote it.
+pub fn refuse_variant_overlap(
+    params: &[cascade::sweep::grid::Param],
+    from_cli: &[String],
+    variants: &[cascade::scenario::Variant],
+) -> Result<()> {
+    let Some((param, variant, set)) = cascade::sweep::grid::variant_overlap(params, variants)
+    else {
+        return Ok(());
+    };
+    let swept = if from_cli.contains(&param.path) {
+        format!("--param {}", param.path)
+    } else {
+        format!("[sweep] {}", param.path)
+    };
+    Err(Error::Usage(format!(
+        "{swept} is swept, but variant `{variant}` sets `{set}` in its `set`: the variant's value \
+         would replace the swept one at every point, so its rows would be labelled with values \
+         that did not run. Sweep another field, or take `{set}` out of the variant"
+    )))
+}
+
+/// Most threads per core `--jobs` may ask for: runs are CPU-bound, so more only adds stacks
+/// and switching (and `--jobs 1000000` would try to start a million threads).
+pub const JOBS_PER_CORE: usize = 4;
+
+/// `--jobs`, or the machine's cores; at least 1 and at most `JOBS_PER_CORE` per core.
 pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    })
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    jobs.unwrap_or(cores).clamp(1, JOBS_PER_CORE * cores)
 }
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {

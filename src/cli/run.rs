@@ -2,7 +2,7 @@
 
 use super::ScenarioArgs;
 use cascade::Result;
-use cascade::output::run_files::{RunFacts, write_run};
+use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
 use cascade::output::table::{render_faults, render_summary, render_variants};
 use clap::Args;
 use std::path::PathBuf;
@@ -38,6 +38,9 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
+    if let Some(path) = &args.trace {
+        cascade::output::files::check_destination(path)?;
+    }
     let mut overrides = args.scenario.overrides()?;
     if let Some(seed) = args.seed {
         overrides.push(cascade::scenario::Override {
@@ -80,13 +83,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));
-    write_run(&out, &model, &result.metrics, &facts)?;
-    for (name, m, r, f) in &variants {
-        write_run(&out.join(name), m, &r.metrics, f)?;
-    }
+    // The trace first: when it cannot be written, the run's files are not either.
     if let (Some(path), Some(csv)) = (&args.trace, &trace) {
         cascade::output::files::write_atomic(path, csv.as_bytes())?;
     }
+    let mut runs: Vec<RunOutput> = vec![(None, &model, &result.metrics, &facts)];
+    for (name, m, r, f) in &variants {
+        runs.push((Some(name.as_str()), m, &r.metrics, f));
+    }
+    write_runs(&out, &runs)?;
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));

@@ -38,7 +38,8 @@ pub struct SweepArgs {
     /// on a seed derived from the scenario's seed and r only (the same at every point).
     #[arg(long)]
     reps: Option<u32>,
-    /// Threads [default: the machine's cores]. The output does not depend on it.
+    /// Threads [default: the machine's cores; at most 4 per core]. The output does not
+    /// depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     /// Run only slice K of N (1-based; runs dealt round-robin). Join the slices' directories
@@ -59,6 +60,7 @@ pub struct SweepArgs {
 }
 
 pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
+    args.export.check_destinations()?;
     let overrides = args.scenario.overrides()?;
     let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
     let (mut params, file_reps) = base.sweep.clone().unwrap_or_default();
@@ -72,8 +74,10 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             pab[0], pab[1], pab[2], args.parameter_step_size
         )
     });
+    let mut from_cli = Vec::new();
     for text in args.params.iter().cloned().chain(lists).chain(scans) {
         let p = Param::parse(&text).map_err(Error::Usage)?;
+        from_cli.push(p.path.clone());
         match params.iter_mut().find(|q| q.path == p.path) {
             Some(q) => *q = p,
             None => params.push(p),
@@ -94,7 +98,11 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     };
     let jobs = super::jobs_or_cores(args.jobs);
     let started = Instant::now();
+    let variants = cascade::scenario::variants(&args.scenario.scenario, &overrides)?;
+    super::refuse_variant_overlap(&params, &from_cli, &variants)?;
     let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
+    // A misspelt --metric stops the sweep before its first run, not after its last.
+    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names())?;
     let out = args.out.unwrap_or_else(|| default_dir(&base.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;

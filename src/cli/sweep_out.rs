@@ -29,9 +29,34 @@ pub struct ExportArgs {
 }
 
 impl ExportArgs {
+    /// Refuses, before any run, an export whose directory does not exist.
+    pub fn check_destinations(&self) -> Result<()> {
+        for path in [&self.export_markdown, &self.export_csv, &self.export_json]
+            .into_iter()
+            .flatten()
+        {
+            cascade::output::files::check_destination(path)?;
+        }
+        Ok(())
+    }
+
     fn any(&self) -> bool {
         self.export_markdown.is_some() || self.export_csv.is_some() || self.export_json.is_some()
     }
+}
+
+/// Every `--metric` pattern matches one of `names` (the metrics the sweep's runs will report),
+/// with the error the tables would give after the runs.
+pub fn check_metrics(patterns: &[String], names: &[String]) -> Result<()> {
+    for p in patterns {
+        if !names.iter().any(|n| cascade::wildcard::matches(p, n)) {
+            let hint = cascade::error::did_you_mean(p, names.iter().map(String::as_str));
+            return Err(cascade::Error::Usage(format!(
+                "--metric {p}: the sweep has no such metric{hint}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Where a sweep of `scenario` goes without `--out`.

@@ -15,4 +15,4 @@ mod sim;
 mod state;
 pub mod trace;
 
-pub use sim::{RunResult, Simulation};
+pub use sim::{RUN_METRICS, RunResult, Simulation};

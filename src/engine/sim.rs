@@ -42,6 +42,9 @@ pub struct Simulation {
     stopped: Option<Stop>,
 }
 
+/// The run's own facts in every summary: whether it diverged, and when it stopped.
+pub const RUN_METRICS: [&str; 2] = ["run.diverged", "run.stopped_at_s"];
+
 /// What a finished run hands back: its metrics and how much work the engine did.
 pub struct RunResult {
     pub metrics: RunMetrics,
@@ -285,13 +288,13 @@ impl Simulation {
         let unfinished = self.unfinished();
         let mut metrics = self.rec.finish(stop_ns);
         metrics.summary.extend(unfinished);
-        metrics.summary.extend([
-            (
-                "run.diverged".to_string(),
-                f64::from(u8::from(stop_ns < self.end)),
-            ),
-            ("run.stopped_at_s".to_string(), stop_ns as f64 / 1e9),
-        ]);
+        let facts = [
+            f64::from(u8::from(stop_ns < self.end)),
+            stop_ns as f64 / 1e9,
+        ];
+        metrics
+            .summary
+            .extend((RUN_METRICS.iter().zip(facts)).map(|(name, v)| (name.to_string(), v)));
         let faults = crate::metrics::recovery::assess(&self.model, &metrics, stop_ns);
         crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
         Ok(RunResult {

@@ -192,16 +192,25 @@ fn total_goodput(model: &Model, m: &RunMetrics) -> Vec<f64> {
 }
 
 /// Adds each verdict to the summary as `fault.<i>.*`, then each client's as
+/// The metrics of one verdict, after `fault.<i>.` (or `fault.<i>.client.<c>.`), in order.
+pub const VERDICT_METRICS: [&str; 5] = [
+    "goodput_before_rps",
+    "goodput_during_rps",
+    "goodput_after_rps",
+    "recovered",
+    "recovery_s",
+];
+
 /// `fault.<i>.client.<c>.*`.
 pub fn add_to_summary(verdicts: &[FaultVerdict], m: &mut RunMetrics) {
     let mut add = |p: String, before: f64, during: f64, after: f64, recovered: bool, s: f64| {
-        m.summary.extend([
-            (format!("{p}.goodput_before_rps"), before),
-            (format!("{p}.goodput_during_rps"), during),
-            (format!("{p}.goodput_after_rps"), after),
-            (format!("{p}.recovered"), f64::from(u8::from(recovered))),
-            (format!("{p}.recovery_s"), s),
-        ]);
+        let values = [before, during, after, f64::from(u8::from(recovered)), s];
+        m.summary.extend(
+            VERDICT_METRICS
+                .iter()
+                .zip(values)
+                .map(|(name, v)| (format!("{p}.{name}"), v)),
+        );
     };
     for v in verdicts {
         let p = format!("fault.{}", v.fault);

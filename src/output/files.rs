@@ -1,5 +1,7 @@
 //! Writing result files: each is written whole to a temporary name and renamed, so a reader
-//! (or a killed run) never sees half a file.
+//! (or a killed run) never sees half a file. What is already at the path decides how: a
+//! symlink is written through (its target replaced, the link kept), and a FIFO, a character
+//! device or `/dev/stdout` is streamed to, since it cannot be renamed over.
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -26,9 +28,73 @@ pub fn temp_beside(path: &Path) -> Result<PathBuf> {
     Ok(path.with_file_name(format!(".tmp{}.{name}", unique_suffix())))
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
+/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename),
+/// through a symlink to its target, or streamed to a FIFO or device (see the module's doc).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = temp_beside(path)?;
+    match destination(path).map_err(io_error(path))? {
+        Destination::Stream => stream(path, bytes).map_err(io_error(path)),
+        Destination::File(target) => replace(&target, bytes).map_err(io_error(path)),
+    }
+}
+
+/// How a path is written.
+#[derive(Debug, PartialEq)]
+enum Destination {
+    /// Opened and written in place: a FIFO, a character or block device, a socket.
+    Stream,
+    /// Replaced by a rename: the path itself, or the file a symlink at it leads to.
+    File(PathBuf),
+}
+
+/// Most symlinks followed from one path, as the kernel's own limit (ELOOP).
+const MAX_LINKS: usize = 40;
+
+fn destination(path: &Path) -> std::io::Result<Destination> {
+    // `/dev/stdout` and its kin lead to a file descriptor: even when that is a regular file
+    // (`> out.txt`), renaming over it would leave the shell's descriptor on a deleted file.
+    if path.starts_with("/dev/") || path.starts_with("/proc/") {
+        return Ok(Destination::Stream);
+    }
+    // `metadata` follows links as `open` would.
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.is_dir() {
+            return Err(std::io::Error::other("is a directory, not a file"));
+        }
+        if !m.is_file() {
+            return Ok(Destination::Stream);
+        }
+    }
+    // A regular file, or nothing yet: find the path at the end of any chain of symlinks.
+    let mut target = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&target)?;
+                target = match target.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(Destination::File(target)),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Writes into what is already there (no truncation is needed for a FIFO or a device, and a
+/// rename would replace the device with a file).
+fn stream(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+    f.write_all(bytes)?;
+    f.flush()
+}
+
+/// A temporary file beside `path`, renamed over it; never left behind on an error.
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_beside(path).map_err(|e| match e {
+        Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
+    })?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -38,7 +104,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io_error(path))
+    result
+}
+
+/// Refuses, before anything is written, an output file the user named (`--trace`, `--junit`,
+/// `--export-*`) whose directory does not exist or that is a directory: the command would
+/// otherwise fail only after writing its other files, or make directories nobody asked for.
+pub fn check_destination(path: &Path) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+        return Err(Error::Usage(format!(
+            "{}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: is a directory, not a file",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Unique among writers to one directory, even across machines sharing it (containers often
@@ -81,5 +168,69 @@ pub fn number(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cascade-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_symlink_is_written_through_and_kept() {
+        let d = scratch("link");
+        std::fs::create_dir(d.join("real")).unwrap();
+        std::fs::write(d.join("real/t.csv"), "old").unwrap();
+        std::os::unix::fs::symlink("real/t.csv", d.join("t.csv")).unwrap();
+        write_atomic(&d.join("t.csv"), b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(d.join("t.csv"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.join("real/t.csv")).unwrap(),
+            "new"
+        );
+        // A dangling link gets its target created.
+        std::os::unix::fs::symlink("real/new.csv", d.join("n.csv")).unwrap();
+        write_atomic(&d.join("n.csv"), b"made").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(d.join("real/new.csv")).unwrap(),
+            "made"
+        );
+        assert_eq!(
+            std::fs::read_dir(d.join("real")).unwrap().count(),
+            2,
+            "no .tmp left"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_device_is_streamed_to_not_replaced() {
+        assert_eq!(
+            destination(Path::new("/dev/null")).unwrap(),
+            Destination::Stream
+        );
+        write_atomic(Path::new("/dev/null"), b"x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+    }
+
+    #[test]
+    fn a_directory_is_not_a_destination() {
+        let d = scratch("dir");
+        assert!(write_atomic(&d, b"x").is_err());
+        assert!(check_destination(&d).is_err());
+        assert!(check_destination(&d.join("missing/t.csv")).is_err());
+        assert!(check_destination(&d.join("t.csv")).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

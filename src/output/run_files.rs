@@ -2,12 +2,12 @@
 //! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
 //! they are not).
 
-use super::files::{number, write_atomic};
+use super::files::{io_error, number, write_atomic};
 use crate::error::Result;
 use crate::metrics::RunMetrics;
 use crate::model::Model;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Facts about how the run went on this machine: not deterministic.
 pub struct RunFacts {
@@ -81,17 +81,57 @@ pub fn run_json(model: &Model, facts: &RunFacts) -> String {
     )
 }
 
+/// The files of one run, in the order they are written: `summary.json` last, so a directory
+/// that has it has the rest (charts and reports look for it).
+pub const RUN_FILES: [&str; 4] = [
+    "scenario.toml",
+    "timeseries.csv",
+    "run.json",
+    "summary.json",
+];
+
+/// One run to write: the subdirectory of the output (`None` for the base run), its model,
+/// metrics and facts.
+pub type RunOutput<'a> = (Option<&'a str>, &'a Model, &'a RunMetrics, &'a RunFacts);
+
+/// Writes a run and its variants under `out`. The files of the previous run in each of these
+/// directories are removed first, all of them before any new one is written: a run killed
+/// half-way leaves some of the new files, never new ones beside old ones. Nothing else in the
+/// directory is touched (a variant's directory from an older run stays, as do charts).
+pub fn write_runs(out: &Path, runs: &[RunOutput]) -> Result<()> {
+    let dirs: Vec<PathBuf> = runs
+        .iter()
+        .map(|(sub, ..)| sub.map_or_else(|| out.to_path_buf(), |s| out.join(s)))
+        .collect();
+    for dir in &dirs {
+        for f in RUN_FILES {
+            let path = dir.join(f);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_error(&path)(e));
+                }
+                _ => {}
+            }
+        }
+    }
+    for (dir, (_, model, metrics, facts)) in dirs.iter().zip(runs) {
+        write_run(dir, model, metrics, facts)?;
+    }
+    Ok(())
+}
+
 /// Writes the files of a run into `dir`: the three above and `scenario.toml`, the effective
 /// scenario (overrides applied), from which `cascade report` redraws topology and faults.
 pub fn write_run(dir: &Path, model: &Model, metrics: &RunMetrics, facts: &RunFacts) -> Result<()> {
-    write_atomic(&dir.join("scenario.toml"), model.source.as_bytes())?;
-    write_atomic(
-        &dir.join("summary.json"),
-        summary_json(model, metrics).as_bytes(),
-    )?;
-    write_atomic(
-        &dir.join("timeseries.csv"),
-        timeseries_csv(metrics).as_bytes(),
-    )?;
-    write_atomic(&dir.join("run.json"), run_json(model, facts).as_bytes())
+    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    for f in RUN_FILES {
+        let text = match f {
+            "scenario.toml" => model.source.clone(),
+            "timeseries.csv" => timeseries_csv(metrics),
+            "run.json" => run_json(model, facts),
+            _ => summary_json(model, metrics),
+        };
+        write_atomic(&dir.join(f), text.as_bytes())?;
+    }
+    Ok(())
 }

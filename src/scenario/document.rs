@@ -2,6 +2,7 @@
 //! byte offsets to field paths (and back) that lets every error name its line and field.
 
 use crate::error::{ScenarioError, closest, did_you_mean};
+use std::collections::HashMap;
 use std::ops::Range;
 use toml_edit::{DocumentMut, Item, TableLike, Value};
 
@@ -44,15 +45,48 @@ pub struct Source {
     /// The text as written, when overrides changed it: errors are located there, so a line
     /// that `--set` added never shifts the line numbers of the ones after it.
     original: Option<(String, SpanIndex)>,
-    overrides: Vec<Override>,
+    overrides: Vec<(Override, Origin)>,
+}
+
+/// Who wrote an override: its errors name it as the user wrote it, and a variant's point at its
+/// `set` entry in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// `--set` (or `--seed`, `--param`) on the command line.
+    CommandLine,
+    /// The `set` of the `[[variant]]` of this name.
+    Variant(String),
+}
+
+impl Origin {
+    /// How an error names the override: `--set PATH=VALUE` or `variant `v` set PATH=VALUE`.
+    fn label(&self, o: &Override) -> String {
+        match self {
+            Origin::CommandLine => format!("--set {}={}", o.path, o.value),
+            Origin::Variant(name) => format!("variant `{name}` set {}={}", o.path, o.value),
+        }
+    }
 }
 
 /// Scenario errors are boxed: they are rare and large, and results stay small on the happy path.
 pub type Located<T> = Result<T, Box<ScenarioError>>;
 
 impl Source {
-    /// Parses `text` and applies `overrides` in order.
+    /// Parses `text` and applies `overrides` (from the command line) in order.
     pub fn parse(file: &str, text: &str, overrides: &[Override]) -> Located<Source> {
+        let tagged: Vec<(Override, Origin)> = overrides
+            .iter()
+            .map(|o| (o.clone(), Origin::CommandLine))
+            .collect();
+        Source::parse_tagged(file, text, &tagged)
+    }
+
+    /// Parses `text` and applies `overrides` in order, each with who wrote it.
+    pub fn parse_tagged(
+        file: &str,
+        text: &str,
+        overrides: &[(Override, Origin)],
+    ) -> Located<Source> {
         if text.trim().is_empty() {
             let mut e = ScenarioError::new(file, "the scenario is empty");
             e.help = Some(
@@ -68,12 +102,15 @@ impl Source {
             }
             Box::new(err)
         })?;
-        let original = (text.to_string(), SpanIndex::of(parsed.as_table()));
+        let original = (text.to_string(), SpanIndex::of(parsed.as_table(), text));
         let mut doc: DocumentMut = parsed.into_mut();
-        for o in overrides {
+        for (o, origin) in overrides {
             set_path(&mut doc, &o.path, o.toml_value()).map_err(|msg| {
-                let mut e = ScenarioError::new(file, format!("--set {}: {msg}", o.path));
+                let mut e = ScenarioError::new(file, format!("{}: {msg}", origin.label(o)));
                 e.field = Some(o.path.clone());
+                if let Origin::Variant(name) = origin {
+                    locate_set_entry(&mut e, text, &original.1, name, &o.path);
+                }
                 Box::new(e)
             })?;
         }
@@ -89,7 +126,8 @@ impl Source {
                         format!("after --set: {}", first_line(e.message())),
                     ))
                 })?;
-            (text, SpanIndex::of(parsed.as_table()), Some(original))
+            let spans = SpanIndex::of(parsed.as_table(), &text);
+            (text, spans, Some(original))
         };
         Ok(Source {
             file: file.to_string(),
@@ -128,45 +166,112 @@ impl Source {
     /// text as written when overrides changed it.
     fn locate(&self, err: &mut ScenarioError, offset: usize) {
         match &self.original {
-            None => locate_offset(err, &self.text, offset),
+            None => self.spans.lines.locate(err, &self.text, offset),
             Some((text, spans)) => {
                 let path = err.field.clone().or_else(|| self.spans.path_at(offset));
                 if let Some(start) = path.and_then(|p| spans.span_of(&p)) {
-                    locate_offset(err, text, start);
+                    spans.lines.locate(err, text, start);
                 }
             }
         }
     }
 
-    /// An error in a value that `--set` wrote is the command line's, not the file's: name the
-    /// override instead of a line the user never wrote.
+    /// An error about the `n`-th field (0-based, in file order) written at `path`: when two
+    /// elements of an array share a name, the second one is the one to point at.
+    pub fn error_at_nth(
+        &self,
+        path: &str,
+        n: usize,
+        message: impl Into<String>,
+    ) -> Box<ScenarioError> {
+        let mut err = ScenarioError::new(&self.file, message);
+        err.field = Some(path.to_string());
+        let (text, spans) = self
+            .original
+            .as_ref()
+            .map_or((&self.text, &self.spans), |(t, s)| (t, s));
+        if let Some(start) = spans.nth_start(path, n) {
+            spans.lines.locate(&mut err, text, start);
+        }
+        self.blame_override(err)
+    }
+
+    /// An error in a value that an override wrote is the override's, not the file's: name it
+    /// instead of a line the user never wrote. A variant's override points at its `set` entry.
+    /// An error in a table that an override created (`--set policy.p.limit.max=5` makes
+    /// `policy.p.limit`) is that override's too.
     fn blame_override(&self, mut err: ScenarioError) -> Box<ScenarioError> {
-        if let Some(field) = err.field.clone() {
-            let culprit = self
-                .overrides
-                .iter()
-                .rev()
-                .find(|o| field == o.path || field.starts_with(&format!("{}.", o.path)));
-            if let Some(o) = culprit {
-                err.position = None;
-                err.source_line = None;
-                err.message = format!("--set {}={}: {}", o.path, o.value, err.message);
+        let Some(field) = err.field.clone() else {
+            return Box::new(err);
+        };
+        let written = |p: &str| {
+            self.original
+                .as_ref()
+                .is_none_or(|(_, spans)| spans.first_start(p).is_some())
+        };
+        let culprit = self.overrides.iter().rev().find(|(o, _)| {
+            field == o.path
+                || field.starts_with(&format!("{}.", o.path))
+                || (o.path.starts_with(&format!("{field}.")) && !written(&field))
+        });
+        if let Some((o, origin)) = culprit {
+            err.position = None;
+            err.source_line = None;
+            err.message = format!("{}: {}", origin.label(o), err.message);
+            if let (Origin::Variant(name), Some((text, spans))) = (origin, &self.original) {
+                locate_set_entry(&mut err, text, spans, name, &o.path);
             }
         }
         Box::new(err)
     }
 }
 
+/// Points `err` at the entry `path` of variant `name`'s `set` (or its nearest written parent).
+fn locate_set_entry(
+    err: &mut ScenarioError,
+    text: &str,
+    spans: &SpanIndex,
+    name: &str,
+    path: &str,
+) {
+    if let Some(start) = spans.span_of(&format!("variant.{name}.set.{path}")) {
+        spans.lines.locate(err, text, start);
+    }
+}
+
 /// The span of every key and table in a document, by field path.
 struct SpanIndex {
     spans: Vec<(Range<usize>, String)>,
+    /// Where each path starts, every time it is written, in file order: one lookup per error
+    /// located, so compiling n `[[expect]]` (each keeps its location) stays linear in n.
+    starts: HashMap<String, Vec<usize>>,
+    /// The lines of the text the spans are offsets into.
+    lines: Lines,
 }
 
 impl SpanIndex {
-    fn of(root: &toml_edit::Table) -> SpanIndex {
+    fn of(root: &toml_edit::Table, text: &str) -> SpanIndex {
         let mut spans = Vec::new();
         collect(root, "", &mut spans);
-        SpanIndex { spans }
+        let mut starts: HashMap<String, Vec<usize>> = HashMap::with_capacity(spans.len());
+        for (r, p) in &spans {
+            starts.entry(p.clone()).or_default().push(r.start);
+        }
+        SpanIndex {
+            spans,
+            starts,
+            lines: Lines::of(text),
+        }
+    }
+
+    /// Where `path` is first written, if it is.
+    fn first_start(&self, path: &str) -> Option<usize> {
+        self.nth_start(path, 0)
+    }
+
+    /// Where `path` is written for the `n`-th time (0-based), if it is.
+    fn nth_start(&self, path: &str, n: usize) -> Option<usize> {
+        self.starts.get(path).and_then(|s| s.get(n)).copied()
     }
 
     /// The innermost field whose span holds `offset`, else the last one starting before it.
@@ -190,12 +295,33 @@ impl SpanIndex {
     fn span_of(&self, path: &str) -> Option<usize> {
         let mut p = path;
         loop {
-            if let Some((r, _)) = self.spans.iter().find(|(_, q)| q == p) {
-                return Some(r.start);
+            if let Some(start) = self.first_start(p) {
+                return Some(start);
             }
             p = &p[..p.rfind('.')?];
         }
     }
+}
+
+/// The text of a scenario file's bytes; the first byte that is not UTF-8 is an error at its
+/// line and column (counted in the valid text before it).
+pub fn decode(file: &str, bytes: Vec<u8>) -> Located<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let mut err = ScenarioError::new(
+            file,
+            format!(
+                "the file is not valid UTF-8 (byte 0x{:02x}): save it as UTF-8",
+                bytes[at]
+            ),
+        );
+        let shown = String::from_utf8_lossy(bytes);
+        // The lossy text has one replacement character per bad sequence, so the valid prefix
+        // keeps its offsets and the column of the bad byte is the next one.
+        locate_offset(&mut err, &shown, at);
+        Box::new(err)
+    })
 }
 
 fn first_line(msg: &str) -> String {
@@ -227,25 +353,71 @@ fn explain(message: &str) -> (String, Option<String>) {
             .or_else(|| Some(format!("valid values: {}", valid.join(", "))));
         return (format!("unknown value `{variant}`"), help);
     }
-    // serde names the Rust type it expected; the user wrote (or should write) a table.
-    let message = match message.find("expected struct Raw") {
-        Some(i) => format!("{}expected a table", &message[..i]),
-        None => message,
-    };
-    (message, None)
+    (user_terms(&message), None)
+}
+
+/// serde names the Rust type it expected (`struct RawCodel`, `untagged enum RawBudget`); the
+/// user should read what to write instead.
+fn user_terms(message: &str) -> String {
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    if let Some(i) = message.find(UNTAGGED) {
+        let ty = message[i + UNTAGGED.len()..]
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        let wanted = match ty {
+            "RawBudget" => "a budget: a ratio (like 0.1) or a table (like { ratio = 0.1 })",
+            "RawWindow" => "a window: a number of calls (like 20) or a duration (like \"10s\")",
+            "SetValue" => "a boolean, number, string, array or table",
+            _ => "a value of another form",
+        };
+        return format!("{}expected {wanted}", &message[..i]);
+    }
+    for (rust, user) in [
+        ("expected struct ", "expected a table"),
+        (
+            "expected enum ",
+            "expected the name of one of its values (a string)",
+        ),
+    ] {
+        if let Some(i) = message.find(rust) {
+            let rest = &message[i + rust.len()..];
+            let after = rest
+                .find(|c: char| !c.is_alphanumeric())
+                .unwrap_or(rest.len());
+            return format!("{}{user}{}", &message[..i], &rest[after..]);
+        }
+    }
+    message.to_string()
 }
 
 /// Fills in the 1-based line and column of byte `offset` and the line's text.
-pub(super) fn locate_offset(err: &mut ScenarioError, text: &str, offset: usize) {
-    let offset = offset.min(text.len());
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[..offset].matches('\n').count() + 1;
-    let col = text[line_start..offset].chars().count() + 1;
-    let line_end = text[line_start..]
-        .find('\n')
-        .map_or(text.len(), |i| line_start + i);
-    err.position = Some((line, col));
-    err.source_line = Some(text[line_start..line_end].trim_end().to_string());
+fn locate_offset(err: &mut ScenarioError, text: &str, offset: usize) {
+    Lines::of(text).locate(err, text, offset);
+}
+
+/// Where each line of a text starts, so that locating an offset is a binary search rather
+/// than a count from the top (which made n located `[[expect]]` cost n² bytes read).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines(starts.collect())
+    }
+
+    /// Fills in the 1-based line and column of byte `offset` in `text` and the line's text.
+    fn locate(&self, err: &mut ScenarioError, text: &str, offset: usize) {
+        let offset = offset.min(text.len());
+        let index = self.0.partition_point(|&start| start <= offset) - 1;
+        let line_start = self.0[index];
+        let col = text[line_start..offset].chars().count() + 1;
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        err.position = Some((index + 1, col));
+        err.source_line = Some(text[line_start..line_end].trim_end().to_string());
+    }
 }
 
 /// How an element of an array of tables is addressed: by its `name`, else its `to`, else index.
@@ -428,4 +600,67 @@ fn no_element(what: &str, seg: &str, names: &[String]) -> String {
         "`{what}` has no entry named `{seg}`{hint}; it has: {}",
         names.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(text: &str) -> SpanIndex {
+        let doc = toml_edit::Document::parse(text).unwrap();
+        SpanIndex::of(doc.as_table(), text)
+    }
+
+    #[test]
+    fn the_span_index_finds_each_writing_of_a_path_by_lookup() {
+        let text = "[[v]]\nname = \"a\"\n\n[[v]]\nname = \"a\"\nx = 1\n";
+        let spans = index(text);
+        let second = text.rfind("name").unwrap();
+        assert_eq!(spans.first_start("v.a.name"), text.find("name"));
+        assert_eq!(spans.nth_start("v.a.name", 1), Some(second));
+        assert_eq!(spans.nth_start("v.a.name", 2), None);
+        // A path not written falls back to its nearest written parent.
+        assert_eq!(spans.span_of("v.a.x.deeper"), text.find("x = 1"));
+        assert_eq!(spans.span_of("nothing.here"), None);
+    }
+
+    #[test]
+    fn the_span_index_holds_one_entry_per_key_for_many_expectations() {
+        let n = 2_000;
+        let text: String = (0..n)
+            .map(|i| format!("[[expect]]\nmetric = \"m{i}\"\nop = \">\"\nvalue = 1\n"))
+            .collect();
+        let spans = index(&text);
+        // Every expectation's metric is found directly, the last as well as the first.
+        let last = text.rfind("metric").unwrap();
+        assert_eq!(
+            spans.first_start(&format!("expect.{}.metric", n - 1)),
+            Some(last)
+        );
+    }
+
+    #[test]
+    fn lines_locate_offsets_by_search() {
+        let text = "ab\ncd\n\nxé z\n";
+        let lines = Lines::of(text);
+        let at = |offset| {
+            let mut e = ScenarioError::new("f", "m");
+            lines.locate(&mut e, text, offset);
+            (e.position.unwrap(), e.source_line.unwrap())
+        };
+        assert_eq!(at(0), ((1, 1), "ab".to_string()));
+        assert_eq!(at(4), ((2, 2), "cd".to_string()));
+        assert_eq!(at(6), ((3, 1), String::new()));
+        // Columns count characters, not bytes.
+        assert_eq!(at(text.find('z').unwrap()), ((4, 4), "xé z".to_string()));
+        assert_eq!(at(text.len()), ((5, 1), String::new()));
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_error_at_its_line_and_column() {
+        let err = decode("f.toml", b"a = 1\nb = \"x\xffy\"\n".to_vec()).unwrap_err();
+        assert_eq!(err.position, Some((2, 7)));
+        assert!(err.message.contains("0xff"), "{}", err.message);
+        assert_eq!(decode("f.toml", b"a = 1".to_vec()).unwrap(), "a = 1");
+    }
 }

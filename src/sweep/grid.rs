@@ -116,6 +116,34 @@ pub fn check_size(params: &[Param]) -> Result<u64, String> {
     Ok(n)
 }
 
+/// Whether two field paths touch the same field: equal, or one a table holding the other
+/// (`service.api` and `service.api.workers`).
+pub fn overlaps(a: &str, b: &str) -> bool {
+    let under = |inner: &str, outer: &str| {
+        inner.len() > outer.len()
+            && inner.starts_with(outer)
+            && inner[outer.len()..].starts_with('.')
+    };
+    a == b || under(a, b) || under(b, a)
+}
+
+/// The first parameter a variant's `set` also sets, as (parameter, variant, its `set` path):
+/// the variant's value would win at every point, so its rows would be labelled with values
+/// that did not run.
+pub fn variant_overlap<'a>(
+    params: &'a [Param],
+    variants: &'a [crate::scenario::Variant],
+) -> Option<(&'a Param, &'a str, &'a str)> {
+    params.iter().find_map(|p| {
+        variants.iter().find_map(|v| {
+            v.set
+                .iter()
+                .find(|o| overlaps(&p.path, &o.path))
+                .map(|o| (p, v.name.as_str(), o.path.as_str()))
+        })
+    })
+}
+
 /// Every combination of the parameters' values, as overrides.
 pub fn points(params: &[Param]) -> Vec<Vec<Override>> {
     let lists: Vec<Vec<Override>> = params
@@ -195,6 +223,15 @@ mod tests {
         let err = check_size(&[p(100), p(101)]).unwrap_err();
         assert!(err.contains("100 × 101 points"), "{err}");
         assert!(Param::parse("=1,2").is_err());
+    }
+
+    #[test]
+    fn paths_overlap_when_equal_or_one_holds_the_other() {
+        assert!(overlaps("service.api.workers", "service.api.workers"));
+        assert!(overlaps("service.api", "service.api.workers"));
+        assert!(overlaps("policy.p.retry.attempts", "policy.p.retry"));
+        assert!(!overlaps("service.api.workers", "service.api.work"));
+        assert!(!overlaps("service.api", "service.apix.workers"));
     }
 
     #[test]

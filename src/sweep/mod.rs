@@ -65,6 +65,55 @@ pub fn replication_seed(seed: u64, rep: u32) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Every summary metric a run of `model` can report, named without running it, so that a
+/// misspelt `--metric` or `[[expect]]` stops a command before its first run: the recorder's
+/// names (a recorder that saw no event names the same metrics, over a run cut to one bucket
+/// so that naming costs nothing), each entity's `in_flight_end`, and each fault's recovery
+/// verdict. A superset of what a run reports, never less (tested against a run).
+pub fn metric_names(model: &Model) -> Vec<String> {
+    let mut short = model.clone();
+    short.warmup = 0;
+    short.duration = model.bucket.max(1);
+    let mut names: Vec<String> = crate::metrics::recorder::Recorder::new(&short)
+        .finish(short.end())
+        .summary
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let entities = model
+        .clients
+        .iter()
+        .map(|c| format!("client.{}", c.name))
+        .chain(model.services.iter().map(|s| format!("service.{}", s.name)))
+        .chain(model.edges.iter().map(|e| format!("edge.{}", e.name)));
+    names.extend(entities.map(|p| format!("{p}.in_flight_end")));
+    names.extend(crate::engine::RUN_METRICS.iter().map(|n| n.to_string()));
+    for i in 0..model.faults.len() {
+        let judged = std::iter::once(format!("fault.{i}")).chain(
+            model
+                .clients
+                .iter()
+                .map(move |c| format!("fault.{i}.client.{}", c.name)),
+        );
+        for p in judged {
+            let verdicts = crate::metrics::recovery::VERDICT_METRICS.iter();
+            names.extend(verdicts.map(|v| format!("{p}.{v}")));
+        }
+    }
+    names
+}
+
+/// Metrics named for a model that has not run: every name `metric_names` gives, valued 0, for
+/// checks that need only the names (an `[[expect]]`'s metric exists).
+pub fn named_metrics(model: &Model) -> crate::metrics::RunMetrics {
+    crate::metrics::RunMetrics {
+        summary: metric_names(model).into_iter().map(|n| (n, 0.0)).collect(),
+        names: Vec::new(),
+        series: Vec::new(),
+        bucket_ns: model.bucket,
+    }
+}
+
 impl Plan {
     /// Compiles every point and variant of the grid.
     pub fn new(
@@ -101,6 +150,14 @@ impl Plan {
         })
     }
 
+    /// Every metric some run of the plan can report (`metric_names` of each model, once each).
+    pub fn metric_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.models.iter().flat_map(metric_names).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     pub fn points(&self) -> usize {
         self.models.len() / self.variants.len()
     }
@@ -125,6 +182,21 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_metrics_named_without_a_run_hold_every_metric_a_run_reports() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/all-features.toml");
+        let text = std::fs::read_to_string(path).unwrap()
+            + "\n[[window]]\nname = \"w\"\nfault = 0\nphase = \"during\"\n";
+        let model = crate::scenario::load_str("all-features.toml", &text, &[]).unwrap();
+        assert!(!model.faults.is_empty() && !model.windows.is_empty());
+        let named = metric_names(&model);
+        let ran = crate::simulate(&model).unwrap().metrics;
+        for (name, _) in &ran.summary {
+            assert!(named.contains(name), "{name} is reported but not named");
+        }
+        assert!(named.len() >= ran.summary.len());
+    }
 
     #[test]
     fn replication_zero_is_the_scenarios_seed_and_the_others_differ() {

@@ -81,6 +81,22 @@ impl Manifest {
     }
 }
 
+/// The base scenario `dir` holds, checked against the manifest's hash of it: a truncated or
+/// edited `scenario.toml` would otherwise be copied into the merged sweep.
+pub fn read_scenario(dir: &Path, manifest: &Manifest) -> Result<String> {
+    let path = dir.join("scenario.toml");
+    let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+    if format!("{:016x}", fnv1a(text.as_bytes())) != manifest.scenario_hash {
+        return Err(Error::Usage(format!(
+            "{}: not the scenario this sweep ran (its hash differs from {}'s): the file is \
+             truncated or was edited",
+            path.display(),
+            MANIFEST
+        )));
+    }
+    Ok(text)
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)

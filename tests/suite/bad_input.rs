@@ -84,6 +84,8 @@ impl Case {
             !self.dir.join("out").exists(),
             "an output directory was written despite the error"
         );
+        // serde names the Rust types it expected (`RawBudget`); the user never wrote those.
+        assert!(!err.contains("Raw"), "an internal type name in: {err}");
         for n in needles {
             assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
         }
@@ -607,5 +609,67 @@ fn seeds_out_of_range_or_not_integers() {
     c.rejects(
         &GOOD.replace("seed = 1", "seed = 1.5"),
         &["scenario.toml:4:8", "scenario.seed", "decimal string"],
+    );
+}
+
+#[test]
+fn an_error_past_column_65535_is_shown_not_a_panic() {
+    let c = Case::new("long");
+    let padding = " ".repeat(70_000);
+    c.rejects(
+        &GOOD.replace("workers = 8", &format!("workers = {padding}\"eight\"")),
+        &["scenario.toml:14:70011:", "service.api.workers", "…"],
+    );
+}
+
+#[test]
+fn invalid_utf8_is_located() {
+    let c = Case::new("utf8");
+    let path = c.dir.join("scenario.toml");
+    let mut bytes = GOOD
+        .replace("name = \"web\"", "name = \"w\u{0}b\"")
+        .into_bytes();
+    let nul = bytes.iter().position(|&b| b == 0).unwrap();
+    bytes[nul] = 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    c.rejects_with(&path, &[], &["scenario.toml:7:10:", "not valid UTF-8"]);
+}
+
+#[test]
+fn untagged_values_are_explained_in_user_terms() {
+    let c = Case::new("forms");
+    c.rejects(
+        &GOOD.replace(
+            "timeout = \"200ms\"",
+            "retry = { attempts = 2, budget = \"all\" }",
+        ),
+        &[
+            "policy.db-client.retry.budget",
+            "expected a budget: a ratio",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("timeout = \"200ms\"", "breaker = { window = [1] }"),
+        &["policy.db-client.breaker.window", "expected a window"],
+    );
+}
+
+#[test]
+fn errors_in_a_table_an_override_created_name_the_override() {
+    let c = Case::new("created");
+    let path = c.file(GOOD);
+    // `--set` creates `policy.db-client.retry.budget`; the error is about that table.
+    c.rejects_with(
+        &path,
+        &["--set", "policy.db-client.retry.budget.ratio=x"],
+        &[
+            "--set policy.db-client.retry.budget.ratio=x",
+            "expected a budget",
+        ],
+    );
+    c.rejects_with(
+        &path,
+        &["--set", "policy.db-client.limit.initial=5"],
+        &["--set policy.db-client.limit.initial=5", "algorithm"],
     );
 }
