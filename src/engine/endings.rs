@@ -164,9 +164,13 @@ impl Simulation {
                 }
             }
             None => {
-                // The canned answer comes after its latency, unless the deadline comes first.
+                // The canned answer comes after its latency, unless the deadline comes first;
+                // never before now (a call that failed past its deadline ends at once).
                 let attempt = call.attempt;
-                let at = now.saturating_add(fallback.latency).min(call.deadline);
+                let at = now
+                    .saturating_add(fallback.latency)
+                    .min(call.deadline)
+                    .max(now);
                 self.queue.push(at, Event::Resume { call: cr, attempt });
             }
         }
