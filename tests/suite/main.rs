@@ -13,6 +13,7 @@ mod deploy;
 mod determinism;
 mod docs;
 mod faults;
+mod generator;
 mod golden;
 mod model;
 mod policies;
