@@ -13,6 +13,7 @@ mod deploy;
 mod determinism;
 mod docs;
 mod faults;
+mod fuzz;
 mod generator;
 mod golden;
 mod model;

@@ -134,7 +134,8 @@ impl Builder {
         if instant {
             t += "work = \"0\"\n";
         } else if p.chance(0.9) {
-            t += &format!("work = {}\n", p.dist(2_000));
+            let scale = *p.one(&[200, 2_000, 10_000]);
+            t += &format!("work = {}\n", p.dist(scale));
         }
         if p.chance(0.2) {
             t += &admission(p);
@@ -202,7 +203,10 @@ impl Builder {
             k.push(format!("optional = {}", p.chance(0.7)));
         }
         if p.chance(0.4) {
-            k.push(format!("latency = {}", p.dist(500)));
+            // From well below the callee's work to above it: a crash's answer may then still
+            // be crossing the network when the lost work would have ended.
+            let scale = *p.one(&[200, 2_000, 20_000]);
+            k.push(format!("latency = {}", p.dist(scale)));
         }
         if p.chance(0.3) {
             let kinds: Vec<&str> = FAILURES.iter().copied().chain(["propagate"]).collect();
