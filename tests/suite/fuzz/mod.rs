@@ -33,7 +33,20 @@ const MEMORY_KIB: u64 = 2 << 20;
 /// validation are being added (issue 12, the main engineer's part). While a key is listed
 /// here, a case whose mutation writes an extreme value to it skips `cascade run` (and says
 /// so at the end of the test); empty this list once the limits land.
-const MEMORY_SIZING_PENDING: &[&str] = &[];
+const MEMORY_SIZING_PENDING: &[&str] = &[
+    // `rate = 4294967296` into an unbounded queue: the queue grows past 1 GB within the first
+    // simulated second and the allocation aborts (the divergence limit of issue 12).
+    "rate",
+    // `warmup = "100000h"`: a time series of 360 million buckets, 1.2 TB asked at once.
+    "warmup",
+    // Listed in issue 12 as aborting, not yet seen here: `duration = "100000h"` (a run
+    // overrides `scenario.duration`, `validate` does not allocate), `bucket = "1ns"`,
+    // `instances = 4294967295`, `users = 1e8`.
+    "duration",
+    "bucket",
+    "instances",
+    "users",
+];
 
 /// A committed scenario, with the shortest `scenario.duration` (of a few) under which it still
 /// validates: a mutated run stays short, and its faults and windows still fit.

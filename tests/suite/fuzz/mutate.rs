@@ -1,5 +1,6 @@
 //! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
-//! durations made extreme, values of the wrong type, truncation, garbage and invalid UTF-8.
+//! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
+//! garbage and invalid UTF-8.
 //! Each returns the new bytes and a description that names the line it touched.
 
 use crate::support::pick::Pick;
@@ -115,7 +116,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
     let n = ls.len() as u64;
     let at = p.int(0, n - 1) as usize;
     let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    match p.int(0, 9) {
+    match p.int(0, 10) {
         0 => {
             let mut out = ls.clone();
             out.remove(at);
@@ -176,6 +177,28 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
             let pos = p.int(0, text.len() as u64) as usize;
             let what = format!("invalid UTF-8 {bad:?} at byte {pos}");
             ([&text[..pos], bad, &text[pos..]].concat(), what)
+        }
+        10 => {
+            // A line longer than 65,535 columns, its value sometimes of the wrong type: an
+            // error located past that column.
+            let Some(eq) = ls[at].iter().position(|&b| b == b'=') else {
+                return (text.to_vec(), "unchanged (no `=` on the line)".to_string());
+            };
+            let value: &[u8] = if p.chance(0.5) {
+                &ls[at][eq + 1..]
+            } else {
+                p.one(WRONG_TYPES).as_bytes()
+            };
+            let line = [&ls[at][..=eq], &vec![b' '; 70_000][..], value].concat();
+            let what = format!(
+                "line {} padded to {} columns: `{}`",
+                at + 1,
+                line.len(),
+                show(&[&ls[at][..=eq], b" ... ", value].concat())
+            );
+            let mut out: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
+            out[at] = line;
+            (out.join(&b'\n'), what)
         }
         _ => {
             // A line's key given to another table: `key = value` appended after a header.

@@ -253,7 +253,13 @@ impl Builder {
             if p.chance(0.5) {
                 t += &format!("arrival = \"{}\"\n", p.one(&["poisson", "constant"]));
             }
-            t += &format!("rate = {}\n", p.real(0.0, 300.0));
+            // Now and then no traffic at all: ratios of nothing must still be numbers.
+            let rate = if p.chance(0.05) {
+                0.0
+            } else {
+                p.real(0.0, 300.0)
+            };
+            t += &format!("rate = {rate}\n");
             if p.chance(0.3) {
                 t += &phases(p);
             }
