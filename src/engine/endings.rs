@@ -179,10 +179,11 @@ impl Simulation {
             }
             None => {
                 // The canned answer comes after its latency, unless C comes first; `resume`
-                // then ends the call degraded, or deadline_exceeded at C.
+                // then ends the call degraded, or deadline_exceeded at C. Never before now: a
+                // call that failed past its caller's deadline ends at once.
                 let attempt = call.attempt;
                 call.deadline = caller_deadline;
-                let at = now.saturating_add(latency).min(caller_deadline);
+                let at = now.saturating_add(latency).min(caller_deadline).max(now);
                 self.queue.push(at, Event::Resume { call: cr, attempt });
             }
         }

@@ -16,6 +16,8 @@ mod docs;
 mod faults;
 mod files;
 mod finite;
+mod fuzz;
+mod generator;
 mod golden;
 mod model;
 mod policies;

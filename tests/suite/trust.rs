@@ -188,3 +188,37 @@ fn many_users_starting_together_are_progress() {
     let (_, m) = run_model(&closed_loop(100_000, "1ms"));
     assert!(m.get("client.web.requests").unwrap() >= 900_000.0);
 }
+
+#[test]
+fn a_canned_fallback_for_a_call_past_its_deadline_answers_now_not_in_the_past() {
+    // `reserve` is longer than the client's deadline: every call's deadline D has passed when
+    // it starts, so it fails `deadline_exceeded` at once and the canned fallback is due at D,
+    // before now. It must end at once, not at D (the clock ran backwards, and in a debug
+    // build the call's latency `now - started` overflowed).
+    let text = r#"
+[scenario]
+name = "fallback-past-deadline"
+duration = "1s"
+
+[[client]]
+name = "web"
+target = "api"
+rate = 100
+deadline = "5ms"
+policy = "edge"
+
+[[service]]
+name = "api"
+work = "1ms"
+
+[policy.edge]
+reserve = "10ms"
+fallback = { latency = "1ms" }
+"#;
+    let m = runs_and_balances(text);
+    let requests = m.get("client.web.requests").unwrap();
+    assert!(requests > 50.0, "{requests}");
+    assert_eq!(m.get("client.web.errors.deadline_exceeded"), Some(requests));
+    assert_eq!(m.get("edge.web.api.attempts"), Some(0.0));
+    assert_eq!(m.get("client.web.latency_max_ms"), Some(0.0));
+}

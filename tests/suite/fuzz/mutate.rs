@@ -1,0 +1,238 @@
+//! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
+//! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
+//! garbage and invalid UTF-8.
+//! Each returns the new bytes and a description that names the line it touched.
+
+use crate::support::pick::Pick;
+
+const EXTREME_NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1e308",
+    "-1e308",
+    "18446744073709551616",
+    "18446744073709551615",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "4294967296",
+    "nan",
+    "inf",
+    "-inf",
+    "1e-308",
+    "0.0000001",
+    "1.0000000000000002",
+];
+
+const EXTREME_DURATIONS: &[&str] = &[
+    "\"0\"",
+    "\"0ns\"",
+    "\"1ns\"",
+    "\"0.4ns\"",
+    "\"100000h\"",
+    "\"200y\"",
+    "\"18446744073709551615ns\"",
+    "\"99999999999999999999s\"",
+    "\"1.5\"",
+    "\"-1s\"",
+    "\"\"",
+    "\"1e9s\"",
+    "\"1m 1m 1m\"",
+];
+
+const WRONG_TYPES: &[&str] = &[
+    "\"text\"",
+    "true",
+    "[1, 2]",
+    "{ a = 1 }",
+    "1",
+    "1.5",
+    "[]",
+    "{}",
+    "1979-05-27T07:32:00Z",
+    "\"p101\"",
+    "[[1, \"1ms\"]]",
+];
+
+const INVALID_UTF8: &[&[u8]] = &[
+    b"\xff",
+    b"\xfe\xff",
+    b"\xc3\x28",
+    b"\xe2\x82",
+    b"\x80",
+    b"\xed\xa0\x80",
+];
+
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    text.split(|&b| b == b'\n').collect()
+}
+
+fn join(lines: &[&[u8]]) -> Vec<u8> {
+    lines.join(&b'\n')
+}
+
+/// The spans of `text` where a value of the wanted kind starts and ends: numbers (digits with
+/// an optional sign, point and exponent, outside strings) or quoted strings.
+fn spans(line: &[u8], strings: bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < line.len() {
+        let b = line[i];
+        if b == b'"' {
+            let end = line[i + 1..]
+                .iter()
+                .position(|&c| c == b'"')
+                .map_or(line.len(), |e| i + 2 + e);
+            if strings {
+                out.push((i, end));
+            }
+            i = end;
+        } else if !strings && b.is_ascii_digit() && (i == 0 || !line[i - 1].is_ascii_alphabetic()) {
+            let end = line[i..]
+                .iter()
+                .position(|c| !(c.is_ascii_digit() || b".eE_".contains(c)))
+                .map_or(line.len(), |e| i + e);
+            out.push((i, end));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Replaces one value of `line` (a number or a string) with `with`.
+fn replace_value(p: &mut Pick, line: &[u8], strings: bool, with: &str) -> Option<Vec<u8>> {
+    let found = spans(line, strings);
+    if found.is_empty() {
+        return None;
+    }
+    let (a, b) = *p.one(&found);
+    Some([&line[..a], with.as_bytes(), &line[b..]].concat())
+}
+
+/// One mutation of `text`.
+pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
+    let ls = lines(text);
+    let n = ls.len() as u64;
+    let at = p.int(0, n - 1) as usize;
+    let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
+    match p.int(0, 10) {
+        0 => {
+            let mut out = ls.clone();
+            out.remove(at);
+            (
+                join(&out),
+                format!("line {} deleted: `{}`", at + 1, show(ls[at])),
+            )
+        }
+        1 => {
+            let mut out = ls.clone();
+            out.insert(at, ls[at]);
+            (
+                join(&out),
+                format!("line {} duplicated: `{}`", at + 1, show(ls[at])),
+            )
+        }
+        2 => {
+            let other = p.int(0, n - 1) as usize;
+            let mut out = ls.clone();
+            out.swap(at, other);
+            (
+                join(&out),
+                format!("lines {} and {} swapped", at + 1, other + 1),
+            )
+        }
+        kind @ 3..=5 => {
+            // A value on a line that has one: try a few lines.
+            for _ in 0..20 {
+                let i = p.int(0, n - 1) as usize;
+                let (strings, with) = match kind {
+                    3 => (false, *p.one(EXTREME_NUMBERS)),
+                    4 => (true, *p.one(EXTREME_DURATIONS)),
+                    _ => (p.chance(0.5), *p.one(WRONG_TYPES)),
+                };
+                if let Some(line) = replace_value(p, ls[i], strings, with) {
+                    let what = format!("line {}: `{}` -> `{}`", i + 1, show(ls[i]), show(&line));
+                    let mut out: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
+                    out[i] = line;
+                    return (out.join(&b'\n'), what);
+                }
+            }
+            (text.to_vec(), "unchanged (no value found)".to_string())
+        }
+        6 => {
+            let cut = p.int(0, text.len() as u64) as usize;
+            (text[..cut].to_vec(), format!("truncated to {cut} bytes"))
+        }
+        7 => {
+            let garbage: Vec<u8> = (0..p.int(1, 16))
+                .map(|_| *p.one(b"\"'[]{}=#.,\\\n\t\r\x00\x07\x1bz9 -+_"))
+                .collect();
+            let pos = p.int(0, text.len() as u64) as usize;
+            let what = format!("garbage {garbage:?} at byte {pos}");
+            ([&text[..pos], &garbage, &text[pos..]].concat(), what)
+        }
+        8 => {
+            let bad = *p.one(INVALID_UTF8);
+            let pos = p.int(0, text.len() as u64) as usize;
+            let what = format!("invalid UTF-8 {bad:?} at byte {pos}");
+            ([&text[..pos], bad, &text[pos..]].concat(), what)
+        }
+        10 => {
+            // A line longer than 65,535 columns, its value sometimes of the wrong type: an
+            // error located past that column.
+            let Some(eq) = ls[at].iter().position(|&b| b == b'=') else {
+                return (text.to_vec(), "unchanged (no `=` on the line)".to_string());
+            };
+            let value: &[u8] = if p.chance(0.5) {
+                &ls[at][eq + 1..]
+            } else {
+                p.one(WRONG_TYPES).as_bytes()
+            };
+            let line = [&ls[at][..=eq], &vec![b' '; 70_000][..], value].concat();
+            let what = format!(
+                "line {} padded to {} columns: `{}`",
+                at + 1,
+                line.len(),
+                show(&[&ls[at][..=eq], b" ... ", value].concat())
+            );
+            let mut out: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
+            out[at] = line;
+            (out.join(&b'\n'), what)
+        }
+        _ => {
+            // A line's key given to another table: `key = value` appended after a header.
+            let headers: Vec<usize> = (0..ls.len()).filter(|&i| ls[i].starts_with(b"[")).collect();
+            if headers.is_empty() {
+                return (text.to_vec(), "unchanged (no table header)".to_string());
+            }
+            let h = *p.one(&headers);
+            let mut out = ls.clone();
+            out.insert(h + 1, ls[at]);
+            let what = format!(
+                "line {} `{}` copied under line {}",
+                at + 1,
+                show(ls[at]),
+                h + 1
+            );
+            (join(&out), what)
+        }
+    }
+}
+
+/// One to three mutations of `text` (mostly one: a single change leaves more files valid,
+/// so more of them reach the simulation), with what each did.
+pub fn mutate(p: &mut Pick, text: &[u8]) -> (Vec<u8>, Vec<String>) {
+    let mut bytes = text.to_vec();
+    let mut what = Vec::new();
+    let count = *p.one(&[1, 1, 1, 1, 1, 1, 1, 2, 2, 3]);
+    for _ in 0..count {
+        if bytes.is_empty() {
+            break;
+        }
+        let (b, w) = mutate_once(p, &bytes);
+        bytes = b;
+        what.push(w);
+    }
+    (bytes, what)
+}
