@@ -596,6 +596,8 @@ fn an_endless_or_huge_file_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("larger than 16 MiB"), "{err}");
 }
+
+#[test]
 fn seeds_out_of_range_or_not_integers() {
     let c = Case::new("seed");
     c.rejects(

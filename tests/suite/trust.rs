@@ -189,13 +189,13 @@ fn many_users_starting_together_are_progress() {
     assert!(m.get("client.web.requests").unwrap() >= 900_000.0);
 }
 
-#[test]
-fn a_canned_fallback_for_a_call_past_its_deadline_answers_now_not_in_the_past() {
-    // `reserve` is longer than the client's deadline: every call's deadline D has passed when
-    // it starts, so it fails `deadline_exceeded` at once and the canned fallback is due at D,
-    // before now. It must end at once, not at D (the clock ran backwards, and in a debug
-    // build the call's latency `now - started` overflowed).
-    let text = r#"
+/// `reserve` is longer than the client's deadline: every call's own deadline (the client's
+/// minus the reserve) has passed when it starts, so it fails `deadline_exceeded` at once and
+/// its canned fallback takes over. The fallback was once scheduled at that deadline, before
+/// now: the clock ran backwards (and in a debug build `now - started` overflowed).
+fn fallback_past_its_deadline(latency: &str) -> String {
+    format!(
+        r#"
 [scenario]
 name = "fallback-past-deadline"
 duration = "1s"
@@ -213,12 +213,24 @@ work = "1ms"
 
 [policy.edge]
 reserve = "10ms"
-fallback = { latency = "1ms" }
-"#;
-    let m = runs_and_balances(text);
+fallback = {{ latency = "{latency}" }}
+"#
+    )
+}
+
+#[test]
+fn a_canned_fallback_for_a_call_past_its_deadline_answers_now_not_in_the_past() {
+    // The client still waits 5 ms: a 1 ms canned answer reaches it (policies.md, fallback),
+    // degraded, 1 ms after the request started.
+    let m = runs_and_balances(&fallback_past_its_deadline("1ms"));
     let requests = m.get("client.web.requests").unwrap();
     assert!(requests > 50.0, "{requests}");
-    assert_eq!(m.get("client.web.errors.deadline_exceeded"), Some(requests));
+    assert_eq!(m.get("client.web.degraded"), Some(requests));
     assert_eq!(m.get("edge.web.api.attempts"), Some(0.0));
-    assert_eq!(m.get("client.web.latency_max_ms"), Some(0.0));
+    assert_eq!(m.get("client.web.latency_max_ms"), Some(1.0));
+    // A 10 ms answer cannot: the request ends deadline_exceeded at the client's 5 ms.
+    let m = runs_and_balances(&fallback_past_its_deadline("10ms"));
+    let requests = m.get("client.web.requests").unwrap();
+    assert_eq!(m.get("client.web.errors.deadline_exceeded"), Some(requests));
+    assert_eq!(m.get("client.web.latency_max_ms"), Some(5.0));
 }
