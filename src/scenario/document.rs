@@ -1,7 +1,8 @@
 //! The scenario text as a TOML document: parsing, `--set` overrides by path, and the map from
 //! byte offsets to field paths (and back) that lets every error name its line and field.
 
-use crate::error::{ScenarioError, closest, did_you_mean};
+use super::messages::{explain, first_line};
+use crate::error::ScenarioError;
 use std::collections::HashMap;
 use std::ops::Range;
 use toml_edit::{DocumentMut, Item, TableLike, Value};
@@ -105,7 +106,7 @@ impl Source {
         let original = (text.to_string(), SpanIndex::of(parsed.as_table(), text));
         let mut doc: DocumentMut = parsed.into_mut();
         for (o, origin) in overrides {
-            set_path(&mut doc, &o.path, o.toml_value()).map_err(|msg| {
+            super::edit::set_path(&mut doc, &o.path, o.toml_value()).map_err(|msg| {
                 let mut e = ScenarioError::new(file, format!("{}: {msg}", origin.label(o)));
                 e.field = Some(o.path.clone());
                 if let Origin::Variant(name) = origin {
@@ -324,73 +325,6 @@ pub fn decode(file: &str, bytes: Vec<u8>) -> Located<String> {
     })
 }
 
-fn first_line(msg: &str) -> String {
-    msg.lines().next().unwrap_or("").trim().to_string()
-}
-
-/// Turns serde's "unknown field `x`, expected one of ..." into a short message and a suggestion.
-fn explain(message: &str) -> (String, Option<String>) {
-    let message = first_line(message);
-    if let Some(rest) = message.strip_prefix("unknown field `")
-        && let Some((field, expected)) = rest.split_once('`')
-    {
-        let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        let mut help = match closest(field, valid.iter().copied()) {
-            Some(best) => format!("did you mean `{best}`? "),
-            None => String::new(),
-        };
-        if !valid.is_empty() {
-            help.push_str(&format!("valid keys here: {}", valid.join(", ")));
-        }
-        return (format!("unknown key `{field}`"), Some(help));
-    }
-    if let Some(rest) = message.strip_prefix("unknown variant `")
-        && let Some((variant, expected)) = rest.split_once('`')
-    {
-        let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        let help = closest(variant, valid.iter().copied())
-            .map(|best| format!("did you mean `{best}`? valid values: {}", valid.join(", ")))
-            .or_else(|| Some(format!("valid values: {}", valid.join(", "))));
-        return (format!("unknown value `{variant}`"), help);
-    }
-    (user_terms(&message), None)
-}
-
-/// serde names the Rust type it expected (`struct RawCodel`, `untagged enum RawBudget`); the
-/// user should read what to write instead.
-fn user_terms(message: &str) -> String {
-    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
-    if let Some(i) = message.find(UNTAGGED) {
-        let ty = message[i + UNTAGGED.len()..]
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap_or("");
-        let wanted = match ty {
-            "RawBudget" => "a budget: a ratio (like 0.1) or a table (like { ratio = 0.1 })",
-            "RawWindow" => "a window: a number of calls (like 20) or a duration (like \"10s\")",
-            "SetValue" => "a boolean, number, string, array or table",
-            _ => "a value of another form",
-        };
-        return format!("{}expected {wanted}", &message[..i]);
-    }
-    for (rust, user) in [
-        ("expected struct ", "expected a table"),
-        (
-            "expected enum ",
-            "expected the name of one of its values (a string)",
-        ),
-    ] {
-        if let Some(i) = message.find(rust) {
-            let rest = &message[i + rust.len()..];
-            let after = rest
-                .find(|c: char| !c.is_alphanumeric())
-                .unwrap_or(rest.len());
-            return format!("{}{user}{}", &message[..i], &rest[after..]);
-        }
-    }
-    message.to_string()
-}
-
 /// Fills in the 1-based line and column of byte `offset` and the line's text.
 fn locate_offset(err: &mut ScenarioError, text: &str, offset: usize) {
     Lines::of(text).locate(err, text, offset);
@@ -421,7 +355,7 @@ impl Lines {
 }
 
 /// How an element of an array of tables is addressed: by its `name`, else its `to`, else index.
-fn element_name(t: &dyn TableLike, index: usize) -> String {
+pub(super) fn element_name(t: &dyn TableLike, index: usize) -> String {
     ["name", "to"]
         .iter()
         .find_map(|k| t.get(k).and_then(|i| i.as_str()).map(str::to_string))
@@ -478,128 +412,6 @@ fn collect_value(v: &Value, path: &str, out: &mut Vec<(Range<usize>, String)>) {
         }
         _ => {}
     }
-}
-
-/// Sets the field at `path` to `value`. Arrays of tables are addressed by element name.
-fn set_path(doc: &mut DocumentMut, path: &str, value: Value) -> Result<(), String> {
-    let segments: Vec<&str> = path.split('.').collect();
-    if segments.iter().any(|s| s.is_empty()) {
-        return Err(format!(
-            "`{path}` is not a field path (like service.api.workers)"
-        ));
-    }
-    let (last, parents) = segments
-        .split_last()
-        .expect("split produced at least one segment");
-    let mut node = Node::Item(doc.as_item_mut());
-    let mut walked = String::new();
-    for seg in parents {
-        node = node.step_into(seg, &walked)?;
-        walked = if walked.is_empty() {
-            seg.to_string()
-        } else {
-            format!("{walked}.{seg}")
-        };
-    }
-    match node.table_like() {
-        Some(t) => {
-            t.insert(last, Item::Value(value));
-            Ok(())
-        }
-        None => Err(format!(
-            "`{walked}` is not a table, so it has no field `{last}`"
-        )),
-    }
-}
-
-/// A place in the document being walked: toml_edit hands out array elements as tables or
-/// values rather than items, so the walk keeps whichever it has.
-enum Node<'a> {
-    Item(&'a mut Item),
-    Table(&'a mut toml_edit::Table),
-    Value(&'a mut Value),
-}
-
-impl<'a> Node<'a> {
-    fn table_like(self) -> Option<&'a mut dyn TableLike> {
-        match self {
-            Node::Item(i) => i.as_table_like_mut(),
-            Node::Table(t) => Some(t),
-            Node::Value(v) => v.as_inline_table_mut().map(|t| t as &mut dyn TableLike),
-        }
-    }
-
-    /// Descends one segment, creating a table where the path names one that is not written.
-    fn step_into(self, seg: &str, walked: &str) -> Result<Node<'a>, String> {
-        let what = if walked.is_empty() {
-            "the scenario"
-        } else {
-            walked
-        };
-        let array_holder = match self {
-            Node::Item(i) if i.is_array_of_tables() => {
-                let arr = i.as_array_of_tables_mut().expect("checked above");
-                let names: Vec<String> = arr
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| element_name(t, i))
-                    .collect();
-                let pos = find_element(&names, seg, what)?;
-                return Ok(Node::Table(
-                    arr.get_mut(pos).expect("position came from this array"),
-                ));
-            }
-            Node::Item(Item::Value(v)) => Node::Value(v),
-            other => other,
-        };
-        if let Node::Value(Value::Array(arr)) = array_holder {
-            let names: Vec<String> = arr
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    v.as_inline_table()
-                        .map_or(i.to_string(), |t| element_name(t, i))
-                })
-                .collect();
-            let pos = find_element(&names, seg, what)?;
-            return Ok(Node::Value(
-                arr.get_mut(pos).expect("position came from this array"),
-            ));
-        }
-        let inline_parent = matches!(array_holder, Node::Value(_));
-        let Some(table) = array_holder.table_like() else {
-            return Err(format!(
-                "`{what}` is not a table, so it has no field `{seg}`"
-            ));
-        };
-        if table.get(seg).is_none() {
-            let fresh = if inline_parent {
-                Item::Value(Value::InlineTable(toml_edit::InlineTable::new()))
-            } else {
-                toml_edit::table()
-            };
-            table.insert(seg, fresh);
-        }
-        Ok(Node::Item(table.get_mut(seg).expect("inserted above")))
-    }
-}
-
-/// An element by its name, else by its index, so that two calls to the same service can both
-/// be addressed (`calls.0`, `calls.1`) when their `to` is the same.
-fn find_element(names: &[String], seg: &str, what: &str) -> Result<usize, String> {
-    names
-        .iter()
-        .position(|n| n == seg)
-        .or_else(|| seg.parse::<usize>().ok().filter(|i| *i < names.len()))
-        .ok_or_else(|| no_element(what, seg, names))
-}
-
-fn no_element(what: &str, seg: &str, names: &[String]) -> String {
-    let hint = did_you_mean(seg, names.iter().map(String::as_str));
-    format!(
-        "`{what}` has no entry named `{seg}`{hint}; it has: {}",
-        names.join(", ")
-    )
 }
 
 #[cfg(test)]
