@@ -10,7 +10,9 @@ fn load(path: &str, duration: &str) -> cascade::Model {
         path: "scenario.duration".into(),
         value: duration.into(),
     };
-    cascade::scenario::load_str(path, &text, &[set]).expect("valid benchmark scenario")
+    cascade::scenario::load_str(path, &text, &[set])
+        .expect("valid benchmark scenario")
+        .model
 }
 
 fn requests(model: &cascade::Model) -> u64 {

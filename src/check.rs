@@ -1,155 +1,17 @@
-//! Expectations (`[[expect]]`) and their verdicts: what `cascade check` turns into exit codes.
+//! Verdicts on a scenario's expectations (`[[expect]]`, compiled into
+//! `scenario::Expect`): what `cascade check` turns into exit codes.
 
 use crate::error::ScenarioError;
 use crate::metrics::RunMetrics;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-}
-
-pub const OPS: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
-
-impl Op {
-    pub fn parse(s: &str) -> Option<Op> {
-        Some(match s {
-            "<" => Op::Lt,
-            "<=" => Op::Le,
-            ">" => Op::Gt,
-            ">=" => Op::Ge,
-            "==" => Op::Eq,
-            "!=" => Op::Ne,
-            _ => return None,
-        })
-    }
-
-    pub fn symbol(self) -> &'static str {
-        OPS[self as usize]
-    }
-
-    pub fn holds(self, measured: f64, value: f64) -> bool {
-        match self {
-            Op::Lt => measured < value,
-            Op::Le => measured <= value,
-            Op::Gt => measured > value,
-            Op::Ge => measured >= value,
-            Op::Eq => measured == value,
-            Op::Ne => measured != value,
-        }
-    }
-}
-
-/// What an expectation reads from its replications.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Stat {
-    Mean,
-    Min,
-    Max,
-    /// 0..=100, interpolated linearly between order statistics (numpy's default).
-    Percentile(f64),
-}
-
-impl Stat {
-    pub fn parse(s: &str) -> Option<Stat> {
-        Some(match s {
-            "mean" => Stat::Mean,
-            "min" => Stat::Min,
-            "max" => Stat::Max,
-            "median" => Stat::Percentile(50.0),
-            _ => {
-                let p: f64 = s.strip_prefix('p')?.parse().ok()?;
-                if !(0.0..=100.0).contains(&p) {
-                    return None;
-                }
-                Stat::Percentile(p)
-            }
-        })
-    }
-
-    pub fn name(self) -> String {
-        match self {
-            Stat::Mean => "mean".into(),
-            Stat::Min => "min".into(),
-            Stat::Max => "max".into(),
-            Stat::Percentile(p) => format!("p{p}"),
-        }
-    }
-
-    pub fn of(self, values: &[f64]) -> f64 {
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        match self {
-            Stat::Mean => v.iter().sum::<f64>() / v.len() as f64,
-            Stat::Min => v[0],
-            Stat::Max => v[v.len() - 1],
-            Stat::Percentile(p) => {
-                let rank = p / 100.0 * (v.len() - 1) as f64;
-                let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
-                v[lo] + (v[hi] - v[lo]) * (rank - lo as f64)
-            }
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Expect {
-    /// As written: `client.web.success_ratio`.
-    pub metric: String,
-    /// The summary name it is read from (`window.<w>.<metric>` for a windowed one).
-    pub read_from: String,
-    pub op: Op,
-    pub value: f64,
-    /// Replications judged (the first `reps` of the scenario's replication seeds).
-    pub reps: u32,
-    pub stat: Stat,
-    /// With the mean: the whole 95% confidence interval must satisfy the comparison, not
-    /// just the mean.
-    pub whole_interval: bool,
-    /// Where it was written, for the error when the metric does not exist.
-    pub at: Box<ScenarioError>,
-}
+use crate::scenario::{Expect, Op};
 
 impl Expect {
-    /// `client.web.success_ratio >= 0.95`, with the window and the statistic when it has them.
-    pub fn label(&self) -> String {
-        format!("{}{}", self.statistic(), self.comparison())
-    }
-
-    /// What is judged over the replications, as the label's prefix: `95% CI of mean of 10: `,
-    /// `p95 of 10: `, or nothing for one run.
-    pub fn statistic(&self) -> String {
-        match (self.reps, self.whole_interval) {
-            (1, _) => String::new(),
-            (n, true) => format!("95% CI of mean of {n}: "),
-            (n, false) => format!("{} of {n}: ", self.stat.name()),
-        }
-    }
-
-    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`.
-    pub fn comparison(&self) -> String {
-        let window = match self.read_from.strip_suffix(&self.metric) {
-            Some(prefix) if !prefix.is_empty() => format!(" [{}]", prefix.trim_end_matches('.')),
-            _ => String::new(),
-        };
-        format!(
-            "{} {} {}{window}",
-            self.metric,
-            self.op.symbol(),
-            self.value
-        )
-    }
-
     /// The verdict over `samples`, the metric's values in the first `reps` replications in
     /// order (replication 0 on the scenario's seed): what `cascade check` decides, for any
     /// consumer that has those values (the sweep report reads them from runs.csv).
     pub fn judge(&self, samples: &[f64]) -> Verdict {
         if self.whole_interval {
-            let s = crate::sweep::stats::summarize(samples);
+            let s = crate::stats::summary::summarize(samples);
             let (lo, hi) = s.ci95;
             let passed = match self.op {
                 Op::Lt | Op::Le => self.op.holds(hi, self.value),
@@ -264,35 +126,7 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn operators_compare_as_written() {
-        assert!(Op::parse("<").unwrap().holds(1.0, 2.0));
-        assert!(!Op::parse("<").unwrap().holds(2.0, 2.0));
-        assert!(Op::parse("<=").unwrap().holds(2.0, 2.0));
-        assert!(Op::parse(">=").unwrap().holds(2.0, 2.0));
-        assert!(!Op::parse(">").unwrap().holds(2.0, 2.0));
-        assert!(Op::parse("==").unwrap().holds(0.5, 0.5));
-        assert!(Op::parse("!=").unwrap().holds(0.5, 0.6));
-        assert_eq!(Op::parse("=>"), None);
-        assert_eq!(Op::Ge.symbol(), ">=");
-    }
-
-    #[test]
-    fn statistics_over_replications_by_hand() {
-        let v = [3.0, 1.0, 4.0, 1.0, 5.0];
-        assert_eq!(Stat::Mean.of(&v), 2.8);
-        assert_eq!(Stat::Min.of(&v), 1.0);
-        assert_eq!(Stat::Max.of(&v), 5.0);
-        // Sorted 1 1 3 4 5: the median is the middle one; p90 sits at rank 3.6, between 4 and 5.
-        assert_eq!(Stat::parse("median").unwrap().of(&v), 3.0);
-        assert!((Stat::parse("p90").unwrap().of(&v) - 4.6).abs() < 1e-12);
-        assert_eq!(Stat::parse("p0").unwrap().of(&v), 1.0);
-        assert_eq!(Stat::parse("p100").unwrap().of(&v), 5.0);
-        for bad in ["p101", "pp", "average", "p-1"] {
-            assert_eq!(Stat::parse(bad), None, "{bad}");
-        }
-    }
+    use crate::scenario::Stat;
 
     fn expect(op: Op, value: f64, whole_interval: bool) -> Expect {
         Expect {

@@ -1,22 +1,24 @@
 //! cascade: a deterministic discrete-event simulator for cascading failures.
 //!
-//! Data flows one way: scenario text → `scenario::load` → `Model` → `engine::Simulation` →
-//! `metrics::RunMetrics` → `output` files. Commands read metrics, never the engine.
+//! Data flows one way: scenario text → `scenario::load` → `Scenario` (a `Model` with its
+//! expectations, sweep and variants) → `engine::Simulation` → `metrics::RunMetrics` →
+//! `output` files. Commands read metrics, never the engine. ARCHITECTURE.md maps the layers.
 
 pub mod baseline;
 pub mod chart;
 pub mod check;
 pub mod engine;
 pub mod error;
-pub mod fault;
 pub mod metrics;
 pub mod model;
 pub mod number;
+pub mod outcome;
 pub mod output;
 pub mod policy;
 pub mod random;
 pub mod report;
 pub mod scenario;
+pub mod stats;
 pub mod sweep;
 pub mod time;
 pub mod wildcard;

@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::output::files::io_error;
+use crate::scenario::Expect;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,8 @@ pub struct RunData {
     /// The effective scenario, compiled again; absent for directories written before runs
     /// carried scenario.toml.
     pub model: Option<Model>,
+    /// Its `[[expect]]`s (none without scenario.toml).
+    pub expects: Vec<Expect>,
 }
 
 impl RunData {
@@ -115,14 +118,11 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     }
     let (times, series) = read_timeseries(&ts)?;
     let toml = dir.join("scenario.toml");
-    let model = if toml.is_file() {
-        Some(crate::scenario::load_str(
-            &toml.display().to_string(),
-            &read(&toml)?,
-            &[],
-        )?)
+    let (model, expects) = if toml.is_file() {
+        let s = crate::scenario::load_str(&toml.display().to_string(), &read(&toml)?, &[])?;
+        (Some(s.model), s.expects)
     } else {
-        None
+        (None, Vec::new())
     };
     let bucket_s = match (&model, times.as_slice()) {
         (Some(m), _) => m.bucket as f64 / 1e9,
@@ -141,6 +141,7 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         series,
         bucket_s,
         model,
+        expects,
     })
 }
 

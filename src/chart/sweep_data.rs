@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::output::files::io_error;
+use crate::scenario::Expect;
 use std::path::{Path, PathBuf};
 
 /// One swept parameter: its path and its values in grid order.
@@ -40,6 +41,8 @@ pub struct SweepData {
     pub variants: Vec<String>,
     pub rows: Vec<PointStat>,
     pub model: Option<Model>,
+    /// Its `[[expect]]`s (none without scenario.toml).
+    pub expects: Vec<Expect>,
 }
 
 impl SweepData {
@@ -175,14 +178,16 @@ pub fn read_sweep(dir: &Path) -> Result<SweepData> {
         variants,
         rows,
         model: None,
+        expects: Vec::new(),
     };
     let toml = dir.join("scenario.toml");
     if toml.is_file() {
         let text = std::fs::read_to_string(&toml).map_err(io_error(&toml))?;
-        let model = crate::scenario::load_str(&toml.display().to_string(), &text, &[])?;
-        data.scenario = model.name.clone();
-        data.seed = Some(model.seed);
-        data.model = Some(model);
+        let loaded = crate::scenario::load_str(&toml.display().to_string(), &text, &[])?;
+        data.scenario = loaded.model.name.clone();
+        data.seed = Some(loaded.model.seed);
+        data.model = Some(loaded.model);
+        data.expects = loaded.expects;
     }
     read_sweep_json(dir, &mut data)?;
     if data.scenario.is_empty() {

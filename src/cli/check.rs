@@ -6,6 +6,7 @@ use super::baseline::BaselineArgs;
 use cascade::check::{Verdict, evaluate_replicated, replications_needed};
 use cascade::output::files::write_atomic;
 use cascade::output::table::{Table, sig3};
+use cascade::scenario::Scenario;
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -44,26 +45,26 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let jobs = super::jobs_or_cores(args.jobs);
     let files = expand(&args.paths)?;
     // Every scenario compiles before any runs: a typo in the last file fails fast.
-    let models = files
+    let scenarios = files
         .iter()
         .map(|f| cascade::scenario::load(f, &overrides))
         .collect::<Result<Vec<_>>>()?;
-    for model in &models {
-        expects_name_metrics(model)?;
+    for s in &scenarios {
+        expects_name_metrics(s)?;
     }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
-    for model in &models {
-        if model.expects.is_empty() && !args.baseline.any() {
+    for Scenario { model, expects, .. } in &scenarios {
+        if expects.is_empty() && !args.baseline.any() {
             continue;
         }
-        let reps = replications_needed(&model.expects);
+        let reps = replications_needed(expects);
         let runs: Vec<_> = cascade::sweep::exec::replicate(model, reps, jobs)?
             .into_iter()
             .map(|r| r.metrics)
             .collect();
-        let mut verdicts = evaluate_replicated(&model.expects, &runs).map_err(Error::Scenario)?;
-        let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
+        let mut verdicts = evaluate_replicated(expects, &runs).map_err(Error::Scenario)?;
+        let expected: Vec<String> = expects.iter().map(|e| e.read_from.clone()).collect();
         verdicts.extend(
             args.baseline
                 .apply(&model.name, model.seed, &runs, &expected, false)?,
@@ -126,15 +127,15 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// Every `[[expect]]` of `model` names a metric its runs will report: checked on the names
+/// Every `[[expect]]` of `scenario` names a metric its runs will report: checked on the names
 /// alone, before any run, with the error a run would give.
-pub fn expects_name_metrics(model: &cascade::Model) -> Result<()> {
-    if model.expects.is_empty() {
+pub fn expects_name_metrics(scenario: &Scenario) -> Result<()> {
+    if scenario.expects.is_empty() {
         return Ok(());
     }
-    let named = cascade::sweep::named_metrics(model);
-    let runs = vec![named; replications_needed(&model.expects) as usize];
-    evaluate_replicated(&model.expects, &runs)
+    let named = cascade::sweep::named_metrics(&scenario.model);
+    let runs = vec![named; replications_needed(&scenario.expects) as usize];
+    evaluate_replicated(&scenario.expects, &runs)
         .map(|_| ())
         .map_err(Error::Scenario)
 }

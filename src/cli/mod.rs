@@ -77,11 +77,11 @@ pub fn parse_overrides(set: &[String]) -> Result<Vec<Override>> {
 /// values that did not run. `from_cli` are the paths `--param` gave (the others are the file's
 /// `[sweep]`), so the error names each as the user wrote it.
 pub fn refuse_variant_overlap(
-    params: &[cascade::sweep::grid::Param],
+    params: &[cascade::scenario::Param],
     from_cli: &[String],
     variants: &[cascade::scenario::Variant],
 ) -> Result<()> {
-    let Some((param, variant, set)) = cascade::sweep::grid::variant_overlap(params, variants)
+    let Some((param, variant, set)) = cascade::scenario::grid::variant_overlap(params, variants)
     else {
         return Ok(());
     };

@@ -49,7 +49,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         });
     }
     let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
-    let (_, model) = models.remove(0);
+    let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
     let started = Instant::now();
     let mut sim = cascade::Simulation::new(model.clone());
     if args.trace.is_some() {
@@ -72,7 +72,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Variants: the same seed, so the same arrivals and draws; only their `set` differs.
     let variants = models
         .into_iter()
-        .map(|(name, m)| {
+        .map(|(name, scenario)| {
+            let m = scenario.model;
             let started = Instant::now();
             let r = cascade::simulate(&m)?;
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
@@ -112,7 +113,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     args.chart.after(&out, args.quiet)?;
-    let expected: Vec<String> = model.expects.iter().map(|e| e.read_from.clone()).collect();
+    let expected: Vec<String> = expects.iter().map(|e| e.read_from.clone()).collect();
     let gates = args.baseline.apply(
         &model.name,
         model.seed,

@@ -3,7 +3,7 @@
 
 use super::ScenarioArgs;
 use super::sweep_out::{ExportArgs, default_dir, finish};
-use cascade::sweep::grid::Param;
+use cascade::scenario::{Param, SweepTable};
 use cascade::sweep::shard::Shard;
 use cascade::sweep::store::{self, Manifest};
 use cascade::sweep::{Plan, exec};
@@ -63,7 +63,10 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     args.export.check_destinations()?;
     let overrides = args.scenario.overrides()?;
     let base = cascade::scenario::load(&args.scenario.scenario, &overrides)?;
-    let (mut params, file_reps) = base.sweep.clone().unwrap_or_default();
+    let SweepTable {
+        mut params,
+        reps: file_reps,
+    } = base.sweep.clone().unwrap_or_default();
     let lists = args
         .parameter_list
         .chunks(2)
@@ -98,12 +101,11 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     };
     let jobs = super::jobs_or_cores(args.jobs);
     let started = Instant::now();
-    let variants = cascade::scenario::variants(&args.scenario.scenario, &overrides)?;
-    super::refuse_variant_overlap(&params, &from_cli, &variants)?;
+    super::refuse_variant_overlap(&params, &from_cli, &base.variants)?;
     let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
     // A misspelt --metric stops the sweep before its first run, not after its last.
     super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names())?;
-    let out = args.out.unwrap_or_else(|| default_dir(&base.name));
+    let out = args.out.unwrap_or_else(|| default_dir(&base.model.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;
     let bar = progress_bar(todo.len() as u64, args.quiet);

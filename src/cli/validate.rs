@@ -17,16 +17,16 @@ pub struct ValidateArgs {
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     let path = &args.scenario.scenario;
     let overrides = args.scenario.overrides()?;
-    let models = cascade::scenario::load_with_variants(path, &overrides)?;
-    for (_, model) in &models {
-        super::check::expects_name_metrics(model)?;
+    let scenarios = cascade::scenario::load_with_variants(path, &overrides)?;
+    for (_, s) in &scenarios {
+        super::check::expects_name_metrics(s)?;
     }
-    let model = &models[0].1;
-    if let Some((params, reps)) = model.sweep.clone().filter(|(p, _)| !p.is_empty()) {
-        let variants = cascade::scenario::variants(path, &overrides)?;
-        super::refuse_variant_overlap(&params, &[], &variants)?;
-        Plan::new(path, &overrides, params, reps.unwrap_or(1))?;
+    let base = &scenarios[0].1;
+    if let Some(sweep) = base.sweep.clone().filter(|s| !s.params.is_empty()) {
+        super::refuse_variant_overlap(&sweep.params, &[], &base.variants)?;
+        Plan::new(path, &overrides, sweep.params, sweep.reps.unwrap_or(1))?;
     }
+    let model = &base.model;
     println!(
         "{}: ok ({} clients, {} services, {} edges)",
         path.display(),

@@ -4,7 +4,7 @@
 
 use super::sim::Simulation;
 use super::state::{Event, JobState};
-use crate::fault::{Cut, Effect, Target};
+use crate::model::fault::{Cut, Effect, Target};
 use crate::model::{Load, Outcome};
 
 /// Extra closed-loop users of an overload fault: user ids `first..first + count` of `client`.

@@ -6,7 +6,7 @@ use super::arena::Ref;
 use super::rng::{Stream, stream};
 use super::sim::{Simulation, spec_of};
 use super::state::Event;
-use crate::fault::{Effect, Fault, Target};
+use crate::model::fault::{Effect, Fault, Target};
 use crate::model::{Model, Outcome};
 use crate::random::unit;
 

@@ -5,8 +5,8 @@ use super::adaptive::eligible;
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
-use crate::model::{BalancerKind, Discipline, FailAs, Outcome};
-use crate::scenario::schema::AdmissionMeasure;
+use crate::model::{AdmissionMeasure, BalancerKind, Discipline, FailAs, Outcome};
+
 use rand::RngExt;
 
 impl Simulation {

@@ -18,7 +18,7 @@
 //! `run.stopped_at_s` the simulated time it stopped at, and every metric measured up to then.
 //! Checked per stride, the count can overshoot the limit by what one stride of events adds.
 
-use crate::fault::Effect;
+use crate::model::fault::Effect;
 use crate::model::{Load, Model};
 
 /// The engine looks at its clock every this many events (a power of two).

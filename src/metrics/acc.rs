@@ -2,9 +2,9 @@
 //! entity, and the metrics each yields. A bucket's accumulator is merged into the run's total
 //! when the bucket closes, so per-bucket counts add up to the summary's by construction.
 
-use super::hist::LatencyHist;
 use super::level::Area;
-use crate::model::outcome::{OUTCOME_COUNT, Outcome};
+use crate::outcome::{OUTCOME_COUNT, Outcome};
+use crate::stats::hist::LatencyHist;
 
 /// Receives `(metric suffix, value)` pairs in a fixed order.
 pub type Emit<'a> = &'a mut dyn FnMut(&str, f64);

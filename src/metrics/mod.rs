@@ -3,7 +3,6 @@
 pub mod acc;
 pub mod catalogue;
 pub mod direction;
-pub mod hist;
 pub mod level;
 pub mod recorder;
 pub mod recovery;

@@ -1,19 +1,19 @@
 //! The validated model a run simulates: dense ids, units resolved, every reference checked.
 
+pub mod choices;
+pub mod fault;
 pub mod latency;
-pub mod outcome;
 pub mod rate;
 
+pub use crate::outcome::Outcome;
 pub use crate::policy::breaker::BreakerConfig;
 pub use crate::policy::budget::BudgetConfig;
 pub use crate::policy::bulkhead::BulkheadConfig;
 pub use crate::policy::hedge::{HedgeConfig, HedgeDelay};
 pub use crate::policy::retry::RetryPolicy;
 pub use crate::policy::throttle::ThrottleConfig;
-pub use crate::scenario::schema::{BalancerKind, Criticality, Discipline};
-pub use crate::scenario::schema_policy::{BreakerScope, Wraps};
+pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
 pub use latency::Latency;
-pub use outcome::Outcome;
 pub use rate::RateSchedule;
 
 #[derive(Debug, Clone)]
@@ -34,7 +34,7 @@ pub struct Model {
     pub edges: Vec<Edge>,
     /// Number of call specs (`CallSpec::id` runs over 0..call_specs).
     pub call_specs: usize,
-    pub faults: Vec<crate::fault::Fault>,
+    pub faults: Vec<crate::model::fault::Fault>,
     /// The calls policies fall back to (see `CallSpec::fallback`).
     pub fallbacks: Vec<CallSpec>,
     /// How long goodput must hold near its level before a fault to count as recovered, ns.
@@ -46,10 +46,6 @@ pub struct Model {
     pub max_in_flight: u64,
     /// Spans whose metrics the summary reports apart (`window.<name>.*`).
     pub windows: Vec<Window>,
-    /// What `cascade check` requires of a run.
-    pub expects: Vec<crate::check::Expect>,
-    /// The `[sweep]` table: its grid (paths in alphabetical order) and replications.
-    pub sweep: Option<(Vec<crate::sweep::grid::Param>, Option<u32>)>,
 }
 
 /// A named span of the run, [start, end) in ns; measured in the buckets that start inside it.
@@ -135,7 +131,7 @@ pub struct Service {
 /// Criticality shedding: per class (in `Criticality` order), the load at which it is shed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Admission {
-    pub by: crate::scenario::schema::AdmissionMeasure,
+    pub by: AdmissionMeasure,
     /// Indexed by `Criticality as usize`; `u64::MAX` = never shed.
     pub thresholds: [u64; 4],
     pub retry_after: Option<u64>,

@@ -2,7 +2,7 @@
 //! settings (the per-dependency resilience matrix) and each fault's schedule and effect.
 
 use crate::chart::format::short;
-use crate::fault::{Cut, Effect, Fault, Slowdown, Target};
+use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::policy::backoff::{Jitter, Schedule};
 use crate::policy::breaker::Window;

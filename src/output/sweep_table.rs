@@ -6,8 +6,8 @@ use super::files::number;
 use super::sweep_files::csv_field;
 use super::table::{Table, sig3};
 use crate::error::{Error, Result};
+use crate::stats::summary::Summary;
 use crate::sweep::aggregate::Results;
-use crate::sweep::stats::Summary;
 use std::fmt::Write as _;
 
 /// Shown when no `--metric` is given: what a reader of a resilience sweep asks first, for each

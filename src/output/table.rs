@@ -1,8 +1,8 @@
 //! The readable summary printed after a run: one table each for clients, services and edges.
 
-use crate::fault::Target;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
+use crate::model::fault::Target;
 use crate::model::{Model, Outcome};
 use crate::time::format_duration;
 use std::fmt::Write as _;

@@ -18,7 +18,7 @@
 //!   was let through in, so a late answer from before a trip is never taken for a probe.
 
 use super::window::SlidingCounts;
-use crate::model::Outcome;
+use crate::outcome::Outcome;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Window {

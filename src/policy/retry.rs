@@ -9,7 +9,7 @@
 //! that could not start with at least `min_attempt` left is not made.
 
 use super::backoff::Backoff;
-use crate::model::Outcome;
+use crate::outcome::Outcome;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {

@@ -286,11 +286,11 @@ pub fn sweep_doc(s: &SweepData, charts: &[Chart]) -> Doc {
         "Points",
         vec![Block::Table(points_table(s))],
     ));
-    if let Some(m) = s.model.as_ref().filter(|m| !m.expects.is_empty()) {
+    if !s.expects.is_empty() {
         sections.push(section(
             "expectations",
             "Expectations per point",
-            super::expectations::of_sweep(s, m),
+            super::expectations::of_sweep(s),
         ));
     }
     Doc {

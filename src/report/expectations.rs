@@ -10,8 +10,8 @@ use super::tables::Table;
 use crate::chart::data::RunData;
 use crate::chart::format::short;
 use crate::chart::sweep_data::{SweepData, csv_fields};
-use crate::check::{Expect, Verdict};
-use crate::model::Model;
+use crate::check::Verdict;
+use crate::scenario::Expect;
 use std::collections::BTreeMap;
 
 /// A run's expectations: the line for "At a glance" and the section's blocks.
@@ -21,19 +21,19 @@ pub struct RunExpectations {
 }
 
 pub fn of_run(run: &RunData) -> RunExpectations {
-    let Some(model) = run.model.as_ref().filter(|m| !m.expects.is_empty()) else {
+    if run.expects.is_empty() {
         return RunExpectations {
             glance: None,
             blocks: vec![Block::Text("The scenario states no [[expect]].".into())],
         };
-    };
+    }
     let metrics = crate::metrics::RunMetrics {
         summary: run.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         names: Vec::new(),
         series: Vec::new(),
         bucket_ns: 0,
     };
-    let verdicts = match crate::check::evaluate(&model.expects, &metrics) {
+    let verdicts = match crate::check::evaluate(&run.expects, &metrics) {
         Ok(v) => v,
         Err(e) => {
             return RunExpectations {
@@ -46,7 +46,7 @@ pub fn of_run(run: &RunData) -> RunExpectations {
     };
     let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
     let (mut judged, mut passed) = (0, 0);
-    for (e, v) in model.expects.iter().zip(&verdicts) {
+    for (e, v) in run.expects.iter().zip(&verdicts) {
         if e.reps == 1 {
             judged += 1;
             passed += usize::from(v.passed);
@@ -67,7 +67,7 @@ pub fn of_run(run: &RunData) -> RunExpectations {
             ]);
         }
     }
-    let unjudged = model.expects.len() - judged;
+    let unjudged = run.expects.len() - judged;
     let mark = if passed == judged { "✓" } else { "✗" };
     let glance = match (judged, unjudged) {
         (_, 0) => format!("{mark} expectations: {passed} of {judged} hold"),
@@ -161,7 +161,7 @@ fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> Stri
 }
 
 /// Points × variants × expectations.
-pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
+pub fn of_sweep(s: &SweepData) -> Vec<Block> {
     let runs = match replications(s) {
         Ok(r) => r,
         Err(e) => {
@@ -170,7 +170,7 @@ pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
             ))];
         }
     };
-    let labels: Vec<String> = model.expects.iter().map(|e| e.label()).collect();
+    let labels: Vec<String> = s.expects.iter().map(|e| e.label()).collect();
     let mut header: Vec<&str> = vec!["point", "variant"];
     header.extend(labels.iter().map(String::as_str));
     let mut t = Table::new(&header, &[]);
@@ -181,7 +181,7 @@ pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
             continue;
         }
         let mut row = vec![r.point.to_string(), r.variant.clone()];
-        row.extend(model.expects.iter().map(|e| cell(e, runs.get(&key))));
+        row.extend(s.expects.iter().map(|e| cell(e, runs.get(&key))));
         t.rows.push(row);
         seen.push(key);
     }

@@ -4,7 +4,7 @@
 
 use crate::chart::format::short;
 use crate::chart::palette::{self, hex};
-use crate::fault::Target;
+use crate::model::fault::Target;
 use crate::model::{Load, Model};
 use crate::output::describe;
 use std::fmt::Write as _;

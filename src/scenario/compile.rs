@@ -1,4 +1,4 @@
-//! Validates a raw scenario into a `Model`: defaults applied, names resolved to dense ids,
+//! Validates a raw scenario into a `Scenario` (its `Model` and what is read beside it): defaults applied, names resolved to dense ids,
 //! numbers range-checked, the call graph checked for cycles. Every error names its field.
 
 use super::dist::compile_dist;
@@ -18,7 +18,7 @@ const MAX_END_NS: u64 = 1 << 62;
 /// Steps per service and calls per parallel step: the engine counts them in 16 bits.
 const MAX_CALLS: usize = 1000;
 
-pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
+pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
     let meta = &raw.scenario;
     check_name(src, "scenario.name", &meta.name)?;
     if meta.duration.0 == 0 {
@@ -168,13 +168,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         recovery_hold,
         recovery_tolerance,
         max_in_flight,
-        expects,
         windows,
-        sweep: raw
-            .sweep
-            .as_ref()
-            .map(|s| super::expect::compile_sweep(src, s))
-            .transpose()?,
         clients,
         services,
         edges: ctx.edges,
@@ -182,7 +176,16 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<Model> {
         fallbacks: ctx.fallbacks,
     };
     super::limits::check(&model, src)?;
-    Ok(model)
+    Ok(super::Scenario {
+        model,
+        expects,
+        sweep: raw
+            .sweep
+            .as_ref()
+            .map(|s| super::grid::compile_sweep(src, s))
+            .transpose()?,
+        variants: super::variants_of(src, raw)?,
+    })
 }
 
 /// What compiling needs across entities: names resolved so far, edges and call specs numbered.

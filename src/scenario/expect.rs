@@ -1,12 +1,12 @@
-//! Compiles what a scenario asks of its runs: `[[expect]]` (the comparison checked, and a
+//! Compiles what a scenario asks of its runs, `[[expect]]`: the comparison checked, and a
 //! window of its own when it has one, measured like any `[[window]]` under the name
-//! `expect-<i>`) and the `[sweep]` grid.
+//! `expect-<i>`.
 
 use super::document::{Located, Source};
+use super::expectation::{Expect, OPS, Op, Stat};
 use super::schema::{RawExpect, RawWindow};
-use crate::check::{Expect, OPS, Op, Stat};
-use crate::fault::Fault;
 use crate::model::Window;
+use crate::model::fault::Fault;
 
 pub fn compile_expects(
     src: &Source,
@@ -90,36 +90,4 @@ pub fn compile_expects(
             })
         })
         .collect()
-}
-
-/// `[sweep]`: `reps = N`, and each other key a path with a list of values or a range string
-/// (`"10..50:10"`). The paths themselves are checked when each point compiles.
-pub fn compile_sweep(
-    src: &Source,
-    table: &std::collections::BTreeMap<String, super::schema::SetValue>,
-) -> Located<(Vec<crate::sweep::grid::Param>, Option<u32>)> {
-    use super::schema::SetValue;
-    use crate::sweep::grid::Param;
-    let mut params = Vec::new();
-    let mut reps = None;
-    for (key, value) in table {
-        let at = format!("sweep.{key}");
-        match (key.as_str(), value) {
-            ("reps", SetValue::Int(n)) if *n >= 1 => reps = Some(*n as u32),
-            ("reps", _) => return Err(src.error_at(&at, "is a number of replications, at least 1")),
-            (_, SetValue::Array(values)) if !values.is_empty() => params.push(Param {
-                path: key.clone(),
-                values: values.iter().map(SetValue::toml).collect(),
-            }),
-            (_, SetValue::Text(range)) => params
-                .push(Param::parse(&format!("{key}={range}")).map_err(|m| src.error_at(&at, m))?),
-            _ => {
-                return Err(src.error_at(
-                    &at,
-                    "takes a list of values ([10, 20]) or a range (\"10..50:10\")",
-                ));
-            }
-        }
-    }
-    Ok((params, reps))
 }

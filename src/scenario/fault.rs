@@ -4,7 +4,7 @@ use super::dist::compile_dist;
 use super::document::{Located, Source};
 use super::schema::{FaultKind, OutageMode, RawFault};
 use crate::error::did_you_mean;
-use crate::fault::{Cut, Effect, Fault, Slowdown, Target};
+use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
 pub fn compile_fault(

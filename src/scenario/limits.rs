@@ -55,7 +55,7 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
         .iter()
         .enumerate()
         .filter_map(|(i, f)| match f.effect {
-            crate::fault::Effect::Overload { users, .. } if users > 0 => {
+            crate::model::fault::Effect::Overload { users, .. } if users > 0 => {
                 Some((format!("fault.{i}.users"), users))
             }
             _ => None,

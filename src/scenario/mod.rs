@@ -1,5 +1,6 @@
 //! The scenario language: TOML text, `--set` overrides, raw serde types, and the compiler that
-//! validates them into a `Model`.
+//! validates them into a `Scenario`: the `Model` the engine runs, with the expectations,
+//! sweep grid and variants that the commands read beside it.
 
 mod breaker;
 mod client;
@@ -8,8 +9,10 @@ mod dist;
 pub mod document;
 mod edit;
 mod expect;
+mod expectation;
 mod fault;
 mod graph;
+pub mod grid;
 mod limit;
 mod limits;
 mod messages;
@@ -21,20 +24,34 @@ mod service_policy;
 mod window;
 
 pub use document::{Origin, Override, Source};
+pub use expectation::{Expect, OPS, Op, Stat};
+pub use grid::{Param, SweepTable};
 pub use read::MAX_SCENARIO_BYTES;
 
 use crate::error::{Error, Result};
 use crate::model::Model;
 use std::path::Path;
 
+/// A compiled scenario: the model the engine runs, and what the commands read beside it.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub model: Model,
+    /// `[[expect]]`: what `cascade check` requires of a run.
+    pub expects: Vec<Expect>,
+    /// `[sweep]`, when the file has one.
+    pub sweep: Option<SweepTable>,
+    /// `[[variant]]`s, their names checked, not compiled (`load_with_variants` compiles them).
+    pub variants: Vec<Variant>,
+}
+
 /// Reads, overrides and compiles a scenario file.
-pub fn load(path: &Path, overrides: &[Override]) -> Result<Model> {
+pub fn load(path: &Path, overrides: &[Override]) -> Result<Scenario> {
     let text = read::read_scenario(path)?;
     load_str(&path.display().to_string(), &text, overrides)
 }
 
 /// Compiles scenario text; `file` is the name errors carry.
-pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Model> {
+pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Scenario> {
     let src = Source::parse(file, text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
@@ -53,14 +70,15 @@ pub struct Variant {
 pub fn load_with_variants(
     path: &Path,
     overrides: &[Override],
-) -> Result<Vec<(Option<String>, Model)>> {
+) -> Result<Vec<(Option<String>, Scenario)>> {
     let text = read::read_scenario(path)?;
     let file = path.display().to_string();
     let src = Source::parse(&file, &text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;
     let base = compile::compile(&raw, &src)?;
+    let variants = base.variants.clone();
     let mut models = vec![(None, base)];
-    for v in variants_of(&src, &raw)? {
+    for v in variants {
         let mut all: Vec<(Override, Origin)> = overrides
             .iter()
             .map(|o| (o.clone(), Origin::CommandLine))
@@ -84,20 +102,11 @@ pub fn load_with_variants(
     Ok(models)
 }
 
-/// The scenario's `[[variant]]`s and what each sets, their names checked, without compiling
-/// them: what a sweep compares with its parameters.
-pub fn variants(path: &Path, overrides: &[Override]) -> Result<Vec<Variant>> {
-    let text = read::read_scenario(path)?;
-    let src = Source::parse(&path.display().to_string(), &text, overrides)?;
-    let raw: schema::RawScenario = src.deserialize()?;
-    Ok(variants_of(&src, &raw)?)
-}
-
 fn variant_label(name: &str) -> String {
     format!("variant `{name}` set ")
 }
 
-fn compile_tagged(file: &str, text: &str, overrides: &[(Override, Origin)]) -> Result<Model> {
+fn compile_tagged(file: &str, text: &str, overrides: &[(Override, Origin)]) -> Result<Scenario> {
     let src = Source::parse_tagged(file, text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
@@ -105,7 +114,10 @@ fn compile_tagged(file: &str, text: &str, overrides: &[(Override, Origin)]) -> R
 
 /// Each variant's name (valid, unique, not `base`) and its `set` as overrides. A duplicate
 /// name is located at the second variant that has it, not the first.
-fn variants_of(src: &Source, raw: &schema::RawScenario) -> document::Located<Vec<Variant>> {
+pub(super) fn variants_of(
+    src: &Source,
+    raw: &schema::RawScenario,
+) -> document::Located<Vec<Variant>> {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(raw.variant.len());
     for (i, v) in raw.variant.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The scenario file as written: serde types that mirror the TOML one to one. Nothing here is
 //! validated beyond its type; `compile` turns these into a `Model`.
 
+use crate::model::{AdmissionMeasure, BalancerKind, Criticality, Discipline};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use std::collections::BTreeMap;
@@ -197,16 +198,6 @@ pub enum ArrivalKind {
     Closed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Criticality {
-    CriticalPlus,
-    #[default]
-    Critical,
-    SheddablePlus,
-    Sheddable,
-}
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClient {
@@ -228,24 +219,6 @@ pub struct RawPhase {
     pub at: Dur,
     pub rate: f64,
     pub ramp: Option<Dur>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Discipline {
-    #[default]
-    Fifo,
-    Lifo,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum BalancerKind {
-    Random,
-    #[default]
-    RoundRobin,
-    LeastOutstanding,
-    PowerOfTwo,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -277,16 +250,6 @@ pub struct RawAdmission {
     pub sheddable_plus: Option<u64>,
     pub sheddable: Option<u64>,
     pub retry_after: Option<Dur>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AdmissionMeasure {
-    /// Requests waiting in the instance's queue.
-    #[default]
-    Queue,
-    /// Requests queued or being served at the instance.
-    InFlight,
 }
 
 /// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`.

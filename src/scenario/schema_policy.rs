@@ -1,6 +1,7 @@
 //! The policy tables of a scenario as written (`[policy.NAME]` sub-tables).
 
 use super::schema::Dur;
+use crate::model::{BreakerScope, Wraps};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -74,22 +75,6 @@ pub struct RawBudgetTable {
 pub enum RawWindow {
     Calls(u32),
     Time(String),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Wraps {
-    #[default]
-    Attempt,
-    Call,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum BreakerScope {
-    #[default]
-    Edge,
-    Instance,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -2,8 +2,9 @@
 //! its balancer. Defaults are the libraries' (folly/Envoy CoDel, Envoy outlier detection).
 
 use super::document::{Located, Source};
-use super::schema::{Discipline, RawService};
+use super::schema::RawService;
 use super::schema_policy::{RawCodel, RawOutlier};
+use crate::model::Discipline;
 use crate::policy::codel::CodelConfig;
 use crate::policy::outlier::OutlierConfig;
 

@@ -2,8 +2,8 @@
 
 use super::document::{Located, Source};
 use super::schema::RawWindow;
-use crate::fault::Fault;
 use crate::model::Window;
+use crate::model::fault::Fault;
 
 const PHASES: [&str; 3] = ["before", "during", "after"];
 

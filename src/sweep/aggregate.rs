@@ -2,9 +2,9 @@
 //! a sweep is built from, whether the runs were made in one sitting, resumed or sharded.
 
 use super::RunKey;
-use super::stats::{Summary, summarize};
 use super::store::{self, Manifest};
 use crate::error::{Error, Result};
+use crate::stats::summary::{Summary, summarize};
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -6,16 +6,14 @@
 
 pub mod aggregate;
 pub mod exec;
-pub mod grid;
+
 pub mod shard;
-pub mod stats;
 pub mod store;
-pub mod welch;
 
 use crate::error::Result;
 use crate::model::Model;
 use crate::scenario::Override;
-use grid::Param;
+use crate::scenario::grid::{self, Param};
 use std::path::Path;
 
 /// Where a run sits in the plan.
@@ -122,7 +120,7 @@ impl Plan {
         params: Vec<Param>,
         reps: u32,
     ) -> Result<Plan> {
-        let base = crate::scenario::load(scenario, overrides)?;
+        let base = crate::scenario::load(scenario, overrides)?.model;
         grid::check_size(&params).map_err(crate::Error::Usage)?;
         let grid = grid::points(&params);
         let mut models = Vec::new();
@@ -137,7 +135,7 @@ impl Plan {
                     .map(|(n, _)| n.clone().unwrap_or_else(|| "base".into()))
                     .collect();
             }
-            models.extend(compiled.into_iter().map(|(_, m)| m));
+            models.extend(compiled.into_iter().map(|(_, s)| s.model));
         }
         Ok(Plan {
             scenario: base.name,
@@ -188,7 +186,9 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/all-features.toml");
         let text = std::fs::read_to_string(path).unwrap()
             + "\n[[window]]\nname = \"w\"\nfault = 0\nphase = \"during\"\n";
-        let model = crate::scenario::load_str("all-features.toml", &text, &[]).unwrap();
+        let model = crate::scenario::load_str("all-features.toml", &text, &[])
+            .unwrap()
+            .model;
         assert!(!model.faults.is_empty() && !model.windows.is_empty());
         let named = metric_names(&model);
         let ran = crate::simulate(&model).unwrap().metrics;

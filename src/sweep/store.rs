@@ -73,7 +73,7 @@ impl Manifest {
     /// Per point, the value of each parameter: every combination, the first parameter slowest.
     pub fn point_values(&self) -> Vec<Vec<String>> {
         let lists: Vec<Vec<String>> = self.params.iter().map(|p| p.values.clone()).collect();
-        super::grid::product(&lists)
+        crate::scenario::grid::product(&lists)
     }
 
     pub fn key(&self, index: usize) -> RunKey {

@@ -14,7 +14,8 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
             std::path::Path::new("scenarios/all-features.toml"),
             &[seed_override],
         )
-        .unwrap();
+        .unwrap()
+        .model;
         let m = cascade::simulate(&model).unwrap().metrics;
         for prefix in [
             "client.web",
@@ -65,7 +66,8 @@ fn every_count_balances_at_every_client_service_and_edge() {
             value: "\"0s\"".into(),
         }],
     )
-    .unwrap();
+    .unwrap()
+    .model;
     let m = cascade::simulate(&model).unwrap().metrics;
     crate::support::assert_counts_balance(&model, &m);
 }

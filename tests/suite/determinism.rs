@@ -51,7 +51,9 @@ work = { dist = "exponential", mean = "10ms" }
 "#;
 
 fn outputs(text: &str) -> (String, String, cascade::metrics::RunMetrics) {
-    let model = cascade::scenario::load_str("det.toml", text, &[]).unwrap();
+    let model = cascade::scenario::load_str("det.toml", text, &[])
+        .unwrap()
+        .model;
     let metrics = cascade::simulate(&model).unwrap().metrics;
     (
         summary_json(&model, &metrics),

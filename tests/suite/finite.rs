@@ -36,7 +36,8 @@ fn every_metric_of_every_committed_scenario_and_variant_is_finite() {
         for path in files {
             let models = cascade::scenario::load_with_variants(Path::new(&path), &[])
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            for (variant, model) in models {
+            for (variant, scenario) in models {
+                let model = scenario.model;
                 let what = format!("{} {}", path.display(), variant.unwrap_or_default());
                 let r = cascade::simulate(&model).unwrap();
                 assert_all_finite(&what, &r.metrics);

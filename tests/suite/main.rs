@@ -19,6 +19,7 @@ mod finite;
 mod fuzz;
 mod generator;
 mod golden;
+mod layering;
 mod model;
 mod policies;
 mod preflight;

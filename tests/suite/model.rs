@@ -320,8 +320,12 @@ fn memory_does_not_grow_with_simulated_duration() {
             1,
         )
     };
-    let short = cascade::scenario::load_str("m", &text(20), &[]).unwrap();
-    let long = cascade::scenario::load_str("m", &text(400), &[]).unwrap();
+    let short = cascade::scenario::load_str("m", &text(20), &[])
+        .unwrap()
+        .model;
+    let long = cascade::scenario::load_str("m", &text(400), &[])
+        .unwrap()
+        .model;
     let (a, b) = (
         cascade::simulate(&short).unwrap(),
         cascade::simulate(&long).unwrap(),
@@ -423,7 +427,8 @@ work = { dist = "exponential", mean = "1ms" }
             set("scenario.seed", "99"),
         ],
     )
-    .unwrap();
+    .unwrap()
+    .model;
     assert_eq!(model.services[0].workers, 7);
     assert!((model.services[0].work.mean() - 5e6).abs() < 1.0);
     assert_eq!(model.seed, 99);
@@ -474,7 +479,7 @@ name = "s"
 work = "50ms"
 "#,
     );
-    let model = cascade::scenario::load_str("t", &text, &[]).unwrap();
+    let model = cascade::scenario::load_str("t", &text, &[]).unwrap().model;
     let mut sim = cascade::Simulation::new(model);
     // First arrival at 100 ms: one request in flight until its work ends at 150 ms.
     assert_eq!(sim.step(), Some(100_000_000));

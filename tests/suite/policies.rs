@@ -842,7 +842,8 @@ fn a_spike_sets_off_a_retry_storm_that_only_a_budget_or_fewer_attempts_end() {
             std::path::Path::new("scenarios/retry-storm.toml"),
             &overrides,
         )
-        .unwrap();
+        .unwrap()
+        .model;
         let m = cascade::simulate(&model).unwrap().metrics;
         let ratio = m.series_of("client.app.success_ratio").unwrap();
         let before = ratio[20..30].iter().sum::<f64>() / 10.0;

@@ -155,7 +155,9 @@ work = "{work}"
 
 #[test]
 fn a_closed_loop_answered_at_once_is_stopped_not_spun_forever() {
-    let model = cascade::scenario::load_str("spin.toml", &closed_loop(10, "0s"), &[]).unwrap();
+    let model = cascade::scenario::load_str("spin.toml", &closed_loop(10, "0s"), &[])
+        .unwrap()
+        .model;
     match cascade::simulate(&model) {
         Err(cascade::Error::NoProgress { at_ns, events, .. }) => {
             assert_eq!(at_ns, 0);

@@ -41,7 +41,11 @@ fn write(tag: &str, text: &str) -> crate::support::Scratch {
 #[test]
 fn variants_run_on_the_same_draws_with_their_own_settings() {
     let d = write("same", SCENARIO);
-    let models = cascade::scenario::load_with_variants(&d.join("v.toml"), &[]).unwrap();
+    let models: Vec<_> = cascade::scenario::load_with_variants(&d.join("v.toml"), &[])
+        .unwrap()
+        .into_iter()
+        .map(|(n, s)| (n, s.model))
+        .collect();
     let names: Vec<Option<&str>> = models.iter().map(|(n, _)| n.as_deref()).collect();
     assert_eq!(names, vec![None, Some("wider"), Some("no-retry")]);
     assert_eq!(models[1].1.services[0].workers, 12);
@@ -134,7 +138,11 @@ name = "windowed"
 set = { policy.p.limit.window = {} }
 "#;
     let d = write("empty", &text);
-    let models = cascade::scenario::load_with_variants(&d.join("v.toml"), &[]).unwrap();
+    let models: Vec<_> = cascade::scenario::load_with_variants(&d.join("v.toml"), &[])
+        .unwrap()
+        .into_iter()
+        .map(|(n, s)| (n, s.model))
+        .collect();
     let by = |n: &str| {
         &models
             .iter()
@@ -151,7 +159,9 @@ set = { policy.p.limit.window = {} }
     assert!(limit(by("windowed")).window.is_some());
     // `--set` with the same empty table agrees with the variant.
     let set = cascade::scenario::Override::parse("service.api.codel={}").unwrap();
-    let m = cascade::scenario::load(&d.join("v.toml"), &[set]).unwrap();
+    let m = cascade::scenario::load(&d.join("v.toml"), &[set])
+        .unwrap()
+        .model;
     assert_eq!(m.services[0].codel, by("codel").services[0].codel);
 }
 
@@ -163,7 +173,7 @@ fn a_variant_sets_strings_exactly_as_written() {
     );
     let d = write("escape", &text);
     let models = cascade::scenario::load_with_variants(&d.join("v.toml"), &[]).unwrap();
-    let effective: toml_edit::DocumentMut = models[3].1.source.parse().unwrap();
+    let effective: toml_edit::DocumentMut = models[3].1.model.source.parse().unwrap();
     assert_eq!(
         effective["scenario"]["description"].as_str(),
         Some("esc \u{1b} nul \u{0} quote \" tab \t")

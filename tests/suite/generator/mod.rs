@@ -119,7 +119,8 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 /// the run's error.
 fn outputs(text: &str) -> Result<(cascade::Model, cascade::metrics::RunMetrics, String), String> {
     let model = cascade::scenario::load_str("gen.toml", text, &[])
-        .map_err(|e| format!("the generator built an invalid scenario: {e}"))?;
+        .map_err(|e| format!("the generator built an invalid scenario: {e}"))?
+        .model;
     match cascade::simulate(&model) {
         Ok(r) => {
             let files = cascade::output::run_files::summary_json(&model, &r.metrics)

@@ -52,8 +52,9 @@ pub fn run(toml: &str) -> RunMetrics {
 
 /// Compiles scenario text and runs it, returning the model too.
 pub fn run_model(toml: &str) -> (cascade::Model, RunMetrics) {
-    let model =
-        cascade::scenario::load_str("test.toml", toml, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let model = cascade::scenario::load_str("test.toml", toml, &[])
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
     let metrics = cascade::simulate(&model).unwrap().metrics;
     (model, metrics)
 }

@@ -3,7 +3,7 @@
 //! freedom, and the two-sided p-value from Student's t distribution through the regularized
 //! incomplete beta function: p = I_{df/(df+t²)}(df/2, 1/2).
 
-use super::stats::summarize;
+use super::summary::summarize;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Welch {

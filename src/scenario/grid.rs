@@ -1,6 +1,8 @@
-//! The grid of a sweep: parameters by path, each with its values, expanded into points (every
-//! combination, the first parameter varying slowest).
+//! The grid of a sweep, as a scenario's `[sweep]` table or `--param` declares it:
+//! parameters by path, each with its values, expanded into points (every combination, the
+//! first parameter varying slowest).
 
+use super::document::{Located, Source};
 use crate::scenario::Override;
 use crate::time::{format_duration, parse_duration};
 
@@ -10,6 +12,14 @@ pub const MAX_VALUES: u64 = 10_000;
 /// Points of a grid (every combination of the parameters' values): each is compiled before
 /// any run starts.
 pub const MAX_POINTS: u64 = 10_000;
+
+/// A scenario's `[sweep]` table: its parameters (paths in alphabetical order) and, if it sets
+/// them, the replications of each point.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SweepTable {
+    pub params: Vec<Param>,
+    pub reps: Option<u32>,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -178,6 +188,37 @@ pub fn product<T: Clone>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
             .collect();
     }
     combos
+}
+
+/// `[sweep]`: `reps = N`, and each other key a path with a list of values or a range string
+/// (`"10..50:10"`). The paths themselves are checked when each point compiles.
+pub fn compile_sweep(
+    src: &Source,
+    table: &std::collections::BTreeMap<String, super::schema::SetValue>,
+) -> Located<SweepTable> {
+    use super::schema::SetValue;
+    let mut params = Vec::new();
+    let mut reps = None;
+    for (key, value) in table {
+        let at = format!("sweep.{key}");
+        match (key.as_str(), value) {
+            ("reps", SetValue::Int(n)) if *n >= 1 => reps = Some(*n as u32),
+            ("reps", _) => return Err(src.error_at(&at, "is a number of replications, at least 1")),
+            (_, SetValue::Array(values)) if !values.is_empty() => params.push(Param {
+                path: key.clone(),
+                values: values.iter().map(SetValue::toml).collect(),
+            }),
+            (_, SetValue::Text(range)) => params
+                .push(Param::parse(&format!("{key}={range}")).map_err(|m| src.error_at(&at, m))?),
+            _ => {
+                return Err(src.error_at(
+                    &at,
+                    "takes a list of values ([10, 20]) or a range (\"10..50:10\")",
+                ));
+            }
+        }
+    }
+    Ok(SweepTable { params, reps })
 }
 
 #[cfg(test)]

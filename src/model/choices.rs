@@ -1,0 +1,69 @@
+//! The closed sets a scenario chooses from and the engine matches on: queue discipline,
+//! balancer, what admission control measures, request criticality, and a breaker's scope and
+//! wrapping. They live in the model, the contract between parser and engine, so the engine
+//! never sees the parser's raw types; the schema deserializes straight into them, their
+//! snake_case names being the scenario's words.
+
+use serde::Deserialize;
+
+/// The order a service's queue serves requests in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    #[default]
+    Fifo,
+    Lifo,
+}
+
+/// How a caller picks one of a service's instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BalancerKind {
+    Random,
+    #[default]
+    RoundRobin,
+    LeastOutstanding,
+    PowerOfTwo,
+}
+
+/// What a service's admission control compares with its per-criticality thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdmissionMeasure {
+    /// Requests waiting in the instance's queue.
+    #[default]
+    Queue,
+    /// Requests queued or being served at the instance.
+    InFlight,
+}
+
+/// A request's criticality, most important first (the order admission control sheds in
+/// reverse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Criticality {
+    CriticalPlus,
+    #[default]
+    Critical,
+    SheddablePlus,
+    Sheddable,
+}
+
+/// What a circuit breaker wraps: each attempt, or the whole call with its retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wraps {
+    #[default]
+    Attempt,
+    Call,
+}
+
+/// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
+/// instance of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerScope {
+    #[default]
+    Edge,
+    Instance,
+}

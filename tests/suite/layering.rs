@@ -1,0 +1,240 @@
+//! The layers of ARCHITECTURE.md, enforced: every `crate::<module>` token in a module's
+//! non-test code (a `use` line or a path anywhere in the code, comments aside) names only a
+//! module that its row of `LAYERS` allows, and every module a row allows comes earlier in the
+//! table, so the layers cannot form a cycle. The command line (`main.rs`, `cli/`) sits on top
+//! and may use everything.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The foundations: each uses nothing in the crate but what its own row says.
+const FOUNDATION: &[&str] = &[
+    "error", "time", "random", "wildcard", "number", "outcome", "stats", "atomic",
+];
+
+/// Each module and the modules it may name, in order: a module may name only modules above
+/// its own row. Keep in step with ARCHITECTURE.md's table.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("error", &[]),
+    ("time", &[]),
+    ("random", &[]),
+    ("wildcard", &[]),
+    ("number", &[]),
+    ("outcome", &[]),
+    ("stats", &[]),
+    ("atomic", &["error"]),
+    ("policy", FOUNDATION),
+    ("model", &["policy", "+"]),
+    ("metrics", &["model", "+"]),
+    ("scenario", &["model", "policy", "+"]),
+    ("engine", &["model", "policy", "metrics", "+"]),
+    ("check", &["scenario", "metrics", "+"]),
+    ("sweep", &["engine", "scenario", "model", "metrics", "+"]),
+    (
+        "output",
+        &[
+            "sweep", "scenario", "engine", "metrics", "model", "policy", "+",
+        ],
+    ),
+    ("baseline", &["output", "metrics", "+"]),
+    ("chart", &["output", "scenario", "metrics", "model", "+"]),
+    (
+        "report",
+        &[
+            "chart", "output", "check", "scenario", "metrics", "model", "+",
+        ],
+    ),
+];
+
+/// The crate root's re-exports, as the module each comes from.
+const ROOT_NAMES: &[(&str, &str)] = &[
+    ("Error", "error"),
+    ("Result", "error"),
+    ("Model", "model"),
+    ("RunResult", "engine"),
+    ("Simulation", "engine"),
+    ("simulate", "engine"),
+];
+
+/// What `module` may name: its row, `+` standing for the foundations.
+fn allowed(module: &str) -> Option<Vec<&'static str>> {
+    let (_, row) = LAYERS.iter().find(|(m, _)| *m == module)?;
+    Some(
+        row.iter()
+            .flat_map(|m| match *m {
+                "+" => FOUNDATION.to_vec(),
+                m => vec![m],
+            })
+            .collect(),
+    )
+}
+
+/// The code of a source file without its comments and its `#[cfg(test)]` items.
+fn non_test_code(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let code = line.split("//").next().unwrap_or("");
+        if code.trim() == "#[cfg(test)]" {
+            // Skip the item the attribute guards: up to its `;`, or its braces balanced.
+            let mut depth = 0i64;
+            for item in lines.by_ref() {
+                let item = item.split("//").next().unwrap_or("");
+                depth += item.matches('{').count() as i64 - item.matches('}').count() as i64;
+                let opened = item.contains('{') || depth > 0;
+                if (opened && depth <= 0) || (!opened && item.trim_end().ends_with(';')) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// The crate modules that `code` names, by `crate::<name>` tokens (`crate::{a, b}` too).
+fn named_modules(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        // `cascade::` or `my_crate::` are not this crate's `crate::`.
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let group = if let Some(inner) = rest.strip_prefix('{') {
+            inner[..inner.find('}').unwrap_or(inner.len())].to_string()
+        } else {
+            rest.to_string()
+        };
+        for item in group.split(',') {
+            let name: String = item
+                .trim()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                names.push(name);
+            }
+            if !rest.starts_with('{') {
+                break;
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|n| match ROOT_NAMES.iter().find(|(root, _)| *root == n) {
+            Some((_, module)) => module.to_string(),
+            None => n,
+        })
+        .collect()
+}
+
+/// Every forbidden name in one module's file: `file: crate::<name>`.
+fn violations(module: &str, file: &str, text: &str) -> Vec<String> {
+    let allowed = allowed(module).unwrap_or_else(|| panic!("`{module}` has no row in LAYERS"));
+    named_modules(&non_test_code(text))
+        .into_iter()
+        .filter(|n| n != module && !allowed.contains(&n.as_str()))
+        .map(|n| format!("{file}: crate::{n}"))
+        .collect()
+}
+
+/// The module a file under src/ belongs to (`model` for src/model/fault.rs), or None for the
+/// crate root and the command line.
+fn module_of(rel: &Path) -> Option<String> {
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    let module = first.strip_suffix(".rs").unwrap_or(first);
+    (!matches!(module, "lib" | "main" | "cli")).then(|| module.to_string())
+}
+
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_module_names_only_the_layers_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for path in &files {
+        let rel = path.strip_prefix(&src).unwrap();
+        let Some(module) = module_of(rel) else {
+            continue;
+        };
+        *seen.entry(module.clone()).or_default() += 1;
+        let text = std::fs::read_to_string(path).unwrap();
+        wrong.extend(violations(&module, &rel.display().to_string(), &text));
+    }
+    assert!(
+        wrong.is_empty(),
+        "names against the layers (see ARCHITECTURE.md):\n{}",
+        wrong.join("\n")
+    );
+    // Every module of the crate has a row, and every row is a module of the crate.
+    let rows: Vec<&str> = LAYERS.iter().map(|(m, _)| *m).collect();
+    let modules: Vec<&str> = seen.keys().map(String::as_str).collect();
+    let mut sorted_rows = rows.clone();
+    sorted_rows.sort();
+    assert_eq!(
+        modules, sorted_rows,
+        "LAYERS lists exactly the crate's modules"
+    );
+}
+
+#[test]
+fn the_table_allows_only_modules_above_each_row() {
+    for (i, (module, _)) in LAYERS.iter().enumerate() {
+        let above: Vec<&str> = LAYERS[..i].iter().map(|(m, _)| *m).collect();
+        for dep in allowed(module).unwrap() {
+            assert!(
+                above.contains(&dep),
+                "`{module}` may use `{dep}`, which is not above it"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_checker_finds_a_path_anywhere_in_code_but_not_in_tests_or_comments() {
+    // The engine named inside a policy, in a use line, a path in an expression and a group.
+    let policy = "use crate::outcome::Outcome;\n\
+                  fn f() { let _ = crate::engine::rng::stream(1, \"a\", \"b\"); }\n\
+                  use crate::{stats::hist, metrics};\n\
+                  // crate::report in a comment is no dependency\n\
+                  #[cfg(test)]\nmod tests {\n    use crate::sweep;\n}\n";
+    assert_eq!(
+        violations("policy", "policy/x.rs", policy),
+        ["policy/x.rs: crate::engine", "policy/x.rs: crate::metrics"]
+    );
+    // Re-exports at the root count as the module they come from; `cascade::` is not `crate::`.
+    assert_eq!(
+        violations(
+            "stats",
+            "stats/x.rs",
+            "fn f() -> crate::Result<()> { cascade::sweep }"
+        ),
+        ["stats/x.rs: crate::error"]
+    );
+    assert!(
+        violations(
+            "scenario",
+            "s.rs",
+            "use crate::Result; use crate::model::Model;"
+        )
+        .is_empty()
+    );
+}
