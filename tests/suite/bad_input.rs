@@ -355,6 +355,13 @@ fn unused_policies_and_non_failure_outcomes_are_checked() {
     c.rejects(
         &GOOD.replace("[policy.db-client]", "[policy.\"db client\"]"),
         &["not a valid name"],
+    );    // docs/policies.md §9: a learned delay needs at least one latency of the last period.
+    c.rejects(
+        &GOOD.replace(
+            "timeout = \"200ms\"",
+            "timeout = \"200ms\"\nhedge = { delay = \"p90\", min_samples = 0 }",
+        ),
+        &["policy.db-client.hedge.min_samples", "at least 1"],
     );
 }
 
