@@ -98,6 +98,7 @@ impl Source {
         // Spans live only in the parsed (immutable) document; the mutable one drops them.
         let parsed = toml_edit::Document::parse(text).map_err(|e: toml_edit::TomlError| {
             let mut err = ScenarioError::new(file, first_line(e.message()));
+            err.help = super::messages::syntax_help(e.message());
             if let Some(span) = e.span() {
                 locate_offset(&mut err, text, span.start);
             }

@@ -8,6 +8,14 @@ pub(super) fn first_line(msg: &str) -> String {
     msg.lines().next().unwrap_or("").trim().to_string()
 }
 
+/// What to do about a TOML syntax error the parser's own words leave unclear.
+pub(super) fn syntax_help(message: &str) -> Option<String> {
+    // TOML integers are 64-bit signed; seeds run to 2^64 - 1 (docs/scenario.md, `seed`).
+    first_line(message).contains("integer number overflowed").then(|| {
+        "TOML integers stop at 9223372036854775807 (2^63 - 1): write a larger number, such as a seed of 2^63 or more, as a string: seed = \"18446744073709551615\"".into()
+    })
+}
+
 /// Turns serde's "unknown field `x`, expected one of ..." into a short message and a suggestion.
 pub(super) fn explain(message: &str) -> (String, Option<String>) {
     let message = first_line(message);

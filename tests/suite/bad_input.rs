@@ -355,7 +355,8 @@ fn unused_policies_and_non_failure_outcomes_are_checked() {
     c.rejects(
         &GOOD.replace("[policy.db-client]", "[policy.\"db client\"]"),
         &["not a valid name"],
-    );    // docs/policies.md §9: a learned delay needs at least one latency of the last period.
+    );
+    // docs/policies.md §9: a learned delay needs at least one latency of the last period.
     c.rejects(
         &GOOD.replace(
             "timeout = \"200ms\"",
@@ -618,6 +619,15 @@ fn seeds_out_of_range_or_not_integers() {
     c.rejects(
         &GOOD.replace("seed = 1", "seed = 1.5"),
         &["scenario.toml:4:8", "scenario.seed", "decimal string"],
+    );
+    // Past TOML's integers the parser's own error says only "overflowed": the hint says how.
+    c.rejects(
+        &GOOD.replace("seed = 1", "seed = 9223372036854775808"),
+        &[
+            "scenario.toml:4:8",
+            "integer number overflowed",
+            "as a string: seed = \"18446744073709551615\"",
+        ],
     );
 }
 
