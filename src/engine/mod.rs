@@ -2,6 +2,7 @@
 
 mod adaptive;
 pub mod arena;
+mod balance;
 mod calls;
 mod endings;
 mod fault_events;
