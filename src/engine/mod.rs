@@ -2,6 +2,7 @@
 
 mod adaptive;
 pub mod arena;
+mod attempt_end;
 mod calls;
 mod endings;
 mod fault_events;
