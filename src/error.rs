@@ -134,7 +134,8 @@ impl From<Box<ScenarioError>> for Error {
     }
 }
 
-/// The candidate closest to `word` by edit distance (Levenshtein, over characters), if it is close enough to be a likely typo.
+/// The candidate closest to `word` by edit distance (Levenshtein, over characters), if it is
+/// close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(2);
     // Ties go to the candidate sharing the longest prefix (`medain` is `median`, not `mean`).

@@ -1,6 +1,6 @@
 //! How calls end: an attempt's outcome goes through the policies (one step each, in
-//! `attempt_end.rs`; then the retry decision), a failed call may fall back, and a finished call tells
-//! whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
+//! `attempt_end.rs`), the retry decides, a failed call may fall back, and a finished call
+//! tells whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
 
 use super::arena::Ref;
 use super::attempt_end::EndedAttempt;
@@ -56,8 +56,8 @@ impl Simulation {
         }
     }
 
-    /// The call waits `wait` before its next attempt; a concurrency budget counts the retry
-    /// until that attempt ends.
+    /// The call waits `wait` before its next attempt; its budget, if it has one, counts the
+    /// retry as active until that attempt ends.
     #[inline(always)]
     fn back_off(&mut self, cr: Ref, attempt: u32, wait: u64, counted_by_budget: bool) {
         let call = self.calls.get_mut(cr).expect("live");
