@@ -134,13 +134,14 @@ impl From<Box<ScenarioError>> for Error {
     }
 }
 
-/// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
+/// The candidate closest to `word` by edit distance (Levenshtein, over characters), if it is
+/// close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(2);
     // Ties go to the candidate sharing the longest prefix (`medain` is `median`, not `mean`).
     candidates
         .into_iter()
-        .map(|c| (edit_distance(word, c), c))
+        .map(|c| (strsim::levenshtein(word, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, c)| (*d, std::cmp::Reverse(common_prefix(word, c))))
         .map(|(_, c)| c)
@@ -155,21 +156,6 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     closest(word, candidates)
         .map(|b| format!(" (did you mean `{b}`?)"))
         .unwrap_or_default()
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = substitution.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -211,9 +197,16 @@ mod tests {
     }
 
     #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
+    fn the_distance_counts_characters_and_a_transposition_as_two_edits() {
+        // Levenshtein over characters, as the hand-written distance was: `é` is one edit, and
+        // swapping two letters costs two (Damerau would say one and suggest more).
+        assert_eq!(strsim::levenshtein("kitten", "sitting"), 3);
+        assert_eq!(strsim::levenshtein("", "abc"), 3);
+        assert_eq!(strsim::levenshtein("café", "cafe"), 1);
+        assert_eq!(strsim::levenshtein("ab", "ba"), 2);
+        // Limit 2 for a short word: a swap in a 5-letter word is still suggested...
+        assert_eq!(closest("qeueu", ["queue"]), Some("queue"));
+        // ...but a 3-letter word three edits away is not.
+        assert_eq!(closest("abc", ["xyz"]), None);
     }
 }

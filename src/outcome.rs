@@ -99,6 +99,19 @@ impl Outcome {
         matches!(self, Outcome::Ok | Outcome::Degraded)
     }
 
+    /// Turned away by one of the caller's own guards that stand behind the breaker (throttle,
+    /// adaptive limit, bulkhead): the call never reached its callee, so a breaker that admitted
+    /// it has nothing to judge. `breaker_open` is not one of them: a breaker around the call
+    /// that rejects it never admitted it, and any other `breaker_open` (a fault may answer
+    /// with that kind) is the callee's answer.
+    #[inline]
+    pub fn is_guard_rejection(self) -> bool {
+        matches!(
+            self,
+            Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
+        )
+    }
+
     pub fn index(self) -> usize {
         self as usize
     }
@@ -116,5 +129,16 @@ mod tests {
         }
         assert_eq!(Outcome::failures().len(), OUTCOME_COUNT - 2);
         assert!(!Outcome::failures().iter().any(|o| o.is_success()));
+    }
+
+    #[test]
+    fn guard_rejections_are_the_bulkhead_throttle_and_limit_ones() {
+        let guards: Vec<&str> = Outcome::ALL
+            .iter()
+            .filter(|o| o.is_guard_rejection())
+            .map(|o| o.name())
+            .collect();
+        assert_eq!(guards, ["bulkhead_full", "throttled", "limited"]);
+        assert!(!Outcome::BreakerOpen.is_guard_rejection());
     }
 }

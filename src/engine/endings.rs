@@ -1,8 +1,9 @@
-//! How calls end: an attempt's outcome goes through the policies (bulkhead permit back,
-//! budget, breaker, retry decision), a failed call may fall back, and a finished call tells
-//! whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
+//! How calls end: an attempt's outcome goes through the policies (one step each, in
+//! `attempt_end.rs`), the retry decides, a failed call may fall back, and a finished call
+//! tells whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
 
 use super::arena::Ref;
+use super::attempt_end::EndedAttempt;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
@@ -23,117 +24,48 @@ impl Simulation {
         }
     }
 
+    /// The policy path of `finish_attempt`: each policy of the call's slot learns of the
+    /// attempt, one step each (`attempt_end.rs`), then the retry decides whether the call tries
+    /// again. Out of line as a whole; the steps inline into it.
     #[inline(never)]
     fn finish_attempt_in_policies(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
-        let took = now - call.attempt_started;
-        let holds_permit = std::mem::take(&mut call.holds_permit);
-        let limit_inflight = std::mem::take(&mut call.limit_inflight);
-        let was_retry = std::mem::take(&mut call.retry_active);
-        let (slot, spec_id, attempt, deadline, last_delay) = (
-            call.slot,
-            call.spec,
-            call.attempt,
-            call.deadline,
-            call.last_delay,
-        );
-        let spec = spec_of(&self.specs, spec_id);
-        let edge = spec.edge;
-        let per_attempt = spec.policy.breaker_wraps(Wraps::Attempt);
-        let breaker_epoch = call.breaker_epoch;
-        let breaker = if per_attempt {
-            call.breaker.take()
-        } else {
-            None
-        };
+        let spec = spec_of(&self.specs, call.spec);
+        let slot = call.slot;
+        let ended = EndedAttempt::take(call, now, spec.policy.breaker_wraps(Wraps::Attempt));
+        let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
         let state = &mut self.policies[slot as usize];
-        if holds_permit
-            && let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release())
-        {
-            self.queue.push(
-                now,
-                Event::Resume {
-                    call: next,
-                    attempt: next_attempt,
-                },
-            );
-        }
-        if limit_inflight > 0
-            && let Some(limiter) = state.limit.as_mut()
-        {
-            let before = limiter.limit();
-            match limit_sample(outcome) {
-                Some(dropped) => {
-                    let u = crate::random::unit(&mut state.limit_rng);
-                    limiter.release(now, took, limit_inflight, dropped, u);
-                }
-                None => limiter.ignore(),
+        state.release_permit(&mut self.queue, now, &ended);
+        state.sample_limit(&mut self.rec, edge, now, outcome, &ended);
+        state.tell_throttle(now, outcome);
+        state.tell_budget(retry, outcome, &ended);
+        state.tell_breaker(&mut self.rec, edge, now, outcome, &ended);
+        let wait = match retry {
+            Some(retry) if !outcome.is_success() => {
+                state.retry_wait(retry, &ended.retry_input(spec, outcome, retry_after, now))
             }
-            let delta = i64::from(limiter.limit()) - i64::from(before);
-            if delta != 0 {
-                self.rec.limits[edge].add(now, delta, &mut self.rec.edges[edge].limit_area);
-            }
-        }
-        let accepted = !matches!(
-            outcome,
-            Outcome::Overloaded
-                | Outcome::Shed
-                | Outcome::Refused
-                | Outcome::Timeout
-                | Outcome::DeadlineExceeded
-        );
-        if let Some(t) = state.throttle.as_mut().filter(|_| accepted) {
-            t.accepted(now);
-        }
-        let retryable = spec
-            .policy
-            .retry
-            .as_ref()
-            .is_some_and(|r| in_set(r.on, outcome));
-        if let Some(b) = state.budget.as_mut() {
-            b.on_attempt(outcome.is_success(), retryable);
-            if was_retry {
-                b.on_retry_end();
-            }
-        }
-        let transition = breaker.map_or(Transition::None, |i| {
-            state.breakers[i as usize].record(now, outcome, took, breaker_epoch)
-        });
-        book_breaker(&mut self.rec, edge, self.now, transition);
-        let state = &mut self.policies[slot as usize];
-        let Some(retry) = spec.policy.retry.as_ref().filter(|_| !outcome.is_success()) else {
-            self.finish_call(cr, outcome);
-            return;
+            _ => None,
         };
-        let rng = &mut state.jitter_rng;
-        let decision = retry.decide(
-            attempt,
-            outcome,
-            spec.retry_allowed(),
-            retry_after,
-            now,
-            deadline,
-            spec.policy.min_attempt,
-            || retry.backoff.delay(attempt, last_delay, rng),
-        );
-        let Ok(wait) = decision else {
-            self.finish_call(cr, outcome);
-            return;
-        };
-        let granted = state.budget.as_mut().is_none_or(|b| b.try_retry(now));
-        if !granted {
-            self.rec.edges[edge].budget_exhausted += 1;
-            self.finish_call(cr, outcome);
-            return;
+        match wait.filter(|_| state.budget_grants_retry(&mut self.rec, edge, now)) {
+            Some(wait) => {
+                let counted_by_budget = state.budget.is_some();
+                self.back_off(cr, ended.attempt, wait, counted_by_budget);
+            }
+            None => self.finish_call(cr, outcome),
         }
-        let has_budget = state.budget.is_some();
+    }
+
+    /// The call waits `wait` before its next attempt; its budget, if it has one, counts the
+    /// retry as active until that attempt ends.
+    #[inline(always)]
+    fn back_off(&mut self, cr: Ref, attempt: u32, wait: u64, counted_by_budget: bool) {
         let call = self.calls.get_mut(cr).expect("live");
         call.phase = Phase::Backoff;
         call.last_delay = wait;
-        call.retry_active = has_budget;
+        call.retry_active = counted_by_budget;
         self.queue
-            .push(now + wait, Event::Resume { call: cr, attempt });
+            .push(self.now + wait, Event::Resume { call: cr, attempt });
     }
 
     /// The call is over unless its policy falls back on this failure.
@@ -268,10 +200,7 @@ impl Simulation {
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
         let judged = call.fallback_from.unwrap_or(outcome);
-        let local = matches!(
-            judged,
-            Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
-        );
+        let local = judged.is_guard_rejection();
         let transition = match call.breaker {
             Some(i) if wraps_call && local => {
                 state.breakers[i as usize].release_unused(call.breaker_epoch);
@@ -358,9 +287,8 @@ impl Simulation {
     }
 }
 
-/// Books a breaker's change of state: opens, and time spent open.
 /// Counts a breaker's change of state and moves the edge's open and half-open levels.
-fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
+pub(super) fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transition) {
     let acc = &mut rec.edges[edge];
     let open = &mut rec.breakers_open[edge];
     let half = &mut rec.breakers_half_open[edge];
@@ -419,27 +347,5 @@ fn end_call_in_policies(
             b.on_retry_end();
         }
         b.on_call_end();
-    }
-}
-
-/// What an attempt's outcome tells an adaptive limit: a sample (`Some(dropped)`), or nothing.
-/// As in concurrency-limits' gRPC and servlet integrations: an answer is a sample; a timeout or
-/// an overload answer (429, shed, refused, unavailable) is a drop, the congestion signal; a
-/// request the callee judged bad (`invalid`) or an internal error says nothing of capacity.
-fn limit_sample(outcome: Outcome) -> Option<bool> {
-    match outcome {
-        Outcome::Ok | Outcome::Degraded => Some(false),
-        Outcome::Timeout
-        | Outcome::DeadlineExceeded
-        | Outcome::Overloaded
-        | Outcome::Shed
-        | Outcome::Refused
-        | Outcome::Unavailable => Some(true),
-        Outcome::Internal
-        | Outcome::Invalid
-        | Outcome::BreakerOpen
-        | Outcome::BulkheadFull
-        | Outcome::Throttled
-        | Outcome::Limited => None,
     }
 }

@@ -2,6 +2,7 @@
 
 mod adaptive;
 pub mod arena;
+mod attempt_end;
 mod balance;
 mod calls;
 mod endings;

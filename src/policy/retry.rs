@@ -10,6 +10,7 @@
 
 use super::backoff::Backoff;
 use crate::outcome::Outcome;
+use rand::Rng;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
@@ -22,6 +23,29 @@ pub struct RetryPolicy {
     pub retry_after: bool,
     /// Timeout of the attempts after the first (ns), when it differs from the policy's.
     pub timeout: Option<u64>,
+}
+
+/// What a retry decision is made from: the attempt that just failed, and the call it is one
+/// attempt of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryInput {
+    /// How the attempt ended.
+    pub outcome: Outcome,
+    /// Which attempt it was (1-based).
+    pub attempt: u32,
+    /// The call may be sent again: idempotent, or carrying an idempotency key.
+    pub retry_allowed: bool,
+    /// The Retry-After the failed reply carried (ns), if any.
+    pub retry_after: Option<u64>,
+    /// When the attempt ended (ns).
+    pub now: u64,
+    /// The call's deadline (ns; `u64::MAX` for none).
+    pub deadline: u64,
+    /// The least time an attempt needs left to be started (the policy's `min_attempt`, ns).
+    pub min_attempt: u64,
+    /// The call's previous backoff (ns, 0 before the first retry): decorrelated jitter grows
+    /// from it.
+    pub last_delay: u64,
 }
 
 /// Why a retry is not made.
@@ -54,36 +78,35 @@ pub const DEFAULT_RETRY_ON: [Outcome; 4] = [
 pub const NEVER_RETRIED: [Outcome; 7] = Outcome::NOT_CALLEE_FAILURES;
 
 impl RetryPolicy {
-    /// Decides on a retry after attempt `attempt` (1-based) failed with `outcome` at `now`.
-    /// Returns the wait before the next attempt. `delay` draws the backoff (called only when a
-    /// retry is otherwise possible, so jitter draws are not wasted on calls that stop anyway).
-    #[allow(clippy::too_many_arguments)]
-    pub fn decide(
+    /// Whether `outcome` is one of the kinds this policy retries (`on`).
+    #[inline]
+    pub fn retries(&self, outcome: Outcome) -> bool {
+        in_set(self.on, outcome)
+    }
+
+    /// Decides on a retry after the attempt `input` describes failed. Returns the wait before
+    /// the next attempt. The backoff draws from `jitter` only when a retry is otherwise
+    /// possible, so no draw is spent on a call that stops anyway.
+    pub fn decide<R: Rng + ?Sized>(
         &self,
-        attempt: u32,
-        outcome: Outcome,
-        retry_allowed_for_call: bool,
-        retry_after: Option<u64>,
-        now: u64,
-        deadline: u64,
-        min_attempt: u64,
-        delay: impl FnOnce() -> u64,
+        input: &RetryInput,
+        jitter: &mut R,
     ) -> Result<u64, NoRetry> {
-        if !in_set(self.on, outcome) {
+        if !self.retries(input.outcome) {
             return Err(NoRetry::NotRetryable);
         }
-        if attempt >= self.attempts {
+        if input.attempt >= self.attempts {
             return Err(NoRetry::AttemptsExhausted);
         }
-        if !retry_allowed_for_call {
+        if !input.retry_allowed {
             return Err(NoRetry::NotIdempotent);
         }
-        let wait = match retry_after {
+        let wait = match input.retry_after {
             Some(ra) if self.retry_after => ra,
-            _ => delay(),
+            _ => self.backoff.delay(input.attempt, input.last_delay, jitter),
         };
-        let start = now.saturating_add(wait);
-        if start >= deadline || deadline - start < min_attempt.max(1) {
+        let (start, deadline) = (input.now.saturating_add(wait), input.deadline);
+        if start >= deadline || deadline - start < input.min_attempt.max(1) {
             return Err(NoRetry::NoTimeLeft);
         }
         Ok(wait)
@@ -94,18 +117,20 @@ impl RetryPolicy {
 mod tests {
     use super::*;
     use crate::policy::backoff::{Jitter, Schedule};
+    use rand::SeedableRng;
 
     const MS: u64 = 1_000_000;
     const NONE: u64 = u64::MAX;
 
-    fn policy(attempts: u32) -> RetryPolicy {
+    /// `attempts` in all, the default kinds, a constant backoff of `backoff_ms` without jitter.
+    fn policy(attempts: u32, backoff_ms: u64) -> RetryPolicy {
         RetryPolicy {
             attempts,
             on: outcome_set(&DEFAULT_RETRY_ON),
             backoff: Backoff {
                 schedule: Schedule::Constant,
-                base: 40 * MS,
-                max: 40 * MS,
+                base: backoff_ms * MS,
+                max: backoff_ms * MS,
                 jitter: Jitter::None,
             },
             retry_after: true,
@@ -113,40 +138,44 @@ mod tests {
         }
     }
 
+    /// Attempt `attempt` of an idempotent call with no deadline failed with `outcome` at 0.
+    fn failed(attempt: u32, outcome: Outcome) -> RetryInput {
+        RetryInput {
+            outcome,
+            attempt,
+            retry_allowed: true,
+            retry_after: None,
+            now: 0,
+            deadline: NONE,
+            min_attempt: 0,
+            last_delay: 0,
+        }
+    }
+
+    fn decide(p: &RetryPolicy, input: RetryInput) -> Result<u64, NoRetry> {
+        p.decide(&input, &mut rand_pcg::Pcg64Mcg::seed_from_u64(1))
+    }
+
     #[test]
     fn retries_only_listed_kinds_within_the_attempt_limit() {
-        let p = policy(3);
-        let d = || 40 * MS;
+        let p = policy(3, 40);
+        assert_eq!(decide(&p, failed(1, Outcome::Timeout)), Ok(40 * MS));
+        assert_eq!(decide(&p, failed(2, Outcome::Unavailable)), Ok(40 * MS));
         assert_eq!(
-            p.decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d),
-            Ok(40 * MS)
-        );
-        assert_eq!(
-            p.decide(2, Outcome::Unavailable, true, None, 0, NONE, 0, d),
-            Ok(40 * MS)
-        );
-        assert_eq!(
-            p.decide(3, Outcome::Timeout, true, None, 0, NONE, 0, d),
+            decide(&p, failed(3, Outcome::Timeout)),
             Err(NoRetry::AttemptsExhausted)
         );
+        for never in [Outcome::Internal, Outcome::Invalid, Outcome::BreakerOpen] {
+            assert!(!p.retries(never));
+            assert_eq!(decide(&p, failed(1, never)), Err(NoRetry::NotRetryable));
+        }
+        let not_idempotent = RetryInput {
+            retry_allowed: false,
+            ..failed(1, Outcome::Timeout)
+        };
+        assert_eq!(decide(&p, not_idempotent), Err(NoRetry::NotIdempotent));
         assert_eq!(
-            p.decide(1, Outcome::Internal, true, None, 0, NONE, 0, d),
-            Err(NoRetry::NotRetryable)
-        );
-        assert_eq!(
-            p.decide(1, Outcome::Invalid, true, None, 0, NONE, 0, d),
-            Err(NoRetry::NotRetryable)
-        );
-        assert_eq!(
-            p.decide(1, Outcome::BreakerOpen, true, None, 0, NONE, 0, d),
-            Err(NoRetry::NotRetryable)
-        );
-        assert_eq!(
-            p.decide(1, Outcome::Timeout, false, None, 0, NONE, 0, d),
-            Err(NoRetry::NotIdempotent)
-        );
-        assert_eq!(
-            policy(1).decide(1, Outcome::Timeout, true, None, 0, NONE, 0, d),
+            decide(&policy(1, 40), failed(1, Outcome::Timeout)),
             Err(NoRetry::AttemptsExhausted)
         );
     }
@@ -156,19 +185,12 @@ mod tests {
         // 500 ms deadline, 50 ms reserve: the call's deadline is 450 ms. 60 ms of local work, a
         // 180 ms first attempt timing out at 240 ms, 40 ms backoff: the retry starts at 280 ms
         // with min(180, 450 - 280) = 170 ms.
-        let p = policy(2);
-        let wait = p
-            .decide(
-                1,
-                Outcome::Timeout,
-                true,
-                None,
-                240 * MS,
-                450 * MS,
-                0,
-                || 40 * MS,
-            )
-            .unwrap();
+        let input = RetryInput {
+            now: 240 * MS,
+            deadline: 450 * MS,
+            ..failed(1, Outcome::Timeout)
+        };
+        let wait = decide(&policy(2, 40), input).unwrap();
         assert_eq!(wait, 40 * MS);
         let start = 240 * MS + wait;
         assert_eq!((180 * MS).min(450 * MS - start), 170 * MS);
@@ -176,73 +198,56 @@ mod tests {
 
     #[test]
     fn never_sleeps_past_the_deadline_and_keeps_min_attempt() {
-        let p = policy(3);
-        assert_eq!(
-            p.decide(
-                1,
-                Outcome::Timeout,
-                true,
-                None,
-                400 * MS,
-                450 * MS,
-                0,
-                || 60 * MS
-            ),
-            Err(NoRetry::NoTimeLeft)
-        );
-        assert_eq!(
-            p.decide(
-                1,
-                Outcome::Timeout,
-                true,
-                None,
-                400 * MS,
-                450 * MS,
-                20 * MS,
-                || 40 * MS
-            ),
-            Err(NoRetry::NoTimeLeft)
-        );
-        assert_eq!(
-            p.decide(
-                1,
-                Outcome::Timeout,
-                true,
-                None,
-                400 * MS,
-                450 * MS,
-                10 * MS,
-                || 40 * MS
-            ),
-            Ok(40 * MS)
-        );
+        let at_400 = |min_attempt_ms: u64| RetryInput {
+            now: 400 * MS,
+            deadline: 450 * MS,
+            min_attempt: min_attempt_ms * MS,
+            ..failed(1, Outcome::Timeout)
+        };
+        assert_eq!(decide(&policy(3, 60), at_400(0)), Err(NoRetry::NoTimeLeft));
+        assert_eq!(decide(&policy(3, 40), at_400(20)), Err(NoRetry::NoTimeLeft));
+        assert_eq!(decide(&policy(3, 40), at_400(10)), Ok(40 * MS));
     }
 
     #[test]
     fn retry_after_replaces_the_backoff_when_honoured_and_fitting() {
-        let mut p = policy(3);
-        let d = || 40 * MS;
+        let mut p = policy(3, 40);
+        let overloaded = |retry_after_ms: u64, deadline: u64| RetryInput {
+            retry_after: Some(retry_after_ms * MS),
+            deadline,
+            ..failed(1, Outcome::Overloaded)
+        };
+        assert_eq!(decide(&p, overloaded(100, NONE)), Ok(100 * MS));
         assert_eq!(
-            p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d),
-            Ok(100 * MS)
-        );
-        assert_eq!(
-            p.decide(
-                1,
-                Outcome::Overloaded,
-                true,
-                Some(900 * MS),
-                0,
-                500 * MS,
-                0,
-                d
-            ),
+            decide(&p, overloaded(900, 500 * MS)),
             Err(NoRetry::NoTimeLeft)
         );
         p.retry_after = false;
-        assert_eq!(
-            p.decide(1, Outcome::Overloaded, true, Some(100 * MS), 0, NONE, 0, d),
-            Ok(40 * MS)
+        assert_eq!(decide(&p, overloaded(100, NONE)), Ok(40 * MS));
+    }
+
+    #[test]
+    fn the_backoff_grows_from_the_last_delay_and_draws_only_for_a_possible_retry() {
+        // Decorrelated jitter: uniform in [base, 3 × last delay], capped at max.
+        let mut p = policy(5, 10);
+        p.backoff.jitter = Jitter::Decorrelated;
+        p.backoff.max = 1_000 * MS;
+        let input = RetryInput {
+            last_delay: 100 * MS,
+            ..failed(2, Outcome::Timeout)
+        };
+        let wait = decide(&p, input).unwrap();
+        let seed = || rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        assert_eq!(wait, p.backoff.delay(2, 100 * MS, &mut seed()));
+        assert_ne!(
+            wait,
+            p.backoff.delay(2, 0, &mut seed()),
+            "the last delay counts"
         );
+        // A call that cannot retry leaves its stream where it was.
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let untouched = rng.clone();
+        let _ = p.decide(&failed(1, Outcome::Invalid), &mut rng);
+        assert_eq!(rng, untouched);
     }
 }

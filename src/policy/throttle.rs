@@ -5,6 +5,7 @@
 //! answer in time). K = 2 is the book's value; lower K throttles harder.
 
 use super::window::SlidingCounts;
+use crate::outcome::Outcome;
 
 const REQUESTS: usize = 0;
 const ACCEPTS: usize = 1;
@@ -48,6 +49,21 @@ impl Throttle {
     /// The backend accepted a request.
     pub fn accepted(&mut self, now: u64) {
         self.counts.add(now, ACCEPTS, 1.0);
+    }
+
+    /// Whether an attempt that ended with `outcome` counts as accepted: the backend took it
+    /// on, whatever it answered. Turned away (overloaded, shed, refused) or no answer in time
+    /// (timeout, deadline exceeded) is the book's "rejected".
+    #[inline]
+    pub fn counts_as_accepted(outcome: Outcome) -> bool {
+        !matches!(
+            outcome,
+            Outcome::Overloaded
+                | Outcome::Shed
+                | Outcome::Refused
+                | Outcome::Timeout
+                | Outcome::DeadlineExceeded
+        )
     }
 }
 
@@ -100,6 +116,25 @@ mod tests {
             t.reject_probability(10 * S),
             0.0,
             "the window moved past them"
+        );
+    }
+
+    #[test]
+    fn accepted_means_the_backend_took_the_attempt_on() {
+        let rejected: Vec<&str> = Outcome::ALL
+            .iter()
+            .filter(|o| !Throttle::counts_as_accepted(**o))
+            .map(|o| o.name())
+            .collect();
+        assert_eq!(
+            rejected,
+            [
+                "timeout",
+                "deadline_exceeded",
+                "overloaded",
+                "refused",
+                "shed"
+            ]
         );
     }
 }

@@ -1,21 +1,40 @@
 //! Turns a written distribution (`"5ms"` or `{ dist = ..., ... }`) into a `Latency`.
 
+use super::keys::stray_key;
+use super::names::Named;
 use super::schema::{RawDist, RawDistTable};
-use crate::error::did_you_mean;
 use crate::model::Latency;
 
-const KINDS: [&str; 10] = [
-    "constant",
-    "uniform",
-    "exponential",
-    "normal",
-    "lognormal",
-    "gamma",
-    "weibull",
-    "pareto",
-    "mixture",
-    "empirical",
-];
+/// A distribution's kind, as `dist = "..."` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DistKind {
+    Constant,
+    Uniform,
+    Exponential,
+    Normal,
+    Lognormal,
+    Gamma,
+    Weibull,
+    Pareto,
+    Mixture,
+    Empirical,
+}
+
+impl Named for DistKind {
+    const WHAT: &'static str = "dist";
+    const NAMES: &'static [(DistKind, &'static str)] = &[
+        (DistKind::Constant, "constant"),
+        (DistKind::Uniform, "uniform"),
+        (DistKind::Exponential, "exponential"),
+        (DistKind::Normal, "normal"),
+        (DistKind::Lognormal, "lognormal"),
+        (DistKind::Gamma, "gamma"),
+        (DistKind::Weibull, "weibull"),
+        (DistKind::Pareto, "pareto"),
+        (DistKind::Mixture, "mixture"),
+        (DistKind::Empirical, "empirical"),
+    ];
+}
 
 /// Compiles a distribution; errors are messages about the table at the caller's path.
 pub fn compile_dist(raw: &RawDist) -> Result<Latency, String> {
@@ -26,37 +45,27 @@ pub fn compile_dist(raw: &RawDist) -> Result<Latency, String> {
 }
 
 fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> {
-    let kind = t.dist.as_str();
-    if !KINDS.contains(&kind) {
-        let hint = did_you_mean(kind, KINDS);
-        return Err(format!(
-            "unknown dist `{kind}`{hint}; valid: {}",
-            KINDS.join(", ")
-        ));
-    }
+    let dist = DistKind::parse(&t.dist)?;
+    let kind = dist.name();
     let lognormal_by_log = t.mu.is_some() || t.sigma.is_some();
-    let allowed: &[&str] = match kind {
-        "constant" => &["value"],
-        "uniform" => &["min", "max"],
-        "exponential" => &["mean"],
-        "normal" => &["mean", "stddev"],
-        "lognormal" if lognormal_by_log => &["mu", "sigma"],
-        "lognormal" => &["median", "p99"],
-        "gamma" => &["shape", "scale", "mean"],
-        "weibull" | "pareto" => &["shape", "scale"],
-        "mixture" => &["of"],
-        _ => &["percentiles"],
+    let allowed: &[&str] = match dist {
+        DistKind::Constant => &["value"],
+        DistKind::Uniform => &["min", "max"],
+        DistKind::Exponential => &["mean"],
+        DistKind::Normal => &["mean", "stddev"],
+        DistKind::Lognormal if lognormal_by_log => &["mu", "sigma"],
+        DistKind::Lognormal => &["median", "p99"],
+        DistKind::Gamma => &["shape", "scale", "mean"],
+        DistKind::Weibull | DistKind::Pareto => &["shape", "scale"],
+        DistKind::Mixture => &["of"],
+        DistKind::Empirical => &["percentiles"],
     };
-    for field in present_fields(t) {
-        if field == "weight" && in_mixture {
-            continue;
-        }
-        if !allowed.contains(&field) {
-            return Err(format!(
-                "`{field}` does not apply to dist `{kind}`, which takes: {}",
-                allowed.join(", ")
-            ));
-        }
+    // A mixture's part carries its `weight` beside its own keys.
+    if let Some(field) = stray_key(&given_keys(t, in_mixture), allowed) {
+        return Err(format!(
+            "`{field}` does not apply to dist `{kind}`, which takes: {}",
+            allowed.join(", ")
+        ));
     }
     let need = |v: Option<crate::scenario::schema::Dur>, name: &str| {
         v.map(|d| d.0 as f64)
@@ -74,26 +83,26 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             .ok_or_else(|| format!("dist `{kind}` needs `shape`"))
             .and_then(|s| positive(s, "shape"))
     };
-    match kind {
-        "constant" => Ok(Latency::Constant(need(t.value, "value")? as u64)),
-        "uniform" => {
+    match dist {
+        DistKind::Constant => Ok(Latency::Constant(need(t.value, "value")? as u64)),
+        DistKind::Uniform => {
             let (min, max) = (need(t.min, "min")?, need(t.max, "max")?);
             if max < min {
                 return Err("uniform needs min <= max".into());
             }
             Ok(Latency::Uniform { min, max })
         }
-        "exponential" => Ok(Latency::Exponential {
+        DistKind::Exponential => Ok(Latency::Exponential {
             mean: positive(need(t.mean, "mean")?, "mean")?,
         }),
-        "normal" => {
+        DistKind::Normal => {
             let mean = positive(need(t.mean, "mean")?, "mean")?;
             Ok(Latency::Normal {
                 mean,
                 stddev: need(t.stddev, "stddev")?,
             })
         }
-        "lognormal" if lognormal_by_log => {
+        DistKind::Lognormal if lognormal_by_log => {
             let mu =
                 t.mu.filter(|m| m.is_finite())
                     .ok_or("lognormal by mu/sigma needs a finite `mu` (ln of milliseconds)")?;
@@ -104,10 +113,10 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             // mu is written as the log of milliseconds; the model works in nanoseconds.
             Latency::lognormal(mu + 1e6f64.ln(), sigma)
         }
-        "lognormal" => {
+        DistKind::Lognormal => {
             Latency::lognormal_from_median_p99(need(t.median, "median")?, need(t.p99, "p99")?)
         }
-        "gamma" => {
+        DistKind::Gamma => {
             let shape = shape()?;
             let scale = match (t.scale, t.mean) {
                 (Some(s), None) => positive(s.0 as f64, "scale")?,
@@ -116,13 +125,15 @@ fn compile_table(t: &RawDistTable, in_mixture: bool) -> Result<Latency, String> 
             };
             Latency::gamma(shape, scale)
         }
-        "weibull" => Latency::weibull(positive(need(t.scale, "scale")?, "scale")?, shape()?),
-        "pareto" => Ok(Latency::Pareto {
+        DistKind::Weibull => {
+            Latency::weibull(positive(need(t.scale, "scale")?, "scale")?, shape()?)
+        }
+        DistKind::Pareto => Ok(Latency::Pareto {
             scale: positive(need(t.scale, "scale")?, "scale")?,
             shape: shape()?,
         }),
-        "mixture" => compile_mixture(t.of.as_deref().unwrap_or_default()),
-        _ => compile_empirical(t.percentiles.as_deref().unwrap_or_default()),
+        DistKind::Mixture => compile_mixture(t.of.as_deref().unwrap_or_default()),
+        DistKind::Empirical => compile_empirical(t.percentiles.as_deref().unwrap_or_default()),
     }
 }
 
@@ -173,8 +184,9 @@ fn compile_empirical(points: &[(f64, crate::scenario::schema::Dur)]) -> Result<L
     Ok(Latency::Empirical { points: pts })
 }
 
-fn present_fields(t: &RawDistTable) -> Vec<&'static str> {
-    let flags = [
+/// The table's keys, each with whether it is set; a mixture part's `weight` is its own.
+fn given_keys(t: &RawDistTable, in_mixture: bool) -> [(&'static str, bool); 14] {
+    [
         ("value", t.value.is_some()),
         ("mean", t.mean.is_some()),
         ("median", t.median.is_some()),
@@ -188,11 +200,40 @@ fn present_fields(t: &RawDistTable) -> Vec<&'static str> {
         ("shape", t.shape.is_some()),
         ("percentiles", t.percentiles.is_some()),
         ("of", t.of.is_some()),
-        ("weight", t.weight.is_some()),
-    ];
-    flags
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(n, _)| *n)
-        .collect()
+        ("weight", t.weight.is_some() && !in_mixture),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dist_kind_has_its_name() {
+        let names: Vec<&str> = DistKind::NAMES.iter().map(|(k, _)| k.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "constant",
+                "uniform",
+                "exponential",
+                "normal",
+                "lognormal",
+                "gamma",
+                "weibull",
+                "pareto",
+                "mixture",
+                "empirical"
+            ]
+        );
+        assert_eq!(DistKind::parse("gamma"), Ok(DistKind::Gamma));
+        assert_eq!(
+            DistKind::parse("gama"),
+            Err(
+                "unknown dist `gama` (did you mean `gamma`?); valid: constant, uniform, \
+                 exponential, normal, lognormal, gamma, weibull, pareto, mixture, empirical"
+                    .into()
+            )
+        );
+    }
 }

@@ -2,6 +2,7 @@
 
 use super::dist::compile_dist;
 use super::document::{Located, Source};
+use super::keys::stray_key;
 use super::schema::{FaultKind, OutageMode, RawFault};
 use crate::error::did_you_mean;
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
@@ -57,7 +58,7 @@ pub fn compile_fault(
         ("share", f.share.is_some()),
         ("users", f.users.is_some()),
     ];
-    if let Some((k, _)) = present.iter().find(|(k, on)| *on && !allowed.contains(k)) {
+    if let Some(k) = stray_key(&present, allowed) {
         let takes = if allowed.is_empty() {
             "nothing but target, start and end".to_string()
         } else {

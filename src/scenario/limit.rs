@@ -3,12 +3,29 @@
 //! another algorithm is an error rather than silently ignored.
 
 use super::document::{Located, Source};
+use super::keys::stray_key;
+use super::names::Named;
 use super::schema_policy::{RawLimit, RawLimitWindow};
 use crate::policy::limit::{
     AimdConfig, Gradient2Config, LimitAlgorithm, LimitConfig, VegasConfig, WindowConfig,
 };
 
-const ALGORITHMS: [&str; 3] = ["aimd", "gradient2", "vegas"];
+/// A limit's algorithm, as `algorithm = "..."` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Aimd,
+    Gradient2,
+    Vegas,
+}
+
+impl Named for Algorithm {
+    const WHAT: &'static str = "limit algorithm";
+    const NAMES: &'static [(Algorithm, &'static str)] = &[
+        (Algorithm::Aimd, "aimd"),
+        (Algorithm::Gradient2, "gradient2"),
+        (Algorithm::Vegas, "vegas"),
+    ];
+}
 
 pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfig> {
     let field = |f: &str| format!("{at}.{f}");
@@ -24,10 +41,12 @@ pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfi
         ("long_window", l.long_window.is_some()),
         ("rtt_tolerance", l.rtt_tolerance.is_some()),
     ];
-    let keys: &[&str] = match l.algorithm.as_str() {
-        "aimd" => &["initial", "min", "max", "backoff_ratio", "timeout"],
-        "vegas" => &["initial", "max", "smoothing", "probe_multiplier"],
-        "gradient2" => &[
+    let algorithm =
+        Algorithm::parse(&l.algorithm).map_err(|m| src.error_at(&field("algorithm"), m))?;
+    let keys: &[&str] = match algorithm {
+        Algorithm::Aimd => &["initial", "min", "max", "backoff_ratio", "timeout"],
+        Algorithm::Vegas => &["initial", "max", "smoothing", "probe_multiplier"],
+        Algorithm::Gradient2 => &[
             "initial",
             "min",
             "max",
@@ -36,23 +55,13 @@ pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfi
             "long_window",
             "rtt_tolerance",
         ],
-        other => {
-            let hint = crate::error::did_you_mean(other, ALGORITHMS.iter().copied());
-            return Err(src.error_at(
-                &field("algorithm"),
-                format!(
-                    "unknown limit algorithm `{other}`{hint}; valid: {}",
-                    ALGORITHMS.join(", ")
-                ),
-            ));
-        }
     };
-    if let Some((key, _)) = given.iter().find(|(k, set)| *set && !keys.contains(k)) {
+    if let Some(key) = stray_key(&given, keys) {
         return Err(src.error_at(
             &field(key),
             format!(
                 "`{key}` does not apply to the {} limit; its keys: {}",
-                l.algorithm,
+                algorithm.name(),
                 keys.join(", ")
             ),
         ));
@@ -65,8 +74,8 @@ pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfi
             Err(src.error_at(&field(name), "must be in (0, 1]"))
         }
     };
-    let algorithm = match l.algorithm.as_str() {
-        "aimd" => {
+    let algorithm = match algorithm {
+        Algorithm::Aimd => {
             let d = AimdConfig::default();
             let backoff_ratio = ratio("backoff_ratio", l.backoff_ratio, d.backoff_ratio)?;
             if backoff_ratio >= 1.0 {
@@ -80,7 +89,7 @@ pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfi
                 timeout: l.timeout.map_or(d.timeout, |t| t.0),
             })
         }
-        "vegas" => {
+        Algorithm::Vegas => {
             let d = VegasConfig::default();
             LimitAlgorithm::Vegas(VegasConfig {
                 initial_limit: l.initial.unwrap_or(d.initial_limit),
@@ -89,7 +98,7 @@ pub fn compile_limit(src: &Source, at: &str, l: &RawLimit) -> Located<LimitConfi
                 probe_multiplier: l.probe_multiplier.unwrap_or(d.probe_multiplier),
             })
         }
-        _ => {
+        Algorithm::Gradient2 => {
             let d = Gradient2Config::default();
             let rtt_tolerance = l.rtt_tolerance.unwrap_or(d.rtt_tolerance);
             if rtt_tolerance < 1.0 || !rtt_tolerance.is_finite() {
@@ -149,4 +158,24 @@ fn compile_window(src: &Source, at: &str, w: &RawLimitWindow) -> Located<WindowC
         window_size,
         min_rtt_threshold: w.min_rtt.map_or(d.min_rtt_threshold, |t| t.0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_has_its_name() {
+        let names: Vec<&str> = Algorithm::NAMES.iter().map(|(a, _)| a.name()).collect();
+        assert_eq!(names, ["aimd", "gradient2", "vegas"]);
+        assert_eq!(Algorithm::parse("vegas"), Ok(Algorithm::Vegas));
+        assert_eq!(
+            Algorithm::parse("gradient"),
+            Err(
+                "unknown limit algorithm `gradient` (did you mean `gradient2`?); valid: aimd, \
+                 gradient2, vegas"
+                    .into()
+            )
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! Defaults follow the library named beside each one in docs/policies.md.
 
 use super::document::{Located, Source};
+use super::keys::stray_key;
 use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
 use crate::error::did_you_mean;
@@ -198,7 +199,7 @@ fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig
         ("percent", t.percent.is_some()),
         ("min", t.min.is_some()),
     ];
-    if let Some((f, _)) = present.iter().find(|(f, on)| *on && !allowed.contains(f)) {
+    if let Some(f) = stray_key(&present, allowed) {
         return Err(src.error_at(
             &field(f),
             format!(

@@ -30,6 +30,8 @@ pub use gradient2::{Gradient2, Gradient2Config};
 pub use vegas::{Vegas, VegasConfig};
 pub use windowed::{Sample, WindowConfig, Windowed};
 
+use crate::outcome::Outcome;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum LimitAlgorithm {
     Aimd(AimdConfig),
@@ -131,6 +133,30 @@ impl Limiter {
 
     pub fn inflight(&self) -> u32 {
         self.inflight
+    }
+}
+
+/// What an attempt's outcome tells an adaptive limit: a sample (`Some(dropped)`), or nothing.
+/// As in concurrency-limits' gRPC and servlet integrations: an answer is a sample; a timeout or
+/// an overload answer (429, shed, refused, unavailable) is a drop, the congestion signal; a
+/// request the callee judged bad (`invalid`) or an internal error says nothing of capacity.
+/// The caller releases its permit with `release` for a sample and `ignore` for nothing.
+#[inline]
+pub fn sample_of(outcome: Outcome) -> Option<bool> {
+    match outcome {
+        Outcome::Ok | Outcome::Degraded => Some(false),
+        Outcome::Timeout
+        | Outcome::DeadlineExceeded
+        | Outcome::Overloaded
+        | Outcome::Shed
+        | Outcome::Refused
+        | Outcome::Unavailable => Some(true),
+        Outcome::Internal
+        | Outcome::Invalid
+        | Outcome::BreakerOpen
+        | Outcome::BulkheadFull
+        | Outcome::Throttled
+        | Outcome::Limited => None,
     }
 }
 
@@ -257,5 +283,32 @@ mod tests {
         assert_eq!(l.limit(), 30, "Gradient2: 0.8·30 + 0.2·34 = 30.8");
         l.release(S, 10 * MS, 30, false, 0.0);
         assert_eq!(l.limit(), 31, "0.8·30.8 + 0.2·34.8 = 31.6");
+    }
+
+    #[test]
+    fn answers_are_samples_congestion_is_a_drop_and_the_rest_says_nothing() {
+        let by_kind: Vec<(&str, Option<bool>)> = Outcome::ALL
+            .iter()
+            .map(|o| (o.name(), sample_of(*o)))
+            .collect();
+        assert_eq!(
+            by_kind,
+            [
+                ("ok", Some(false)),
+                ("degraded", Some(false)),
+                ("timeout", Some(true)),
+                ("deadline_exceeded", Some(true)),
+                ("unavailable", Some(true)),
+                ("overloaded", Some(true)),
+                ("internal", None),
+                ("invalid", None),
+                ("refused", Some(true)),
+                ("breaker_open", None),
+                ("bulkhead_full", None),
+                ("throttled", None),
+                ("shed", Some(true)),
+                ("limited", None),
+            ]
+        );
     }
 }
