@@ -172,16 +172,22 @@ impl Simulation {
         if let Some(op) = op {
             self.release_op(op, true);
         }
-        let acc = &mut self.rec.edges[edge];
-        acc.outcomes.record(outcome);
-        acc.call_latency.record(now - started);
+        // Recorded in each arm, so a fallback's end goes its own way at no cost to the others.
+        let took = now - started;
         match parent {
-            Parent::Client { client, user } => self.client_done(client, user),
+            Parent::Client { client, user } => {
+                self.rec.record_call_end(edge, outcome, took);
+                self.client_done(client, user)
+            }
             Parent::Job(jr) => {
+                self.rec.record_call_end(edge, outcome, took);
                 self.unlink_child(jr, cr, sibling);
                 self.child_done(jr, optional, fail_as, outcome);
             }
-            Parent::Fallback(original) => self.fallback_done(original, outcome),
+            Parent::Fallback(original) => {
+                self.rec.record_fallback_end(edge, outcome, took);
+                self.fallback_done(original, outcome)
+            }
         }
     }
 

@@ -29,7 +29,7 @@ impl Outcomes {
     pub fn finished(&self) -> u64 {
         self.counts.iter().sum()
     }
-    fn merge(&mut self, o: &Outcomes) {
+    pub(super) fn merge(&mut self, o: &Outcomes) {
         for (a, b) in self.counts.iter_mut().zip(o.counts.iter()) {
             *a += b;
         }

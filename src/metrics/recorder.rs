@@ -2,9 +2,11 @@
 //! bucket, levels integrated over time, buckets closed in order as simulated time passes.
 
 use super::RunMetrics;
-use super::acc::{ClientAcc, EdgeAcc, Emit, ServiceAcc};
+use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc};
 use super::level::Level;
 use crate::model::Model;
+use crate::outcome::Outcome;
+use crate::stats::hist::LatencyHist;
 
 /// The time-integrated levels of one service, summed over its instances.
 #[derive(Default, Clone, Copy)]
@@ -22,6 +24,10 @@ pub struct Recorder {
     /// ended with the same outcome at the same instant, so the client's outcomes and latency
     /// are the edge's: copied once per bucket rather than recorded twice per request.
     client_edges: Vec<usize>,
+    /// Edges a client's fallback also calls (its fallback goes to its own target), each with
+    /// the ends of those fallback calls: kept apart until the client's outcomes have been
+    /// copied from the edge, so each request counts once, then merged into the edge.
+    fallback_ends: Vec<(usize, CallEnds)>,
     pub services: Vec<ServiceAcc>,
     pub edges: Vec<EdgeAcc>,
     pub levels: Vec<ServiceLevels>,
@@ -55,10 +61,26 @@ struct WindowTotals {
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
 }
 
+/// How some logical calls ended: their outcomes and latencies.
+#[derive(Clone, Default)]
+struct CallEnds {
+    outcomes: Outcomes,
+    latency: LatencyHist,
+}
+
 impl Recorder {
     pub fn new(model: &Model) -> Recorder {
         let clients = vec![ClientAcc::default(); model.clients.len()];
         let client_edges = model.clients.iter().map(|c| c.call.edge).collect();
+        let mut fallback_ends: Vec<(usize, CallEnds)> = Vec::new();
+        for call in model.clients.iter().map(|c| &c.call) {
+            let shared = call
+                .fallback
+                .is_some_and(|f| model.fallbacks[f].edge == call.edge);
+            if shared && !fallback_ends.iter().any(|(e, _)| *e == call.edge) {
+                fallback_ends.push((call.edge, CallEnds::default()));
+            }
+        }
         let services: Vec<ServiceAcc> = model
             .services
             .iter()
@@ -93,6 +115,7 @@ impl Recorder {
             breakers_half_open: vec![Level::default(); edges.len()],
             clients,
             client_edges,
+            fallback_ends,
             services,
             edges,
             prefixes,
@@ -134,6 +157,27 @@ impl Recorder {
         }
     }
 
+    /// A logical call on `edge` ended.
+    #[inline(always)]
+    pub fn record_call_end(&mut self, edge: usize, outcome: Outcome, latency_ns: u64) {
+        let acc = &mut self.edges[edge];
+        acc.outcomes.record(outcome);
+        acc.call_latency.record(latency_ns);
+    }
+
+    /// A fallback call on `edge` ended: apart from the edge's other calls if a client's
+    /// outcomes are copied from it (`fallback_ends`).
+    #[inline(never)]
+    pub fn record_fallback_end(&mut self, edge: usize, outcome: Outcome, latency_ns: u64) {
+        match self.fallback_ends.iter_mut().find(|(e, _)| *e == edge) {
+            Some((_, ends)) => {
+                ends.outcomes.record(outcome);
+                ends.latency.record(latency_ns);
+            }
+            None => self.record_call_end(edge, outcome, latency_ns),
+        }
+    }
+
     /// True once the warm-up is over: what is recorded now counts in the summary.
     pub fn measuring(&self) -> bool {
         self.bucket_start >= self.warmup
@@ -144,6 +188,12 @@ impl Recorder {
             let calls = &self.edges[edge];
             client.outcomes = calls.outcomes.clone();
             client.latency.merge(&calls.call_latency);
+        }
+        for (edge, ends) in &mut self.fallback_ends {
+            let acc = &mut self.edges[*edge];
+            acc.outcomes.merge(&ends.outcomes);
+            acc.call_latency.merge(&ends.latency);
+            *ends = CallEnds::default();
         }
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);

@@ -395,7 +395,12 @@ throttle = { k = 2.0, window = "60s" }
 }
 
 fn with_fallback(fallback: &str, backup_workers: u32) -> cascade::metrics::RunMetrics {
-    run(&format!(
+    run(&fallback_scenario(fallback, backup_workers))
+}
+
+/// A client calling `primary`, which always fails, through a policy with `fallback`.
+fn fallback_scenario(fallback: &str, backup_workers: u32) -> String {
+    format!(
         r#"
 [scenario]
 name = "fallback"
@@ -426,7 +431,24 @@ target = "primary"
 [policy.p]
 fallback = {fallback}
 "#
-    ))
+    )
+}
+
+#[test]
+fn a_client_falling_back_to_its_own_target_counts_each_request_once() {
+    // Regression: the client's outcomes were read off its edge, which a fallback to the same
+    // service shares, so every request ended twice (42 requests, 84 errors).
+    let (model, m) = crate::support::run_model(&fallback_scenario(r#"{ to = "primary" }"#, 1));
+    crate::support::assert_counts_balance(&model, &m);
+    let requests = metric(&m, "client.c.requests");
+    // Both calls of a request fail on `primary`: the edge makes two calls, the client ends
+    // one request, unanswered.
+    assert!(requests > 10_000.0, "{requests}");
+    let calls = metric(&m, "edge.c.primary.calls");
+    assert!((calls - 2.0 * requests).abs() <= 2.0, "{calls} calls");
+    assert!((metric(&m, "edge.c.primary.fallbacks") - requests).abs() <= 2.0);
+    assert_eq!(metric(&m, "client.c.success"), 0.0);
+    assert!((metric(&m, "client.c.errors.unavailable") - requests).abs() <= 2.0);
 }
 
 #[test]

@@ -13,16 +13,6 @@ use super::faults::{self, Span, Targets};
 use super::policy::{self, FAILURES, Fallbacks};
 use crate::support::pick::Pick;
 
-/// Known bugs the generator steers around until they are fixed, each reported with its
-/// minimal scenario in issue 12's notes: set it to `false` once fixed, and the generator
-/// checks that case too.
-///
-/// A client whose fallback calls its own target: the fallback call shares the client's edge,
-/// from which the recorder copies the client's outcomes (`metrics/recorder.rs`,
-/// `close_bucket`), so each fallback is a second outcome of the same request and
-/// `client.<c>.requests` no longer balances.
-const AVOID_CLIENT_FALLBACK_TO_ITS_TARGET: bool = true;
-
 /// The scenario's text.
 pub fn generate(seed: u64) -> String {
     let mut p = Pick::new(seed);
@@ -274,14 +264,9 @@ impl Builder {
             );
         }
         if p.chance(0.7) {
-            // A client's fallback may call any service: none calls a client back, so the
-            // graph stays acyclic. But its own target only once `KNOWN_BUGS` says so.
-            let to: Vec<String> = names
-                .iter()
-                .filter(|n| !AVOID_CLIENT_FALLBACK_TO_ITS_TARGET || **n != target)
-                .cloned()
-                .collect();
-            t += &format!("policy = \"{}\"\n", self.policy(p, &to));
+            // A client's fallback may call any service, its own target too: none calls a
+            // client back, so the graph stays acyclic.
+            t += &format!("policy = \"{}\"\n", self.policy(p, names));
         }
         self.text += &t;
     }
