@@ -3,6 +3,7 @@
 //! Data flows one way: scenario text → `scenario::load` → `Model` → `engine::Simulation` →
 //! `metrics::RunMetrics` → `output` files. Commands read metrics, never the engine.
 
+pub mod atomic;
 pub mod baseline;
 pub mod chart;
 pub mod check;

@@ -2,9 +2,9 @@
 //! scenario), plus each variant's subdirectory. Charts and the report read these files, never
 //! the engine; run.json (wall-clock facts) is never read.
 
+use crate::atomic::io_error;
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::output::files::io_error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

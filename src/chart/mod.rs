@@ -17,8 +17,8 @@ pub mod sweep_data;
 pub mod sweep_line;
 pub mod timeline;
 
+use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
-use crate::output::files::{io_error, write_atomic};
 use data::RunData;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -88,7 +88,7 @@ impl Chart {
     /// Renders the chart as PNG to `path` (through a temporary file, renamed at the end).
     pub fn write_png(&self, path: &Path) -> Result<()> {
         font::ensure_registered();
-        let tmp = crate::output::files::temp_beside(path)?;
+        let tmp = crate::atomic::temp_beside(path)?;
         let drawn = {
             let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
             self.draw(&root).map_err(|e| e.to_string())

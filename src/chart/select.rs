@@ -4,13 +4,14 @@
 
 use super::axis::ParamAxis;
 use super::data::RunData;
-use super::format::{AxisUnit, short, unit_of};
+use super::format::{AxisUnit, unit_of};
 use super::heatmap::Heatmap;
 use super::latency::{Curve, LatencyChart, PERCENTILES};
 use super::sweep_data::SweepData;
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
 use super::{Chart, Kind, file_name, palette};
+use crate::number::short;
 
 pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
     let mut charts: Vec<Chart> = runs

@@ -3,9 +3,9 @@
 //! Columns are found by name: the parameter columns are those between `variant` (or `point`,
 //! in files without a `variant` column, whose rows are all `base`) and `metric`.
 
+use crate::atomic::io_error;
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::output::files::io_error;
 use std::path::{Path, PathBuf};
 
 /// One swept parameter: its path and its values in grid order.

@@ -3,9 +3,10 @@
 //! an expectation fails or a gated metric regressed (2 on bad input).
 
 use super::baseline::BaselineArgs;
+use cascade::atomic::write_atomic;
 use cascade::check::{Verdict, evaluate_replicated, replications_needed};
-use cascade::output::files::write_atomic;
-use cascade::output::table::{Table, sig3};
+use cascade::number::sig3;
+use cascade::output::table::Table;
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ pub struct Checked {
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
     if let Some(path) = &args.junit {
-        cascade::output::files::check_destination(path)?;
+        cascade::atomic::check_destination(path)?;
     }
     let overrides = super::parse_overrides(&args.set)?;
     let jobs = super::jobs_or_cores(args.jobs);

@@ -30,7 +30,7 @@ pub fn junit(checked: &[Checked]) -> String {
             } else {
                 out.push_str(&format!(
                     ">\n      <failure message=\"measured {}\"/>\n    </testcase>\n",
-                    xml(&cascade::output::files::number(v.measured))
+                    xml(&cascade::number::exact(v.measured))
                 ));
             }
         }

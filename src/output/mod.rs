@@ -1,7 +1,6 @@
 //! Output: result files and the tables printed on stdout.
 
 pub mod describe;
-pub mod files;
 pub mod run_files;
 pub mod sweep_files;
 pub mod sweep_table;

@@ -2,10 +2,11 @@
 //! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
 //! they are not).
 
-use super::files::{io_error, number, write_atomic};
+use crate::atomic::{io_error, write_atomic};
 use crate::error::Result;
 use crate::metrics::RunMetrics;
 use crate::model::Model;
+use crate::number::exact as number;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

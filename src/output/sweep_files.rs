@@ -2,8 +2,9 @@
 //! replication, seed, parameters, every metric) and `points.csv` / `points.json` (per point,
 //! variant and metric: replications, mean, standard deviation, 95% confidence interval).
 
-use super::files::{number, write_atomic};
+use crate::atomic::write_atomic;
 use crate::error::Result;
+use crate::number::exact as number;
 use crate::sweep::aggregate::Results;
 use std::fmt::Write as _;
 use std::path::Path;

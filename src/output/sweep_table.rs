@@ -2,10 +2,10 @@
 //! confidence half-width. Printed after a sweep and exported hyperfine-style with
 //! `--export-markdown`, `--export-csv` and `--export-json`.
 
-use super::files::number;
 use super::sweep_files::csv_field;
-use super::table::{Table, sig3};
+use super::table::Table;
 use crate::error::{Error, Result};
+use crate::number::{exact as number, sig3};
 use crate::sweep::aggregate::Results;
 use crate::sweep::stats::Summary;
 use std::fmt::Write as _;

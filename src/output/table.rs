@@ -4,6 +4,7 @@ use crate::fault::Target;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
 use crate::model::{Model, Outcome};
+use crate::number::{count, percent_fixed, sig3};
 use crate::time::format_duration;
 use std::fmt::Write as _;
 
@@ -85,31 +86,6 @@ impl Table {
     }
 }
 
-/// Formats a count with thousands separators.
-pub fn count(v: f64) -> String {
-    crate::number::thousands(v.round() as i64)
-}
-
-/// A number with about three significant figures.
-pub fn sig3(v: f64) -> String {
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-pub fn percent(v: f64) -> String {
-    format!("{:.2}%", v * 100.0)
-}
-
 /// The non-zero error counts of an entity, largest first: `timeout 12, unavailable 3`.
 fn errors(m: &RunMetrics, prefix: &str) -> String {
     let mut e: Vec<(f64, &str)> = Outcome::failures()
@@ -163,7 +139,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         t.row(vec![
             c.name.clone(),
             count(g(format!("{p}.requests"))),
-            percent(g(format!("{p}.success_ratio"))),
+            percent_fixed(g(format!("{p}.success_ratio"))),
             sig3(g(format!("{p}.goodput_rps"))),
             sig3(g(format!("{p}.latency_p50_ms"))),
             sig3(g(format!("{p}.latency_p99_ms"))),
@@ -195,7 +171,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
             count(g(format!("{p}.served"))),
             count(g(format!("{p}.rejected"))),
             count(g(format!("{p}.dropped_expired"))),
-            percent(g(format!("{p}.utilization"))),
+            percent_fixed(g(format!("{p}.utilization"))),
             sig3(g(format!("{p}.wait_mean_ms"))),
             sig3(g(format!("{p}.wait_p99_ms"))),
             sig3(g(format!("{p}.sojourn_mean_ms"))),
@@ -377,18 +353,6 @@ pub fn render_variants(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_numbers() {
-        assert_eq!(count(1234567.0), "1,234,567");
-        assert_eq!(count(-1000.0), "-1,000");
-        assert_eq!(count(12.0), "12");
-        assert_eq!(sig3(4.56789), "4.57");
-        assert_eq!(sig3(31.4159), "31.4");
-        assert_eq!(sig3(314.159), "314");
-        assert_eq!(sig3(0.0314), "0.031");
-        assert_eq!(percent(0.99871), "99.87%");
-    }
 
     #[test]
     fn aligns_columns() {

@@ -8,10 +8,10 @@
 use super::Block;
 use super::tables::Table;
 use crate::chart::data::RunData;
-use crate::chart::format::short;
 use crate::chart::sweep_data::{SweepData, csv_fields};
 use crate::check::{Expect, Verdict};
 use crate::model::Model;
+use crate::number::short;
 use std::collections::BTreeMap;
 
 /// A run's expectations: the line for "At a glance" and the section's blocks.

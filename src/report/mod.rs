@@ -10,9 +10,9 @@ pub mod markdown;
 pub mod tables;
 pub mod topology;
 
+use crate::atomic::write_atomic;
 use crate::chart::{self, Chart};
 use crate::error::Result;
-use crate::output::files::write_atomic;
 use std::path::{Path, PathBuf};
 use tables::Table;
 

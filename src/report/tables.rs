@@ -3,8 +3,8 @@
 //! fault's verdict, the summary per client, service and edge, and the variants side by side.
 
 use crate::chart::data::RunData;
-use crate::chart::format::{latency_ms, percent, short};
 use crate::model::Model;
+use crate::number::{count, latency_ms, percent, short};
 use crate::output::describe;
 use crate::time::format_duration as dur;
 
@@ -159,10 +159,6 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
 
 fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
     r.metric(name).map_or("–".into(), f)
-}
-
-fn count(v: f64) -> String {
-    crate::output::table::count(v)
 }
 
 pub fn clients(r: &RunData) -> Table {

@@ -2,10 +2,10 @@
 //! in the call graph, each call an arrow labelled with its policy's highlights (timeout,
 //! attempts, breaker…); services a fault hits are outlined in vermillion with their fault tags.
 
-use crate::chart::format::short;
 use crate::chart::palette::{self, hex};
 use crate::fault::Target;
 use crate::model::{Load, Model};
+use crate::number::short;
 use crate::output::describe;
 use std::fmt::Write as _;
 

@@ -4,8 +4,9 @@
 //! runs that were in flight, and re-running into the same directory skips the rest.
 
 use super::{Plan, RunKey};
+use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
-use crate::output::files::{io_error, number, write_atomic};
+use crate::number::exact as number;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
