@@ -2,11 +2,13 @@
 //! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
 //! they are not).
 
+use super::csv_text::CsvText;
 use crate::atomic::{io_error, write_atomic};
 use crate::error::Result;
 use crate::metrics::RunMetrics;
 use crate::model::Model;
 use crate::number::exact as number;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -41,18 +43,34 @@ pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
     s
 }
 
+/// The columns of timeseries.csv.
+pub const SERIES_HEADER: [&str; 3] = ["time_s", "metric", "value"];
+
+/// One row of timeseries.csv, both ways: written with its numbers as text (`&str`, already in
+/// `number::exact`'s form), read back as `f64`.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesRow<N, S> {
+    pub time_s: N,
+    pub metric: S,
+    pub value: N,
+}
+
 /// Long form: `time_s,metric,value`, one row per bucket per metric, buckets in time order.
 pub fn timeseries_csv(metrics: &RunMetrics) -> String {
-    let mut s = String::with_capacity(metrics.series.len() * 32 + 32);
-    s.push_str("time_s,metric,value\n");
+    let mut w = CsvText::default();
+    w.record(SERIES_HEADER);
     let m = metrics.names.len();
     for b in 0..metrics.buckets() {
         let t = number(b as f64 * metrics.bucket_ns as f64 / 1e9);
         for (k, name) in metrics.names.iter().enumerate() {
-            let _ = writeln!(s, "{t},{name},{}", number(metrics.series[b * m + k]));
+            w.row(&SeriesRow {
+                time_s: t.as_str(),
+                metric: name.as_str(),
+                value: number(metrics.series[b * m + k]).as_str(),
+            });
         }
     }
-    s
+    w.finish()
 }
 
 pub fn run_json(model: &Model, facts: &RunFacts) -> String {

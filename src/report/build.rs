@@ -2,12 +2,12 @@
 
 use super::tables::{self, Table};
 use super::{Block, Doc, Section, topology};
-use crate::chart::data::RunData;
-use crate::chart::sweep_data::SweepData;
 use crate::chart::{Chart, Kind};
 use crate::model::Model;
 use crate::number::{latency_ms, percent, short};
 use crate::output::describe;
+use crate::output::read_run::RunData;
+use crate::output::read_sweep::SweepData;
 
 fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
     Section {

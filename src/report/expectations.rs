@@ -7,11 +7,11 @@
 
 use super::Block;
 use super::tables::Table;
-use crate::chart::data::RunData;
-use crate::chart::sweep_data::{SweepData, csv_fields};
 use crate::check::{Expect, Verdict};
 use crate::model::Model;
 use crate::number::short;
+use crate::output::read_run::RunData;
+use crate::output::read_sweep::{SweepData, read_replications};
 use std::collections::BTreeMap;
 
 /// A run's expectations: the line for "At a glance" and the section's blocks.
@@ -91,40 +91,6 @@ pub fn of_run(run: &RunData) -> RunExpectations {
     }
 }
 
-/// runs.csv by (point, variant): each replication's metrics, in replication order.
-type Replications = BTreeMap<(usize, String), BTreeMap<u64, BTreeMap<String, f64>>>;
-
-/// Reads the sweep's runs.csv: `point,variant,rep,seed`, the parameters, then the metrics.
-fn replications(s: &SweepData) -> Result<Replications, String> {
-    let path = s.dir.join("runs.csv");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines = text.lines();
-    let header = csv_fields(lines.next().unwrap_or_default());
-    let first_metric = 4 + s.params.len();
-    if header.len() < first_metric || header[..3] != ["point", "variant", "rep"] {
-        return Err(format!("{}: not a sweep's runs.csv", path.display()));
-    }
-    let mut out = Replications::new();
-    for (i, line) in lines.enumerate() {
-        let f = csv_fields(line);
-        let bad = || format!("{}:{}: malformed row", path.display(), i + 2);
-        if f.len() != header.len() {
-            return Err(bad());
-        }
-        let point: usize = f[0].parse().map_err(|_| bad())?;
-        let rep: u64 = f[2].parse().map_err(|_| bad())?;
-        let metrics = header[first_metric..]
-            .iter()
-            .zip(&f[first_metric..])
-            .filter_map(|(n, v)| Some((n.clone(), v.parse::<f64>().ok()?)))
-            .collect();
-        out.entry((point, f[1].clone()))
-            .or_default()
-            .insert(rep, metrics);
-    }
-    Ok(out)
-}
-
 /// One cell: the verdict on the point's first `reps` replications, as `check` gives it.
 fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> String {
     let Some(reps) = reps else {
@@ -162,7 +128,7 @@ fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> Stri
 
 /// Points × variants × expectations.
 pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
-    let runs = match replications(s) {
+    let runs = match read_replications(&s.dir, s.params.len()) {
         Ok(r) => r,
         Err(e) => {
             return vec![Block::Text(format!(

@@ -2,10 +2,10 @@
 //! the per-edge resilience matrix, the services' own protections, the fault schedule with each
 //! fault's verdict, the summary per client, service and edge, and the variants side by side.
 
-use crate::chart::data::RunData;
 use crate::model::Model;
 use crate::number::{count, latency_ms, percent, short};
 use crate::output::describe;
+use crate::output::read_run::RunData;
 use crate::time::format_duration as dur;
 
 #[derive(Debug, Clone, Default)]

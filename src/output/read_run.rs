@@ -2,6 +2,8 @@
 //! scenario), plus each variant's subdirectory. Charts and the report read these files, never
 //! the engine; run.json (wall-clock facts) is never read.
 
+use super::csv_text::{csv_error, read_text, reader};
+use super::run_files::{SERIES_HEADER, SeriesRow};
 use crate::atomic::io_error;
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -79,10 +81,6 @@ pub fn is_run_dir(dir: &Path) -> bool {
     dir.join("summary.json").is_file()
 }
 
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(io_error(path))
-}
-
 fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {what}", path.display()))
 }
@@ -90,8 +88,8 @@ fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
 /// Reads one run's directory (not its variants).
 pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     let path = dir.join("summary.json");
-    let json: serde_json::Value =
-        serde_json::from_str(&read(&path)?).map_err(|e| bad(&path, format!("not JSON: {e}")))?;
+    let json: serde_json::Value = serde_json::from_str(&read_text(&path)?)
+        .map_err(|e| bad(&path, format!("not JSON: {e}")))?;
     let metrics: BTreeMap<String, f64> = json
         .get("metrics")
         .and_then(|m| m.as_object())
@@ -118,7 +116,7 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     let model = if toml.is_file() {
         Some(crate::scenario::load_str(
             &toml.display().to_string(),
-            &read(&toml)?,
+            &read_text(&toml)?,
             &[],
         )?)
     } else {
@@ -148,35 +146,22 @@ type Series = (Vec<f64>, BTreeMap<String, Vec<f64>>);
 
 /// Long form `time_s,metric,value`, buckets in time order, into one vector per metric.
 fn read_timeseries(path: &Path) -> Result<Series> {
-    let text = read(path)?;
-    let mut lines = text.lines();
-    match lines.next() {
-        Some(h) if h.trim() == "time_s,metric,value" => {}
-        _ => return Err(bad(path, "expected the header `time_s,metric,value`")),
+    let text = read_text(path)?;
+    let mut rows = reader(&text);
+    if rows.headers().map_err(csv_error(path))? != &SERIES_HEADER[..] {
+        return Err(bad(path, "expected the header `time_s,metric,value`"));
     }
     let mut times: Vec<f64> = Vec::new();
     let mut series: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (i, line) in lines.enumerate() {
-        if line.is_empty() {
-            continue;
+    for row in rows.deserialize() {
+        let row: SeriesRow<f64, String> = row.map_err(csv_error(path))?;
+        if times.last() != Some(&row.time_s) {
+            times.push(row.time_s);
         }
-        let mut f = line.splitn(3, ',');
-        let (Some(t), Some(name), Some(v)) = (f.next(), f.next(), f.next()) else {
-            return Err(bad(path, format!("line {}: expected three fields", i + 2)));
-        };
-        let parse = |s: &str| {
-            s.parse::<f64>()
-                .map_err(|_| bad(path, format!("line {}: `{s}` is not a number", i + 2)))
-        };
-        let t = parse(t)?;
-        let v = parse(v)?;
-        if times.last() != Some(&t) {
-            times.push(t);
-        }
-        let column = series.entry(name.to_string()).or_default();
+        let column = series.entry(row.metric).or_default();
         // A metric missing from some bucket reads as 0 there.
         column.resize(times.len() - 1, 0.0);
-        column.push(v);
+        column.push(row.value);
     }
     for column in series.values_mut() {
         column.resize(times.len(), 0.0);
