@@ -2,6 +2,7 @@
 //! replication, seed, parameters, every metric) and `points.csv` / `points.json` (per point,
 //! variant and metric: replications, mean, standard deviation, 95% confidence interval).
 
+use super::csv_text::CsvText;
 use crate::atomic::write_atomic;
 use crate::error::Result;
 use crate::number::exact as number;
@@ -16,31 +17,8 @@ pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
     write_atomic(&dir.join("points.json"), points_json(r).as_bytes())
 }
 
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 fn json_str(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
-}
-
-fn param_header(r: &Results) -> String {
-    r.manifest
-        .params
-        .iter()
-        .map(|p| format!(",{}", csv_field(&p.path)))
-        .collect()
-}
-
-fn param_fields(r: &Results, point: usize) -> String {
-    r.points[point]
-        .iter()
-        .map(|v| format!(",{}", csv_field(v)))
-        .collect()
 }
 
 /// `{"path": "value", ...}` for a point.
@@ -55,59 +33,64 @@ fn param_object(r: &Results, point: usize) -> String {
     format!("{{{}}}", fields.join(", "))
 }
 
+/// The parameters' paths, for a header.
+fn param_paths(r: &Results) -> impl Iterator<Item = &str> {
+    r.manifest.params.iter().map(|p| p.path.as_str())
+}
+
 pub fn runs_csv(r: &Results) -> String {
-    let mut out = format!("point,variant,rep,seed{}", param_header(r));
-    for n in &r.names {
-        out.push(',');
-        out.push_str(&csv_field(n));
-    }
-    out.push('\n');
+    let mut w = CsvText::default();
+    let fixed = ["point", "variant", "rep", "seed"];
+    w.record(
+        fixed
+            .into_iter()
+            .chain(param_paths(r))
+            .chain(r.names.iter().map(String::as_str)),
+    );
     for run in &r.runs {
         let k = run.key;
-        let _ = write!(
-            out,
-            "{},{},{},{}{}",
-            k.point,
-            csv_field(&r.manifest.variants[k.variant]),
-            k.rep,
-            run.seed,
-            param_fields(r, k.point)
-        );
-        for v in &run.values {
-            out.push(',');
-            if let Some(v) = v {
-                out.push_str(&number(*v));
-            }
-        }
-        out.push('\n');
+        let mut row = vec![
+            k.point.to_string(),
+            r.manifest.variants[k.variant].clone(),
+            k.rep.to_string(),
+            run.seed.to_string(),
+        ];
+        row.extend(r.points[k.point].iter().cloned());
+        // A metric this run does not have is an empty field.
+        row.extend(run.values.iter().map(|v| v.map(number).unwrap_or_default()));
+        w.record(&row);
     }
-    out
+    w.finish()
 }
 
 pub fn points_csv(r: &Results) -> String {
-    let mut out = format!(
-        "point,variant{},metric,n,mean,sd,ci95_low,ci95_high\n",
-        param_header(r)
+    let mut w = CsvText::default();
+    let stats = ["metric", "n", "mean", "sd", "ci95_low", "ci95_high"];
+    w.record(
+        ["point", "variant"]
+            .into_iter()
+            .chain(param_paths(r))
+            .chain(stats),
     );
     for point in 0..r.points.len() {
         for (variant, vname) in r.manifest.variants.iter().enumerate() {
-            let prefix = format!("{point},{}{}", csv_field(vname), param_fields(r, point));
             for (name, s) in r.names.iter().zip(r.stats(point, variant)) {
                 let Some(s) = s else { continue };
-                let _ = writeln!(
-                    out,
-                    "{prefix},{},{},{},{},{},{}",
-                    csv_field(name),
-                    s.n,
+                let mut row = vec![point.to_string(), vname.clone()];
+                row.extend(r.points[point].iter().cloned());
+                row.extend([
+                    name.clone(),
+                    s.n.to_string(),
                     number(s.mean),
                     number(s.sd),
                     number(s.ci95.0),
-                    number(s.ci95.1)
-                );
+                    number(s.ci95.1),
+                ]);
+                w.record(&row);
             }
         }
     }
-    out
+    w.finish()
 }
 
 pub fn runs_json(r: &Results) -> String {
