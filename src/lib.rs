@@ -10,6 +10,7 @@ pub mod check;
 pub mod engine;
 pub mod error;
 pub mod fault;
+pub mod json;
 pub mod metrics;
 pub mod model;
 pub mod number;

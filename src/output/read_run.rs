@@ -95,8 +95,15 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         .and_then(|m| m.as_object())
         .ok_or_else(|| bad(&path, "no \"metrics\" object"))?
         .iter()
-        .filter_map(|(k, v)| v.as_f64().map(|v| (k.clone(), v)))
-        .collect();
+        .map(|(k, v)| {
+            // A null is how serde_json writes a NaN or an infinity: a bug at its source, never
+            // a value to draw.
+            let v = v
+                .as_f64()
+                .ok_or_else(|| bad(&path, format!("metric `{k}` is {v}, not a number")))?;
+            Ok((k.clone(), v))
+        })
+        .collect::<Result<_>>()?;
     let num = |k: &str| json.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
     let scenario = json
         .get("scenario")
@@ -217,6 +224,21 @@ pub fn variant_names(source: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_metric_that_is_not_a_number_is_refused() {
+        let d = std::env::temp_dir().join(format!("cascade-read-run-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("summary.json"), "{\"metrics\": {\"a\": null}}").unwrap();
+        std::fs::write(d.join("timeseries.csv"), "time_s,metric,value\n").unwrap();
+        let e = read_run(&d, "base").unwrap_err().to_string();
+        assert!(e.ends_with("metric `a` is null, not a number"), "{e}");
+        std::fs::write(d.join("summary.json"), "{\"metrics\": {\"a\": 0.5}}").unwrap();
+        let r = read_run(&d, "base").unwrap();
+        assert_eq!(r.metric("a"), Some(0.5));
+        assert!(r.times.is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn variant_names_come_in_file_order() {

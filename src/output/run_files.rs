@@ -5,11 +5,11 @@
 use super::csv_text::CsvText;
 use crate::atomic::{io_error, write_atomic};
 use crate::error::Result;
+use crate::json::{self, Pairs};
 use crate::metrics::RunMetrics;
 use crate::model::Model;
 use crate::number::exact as number;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Facts about how the run went on this machine: not deterministic.
@@ -20,27 +20,25 @@ pub struct RunFacts {
     pub peak_in_flight: usize,
 }
 
+/// summary.json: the run's name, seed and length, and every summary metric in the run's order.
+#[derive(Serialize)]
+struct Summary<'a> {
+    scenario: &'a str,
+    seed: u64,
+    duration_s: f64,
+    warmup_s: f64,
+    metrics: Pairs<'a, String, f64>,
+}
+
 pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "{{\n  \"scenario\": {},\n  \"seed\": {},\n  \"duration_s\": {},\n  \"warmup_s\": {},\n  \"metrics\": {{",
-        serde_json::Value::String(model.name.clone()),
-        model.seed,
-        number(model.duration as f64 / 1e9),
-        number(model.warmup as f64 / 1e9),
-    );
-    for (i, (name, value)) in metrics.summary.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            s,
-            "{sep}\n    {}: {}",
-            serde_json::Value::String(name.clone()),
-            number(*value)
-        );
-    }
-    s.push_str("\n  }\n}\n");
-    s
+    let summary = Summary {
+        scenario: &model.name,
+        seed: model.seed,
+        duration_s: model.duration as f64 / 1e9,
+        warmup_s: model.warmup as f64 / 1e9,
+        metrics: Pairs(&metrics.summary),
+    };
+    json::to_text(&summary, json::pretty)
 }
 
 /// The columns of timeseries.csv.

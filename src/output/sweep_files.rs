@@ -5,9 +5,10 @@
 use super::csv_text::CsvText;
 use crate::atomic::write_atomic;
 use crate::error::Result;
+use crate::json::{self, Entries, Pairs};
 use crate::number::exact as number;
 use crate::sweep::aggregate::Results;
-use std::fmt::Write as _;
+use serde::Serialize;
 use std::path::Path;
 
 pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
@@ -15,22 +16,6 @@ pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
     write_atomic(&dir.join("points.csv"), points_csv(r).as_bytes())?;
     write_atomic(&dir.join("runs.json"), runs_json(r).as_bytes())?;
     write_atomic(&dir.join("points.json"), points_json(r).as_bytes())
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
-}
-
-/// `{"path": "value", ...}` for a point.
-fn param_object(r: &Results, point: usize) -> String {
-    let fields: Vec<String> = r
-        .manifest
-        .params
-        .iter()
-        .zip(&r.points[point])
-        .map(|(p, v)| format!("{}: {}", json_str(&p.path), json_str(v)))
-        .collect();
-    format!("{{{}}}", fields.join(", "))
 }
 
 /// The parameters' paths, for a header.
@@ -93,68 +78,131 @@ pub fn points_csv(r: &Results) -> String {
     w.finish()
 }
 
-pub fn runs_json(r: &Results) -> String {
-    let mut out = String::from("[");
-    for (i, run) in r.runs.iter().enumerate() {
-        let k = run.key;
-        let _ = write!(
-            out,
-            "{}\n  {{\"point\": {}, \"variant\": {}, \"rep\": {}, \"seed\": {}, \"params\": {}, \"metrics\": {{",
-            if i == 0 { "" } else { "," },
-            k.point,
-            json_str(&r.manifest.variants[k.variant]),
-            k.rep,
-            run.seed,
-            param_object(r, k.point)
-        );
-        let fields: Vec<String> = r
-            .names
-            .iter()
-            .zip(&run.values)
-            .filter_map(|(n, v)| v.map(|v| format!("{}: {}", json_str(n), number(v))))
-            .collect();
-        out.push_str(&fields.join(", "));
-        out.push_str("}}");
+/// The parameters of a point, as `{"path": "value", ...}`.
+fn params(r: &Results, point: usize) -> Vec<(&str, &str)> {
+    r.manifest
+        .params
+        .iter()
+        .zip(&r.points[point])
+        .map(|(p, v)| (p.path.as_str(), v.as_str()))
+        .collect()
+}
+
+/// One row of runs.json.
+#[derive(Serialize)]
+struct RunRow<'a> {
+    point: usize,
+    variant: &'a str,
+    rep: u32,
+    seed: u64,
+    params: Pairs<'a, &'a str, &'a str>,
+    /// The metrics this run has, in the tables' order.
+    metrics: Pairs<'a, &'a str, f64>,
+}
+
+/// One row of points.json.
+#[derive(Serialize)]
+struct PointRow<'a> {
+    point: usize,
+    variant: &'a str,
+    params: Pairs<'a, &'a str, &'a str>,
+    metrics: Pairs<'a, &'a str, StatRow>,
+}
+
+#[derive(Serialize)]
+struct StatRow {
+    n: usize,
+    mean: f64,
+    sd: f64,
+    ci95_low: f64,
+    ci95_high: f64,
+}
+
+/// runs.json: one run a line.
+fn runs_layout(depth: usize, _key: Option<&str>) -> Entries {
+    if depth == 1 {
+        Entries::pretty(1)
+    } else {
+        Entries::Inline
     }
-    out.push_str("\n]\n");
-    out
+}
+
+/// points.json: one point a line, and its metrics one a line beneath it, as a row of every
+/// metric's statistics would be too long to read.
+fn points_layout(depth: usize, key: Option<&str>) -> Entries {
+    match (depth, key) {
+        (1, _) => Entries::pretty(1),
+        (3, Some("metrics")) => Entries::Lines {
+            indent: 4,
+            close: None,
+        },
+        _ => Entries::Inline,
+    }
+}
+
+pub fn runs_json(r: &Results) -> String {
+    let rows: Vec<(Vec<(&str, &str)>, Vec<(&str, f64)>)> = r
+        .runs
+        .iter()
+        .map(|run| {
+            let metrics = r
+                .names
+                .iter()
+                .zip(&run.values)
+                .filter_map(|(n, v)| Some((n.as_str(), (*v)?)))
+                .collect();
+            (params(r, run.key.point), metrics)
+        })
+        .collect();
+    let rows: Vec<RunRow> = r
+        .runs
+        .iter()
+        .zip(&rows)
+        .map(|(run, (params, metrics))| RunRow {
+            point: run.key.point,
+            variant: &r.manifest.variants[run.key.variant],
+            rep: run.key.rep,
+            seed: run.seed,
+            params: Pairs(params),
+            metrics: Pairs(metrics),
+        })
+        .collect();
+    json::to_text(&rows, runs_layout)
 }
 
 pub fn points_json(r: &Results) -> String {
-    let mut out = String::from("[");
-    let mut first = true;
+    let mut cells = Vec::new();
     for point in 0..r.points.len() {
         for (variant, vname) in r.manifest.variants.iter().enumerate() {
-            let _ = write!(
-                out,
-                "{}\n  {{\"point\": {point}, \"variant\": {}, \"params\": {}, \"metrics\": {{",
-                if first { "" } else { "," },
-                json_str(vname),
-                param_object(r, point)
-            );
-            first = false;
-            let fields: Vec<String> = r
+            let metrics: Vec<(&str, StatRow)> = r
                 .names
                 .iter()
                 .zip(r.stats(point, variant))
                 .filter_map(|(n, s)| {
-                    s.map(|s| {
-                        format!(
-                            "\n    {}: {{\"n\": {}, \"mean\": {}, \"sd\": {}, \"ci95_low\": {}, \"ci95_high\": {}}}",
-                            json_str(n),
-                            s.n,
-                            number(s.mean),
-                            number(s.sd),
-                            number(s.ci95.0),
-                            number(s.ci95.1)
-                        )
-                    })
+                    let s = s?;
+                    Some((
+                        n.as_str(),
+                        StatRow {
+                            n: s.n,
+                            mean: s.mean,
+                            sd: s.sd,
+                            ci95_low: s.ci95.0,
+                            ci95_high: s.ci95.1,
+                        },
+                    ))
                 })
                 .collect();
-            out.push_str(&fields.join(","));
-            out.push_str("}}");
+            cells.push((point, vname.as_str(), params(r, point), metrics));
         }
     }
-    out.push_str("\n]\n");
-    out
+    let rows: Vec<PointRow> = cells
+        .iter()
+        .map(|(point, variant, params, metrics)| PointRow {
+            point: *point,
+            variant,
+            params: Pairs(params),
+            metrics: Pairs(metrics),
+        })
+        .collect();
+    json::to_text(&rows, points_layout)
 }
