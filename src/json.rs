@@ -57,9 +57,9 @@ pub fn to_text(value: &impl Serialize, layout: Layout) -> String {
 
 /// An ordered list of `(key, value)` pairs serialized as a JSON object in that order: metrics
 /// keep the run's own order, which neither a `BTreeMap` nor serde_json's `Map` would.
-pub struct Pairs<'a, K, V>(pub &'a [(K, V)]);
+pub struct Pairs<K, V>(pub Vec<(K, V)>);
 
-impl<K: Serialize, V: Serialize> Serialize for Pairs<'_, K, V> {
+impl<K: Serialize, V: Serialize> Serialize for Pairs<K, V> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
@@ -276,7 +276,10 @@ mod tests {
     #[test]
     fn pairs_keep_their_order() {
         let pairs = [("z", 1.0), ("a", 0.5)];
-        assert_eq!(to_text(&Pairs(&pairs), compact), "{\"z\":1,\"a\":0.5}\n");
+        assert_eq!(
+            to_text(&Pairs(pairs.to_vec()), compact),
+            "{\"z\":1,\"a\":0.5}\n"
+        );
     }
 
     #[test]

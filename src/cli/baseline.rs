@@ -7,7 +7,7 @@ use cascade::baseline::{Baseline, Change, Comparison, DEFAULT_DIR, Thresholds, c
 use cascade::check::Verdict;
 use cascade::metrics::RunMetrics;
 use cascade::number::sig3;
-use cascade::output::table::Table;
+use cascade::output::text_table::Table;
 use clap::Args;
 use std::path::PathBuf;
 

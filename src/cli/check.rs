@@ -6,7 +6,7 @@ use super::baseline::BaselineArgs;
 use cascade::atomic::write_atomic;
 use cascade::check::{Verdict, evaluate_replicated, replications_needed};
 use cascade::number::sig3;
-use cascade::output::table::Table;
+use cascade::output::text_table::Table;
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
-use cascade::output::table::{render_faults, render_summary, render_variants};
+use cascade::output::run_tables::{render_faults, render_summary, render_variants};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,6 +6,7 @@ pub mod read_dir;
 pub mod read_run;
 pub mod read_sweep;
 pub mod run_files;
+pub mod run_tables;
 pub mod sweep_files;
 pub mod sweep_table;
-pub mod table;
+pub mod text_table;

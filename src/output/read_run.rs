@@ -155,7 +155,7 @@ type Series = (Vec<f64>, BTreeMap<String, Vec<f64>>);
 fn read_timeseries(path: &Path) -> Result<Series> {
     let text = read_text(path)?;
     let mut rows = reader(&text);
-    if rows.headers().map_err(csv_error(path))? != &SERIES_HEADER[..] {
+    if rows.headers().map_err(csv_error(path))? != SERIES_HEADER[..] {
         return Err(bad(path, "expected the header `time_s,metric,value`"));
     }
     let mut times: Vec<f64> = Vec::new();

@@ -27,7 +27,7 @@ struct Summary<'a> {
     seed: u64,
     duration_s: f64,
     warmup_s: f64,
-    metrics: Pairs<'a, String, f64>,
+    metrics: Pairs<&'a str, f64>,
 }
 
 pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
@@ -36,7 +36,13 @@ pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
         seed: model.seed,
         duration_s: model.duration as f64 / 1e9,
         warmup_s: model.warmup as f64 / 1e9,
-        metrics: Pairs(&metrics.summary),
+        metrics: Pairs(
+            metrics
+                .summary
+                .iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect(),
+        ),
     };
     json::to_text(&summary, json::pretty)
 }

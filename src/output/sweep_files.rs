@@ -79,13 +79,15 @@ pub fn points_csv(r: &Results) -> String {
 }
 
 /// The parameters of a point, as `{"path": "value", ...}`.
-fn params(r: &Results, point: usize) -> Vec<(&str, &str)> {
-    r.manifest
-        .params
-        .iter()
-        .zip(&r.points[point])
-        .map(|(p, v)| (p.path.as_str(), v.as_str()))
-        .collect()
+fn params(r: &Results, point: usize) -> Pairs<&str, &str> {
+    Pairs(
+        r.manifest
+            .params
+            .iter()
+            .zip(&r.points[point])
+            .map(|(p, v)| (p.path.as_str(), v.as_str()))
+            .collect(),
+    )
 }
 
 /// One row of runs.json.
@@ -95,9 +97,9 @@ struct RunRow<'a> {
     variant: &'a str,
     rep: u32,
     seed: u64,
-    params: Pairs<'a, &'a str, &'a str>,
+    params: Pairs<&'a str, &'a str>,
     /// The metrics this run has, in the tables' order.
-    metrics: Pairs<'a, &'a str, f64>,
+    metrics: Pairs<&'a str, f64>,
 }
 
 /// One row of points.json.
@@ -105,8 +107,8 @@ struct RunRow<'a> {
 struct PointRow<'a> {
     point: usize,
     variant: &'a str,
-    params: Pairs<'a, &'a str, &'a str>,
-    metrics: Pairs<'a, &'a str, StatRow>,
+    params: Pairs<&'a str, &'a str>,
+    metrics: Pairs<&'a str, StatRow>,
 }
 
 #[derive(Serialize)]
@@ -141,68 +143,54 @@ fn points_layout(depth: usize, key: Option<&str>) -> Entries {
 }
 
 pub fn runs_json(r: &Results) -> String {
-    let rows: Vec<(Vec<(&str, &str)>, Vec<(&str, f64)>)> = r
-        .runs
-        .iter()
-        .map(|run| {
-            let metrics = r
-                .names
-                .iter()
-                .zip(&run.values)
-                .filter_map(|(n, v)| Some((n.as_str(), (*v)?)))
-                .collect();
-            (params(r, run.key.point), metrics)
-        })
-        .collect();
     let rows: Vec<RunRow> = r
         .runs
         .iter()
-        .zip(&rows)
-        .map(|(run, (params, metrics))| RunRow {
+        .map(|run| RunRow {
             point: run.key.point,
             variant: &r.manifest.variants[run.key.variant],
             rep: run.key.rep,
             seed: run.seed,
-            params: Pairs(params),
-            metrics: Pairs(metrics),
+            params: params(r, run.key.point),
+            metrics: Pairs(
+                r.names
+                    .iter()
+                    .zip(&run.values)
+                    .filter_map(|(n, v)| Some((n.as_str(), (*v)?)))
+                    .collect(),
+            ),
         })
         .collect();
     json::to_text(&rows, runs_layout)
 }
 
 pub fn points_json(r: &Results) -> String {
-    let mut cells = Vec::new();
+    let mut rows = Vec::new();
     for point in 0..r.points.len() {
         for (variant, vname) in r.manifest.variants.iter().enumerate() {
-            let metrics: Vec<(&str, StatRow)> = r
+            let metrics = r
                 .names
                 .iter()
                 .zip(r.stats(point, variant))
                 .filter_map(|(n, s)| {
                     let s = s?;
-                    Some((
-                        n.as_str(),
-                        StatRow {
-                            n: s.n,
-                            mean: s.mean,
-                            sd: s.sd,
-                            ci95_low: s.ci95.0,
-                            ci95_high: s.ci95.1,
-                        },
-                    ))
+                    let stats = StatRow {
+                        n: s.n,
+                        mean: s.mean,
+                        sd: s.sd,
+                        ci95_low: s.ci95.0,
+                        ci95_high: s.ci95.1,
+                    };
+                    Some((n.as_str(), stats))
                 })
                 .collect();
-            cells.push((point, vname.as_str(), params(r, point), metrics));
+            rows.push(PointRow {
+                point,
+                variant: vname,
+                params: params(r, point),
+                metrics: Pairs(metrics),
+            });
         }
     }
-    let rows: Vec<PointRow> = cells
-        .iter()
-        .map(|(point, variant, params, metrics)| PointRow {
-            point: *point,
-            variant,
-            params: Pairs(params),
-            metrics: Pairs(metrics),
-        })
-        .collect();
     json::to_text(&rows, points_layout)
 }

@@ -3,7 +3,7 @@
 //! `--export-markdown`, `--export-csv` and `--export-json`.
 
 use super::csv_text::CsvText;
-use super::table::Table;
+use super::text_table::{Rule, Table};
 use crate::error::{Error, Result};
 use crate::number::{exact as number, sig3};
 use crate::sweep::aggregate::Results;
@@ -89,7 +89,9 @@ impl<'a> Headline<'a> {
         }
         header.extend(self.metrics.iter().map(|&m| r.names[m].clone()));
         let refs: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut table = Table::new(&refs);
+        // Markdown right-aligns all but the first column (the terminal, all but the last).
+        let numeric: Vec<bool> = (0..refs.len()).map(|c| c > 0).collect();
+        let mut table = Table::with_numeric(&refs, &numeric);
         for (point, variant, stats) in &self.rows {
             let mut cells = r.points[*point].clone();
             if self.has_variants() {
@@ -122,7 +124,7 @@ impl<'a> Headline<'a> {
             out.push_str(": mean ± half-width of the 95% confidence interval");
         }
         out.push_str(".\n\n");
-        out.push_str(&self.table().render_markdown());
+        out.push_str(&self.table().markdown(Rule::Tight));
         out
     }
 

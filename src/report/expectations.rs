@@ -6,12 +6,12 @@
 //! `check` would judge the scenario set to that point.
 
 use super::Block;
-use super::tables::Table;
 use crate::check::{Expect, Verdict};
 use crate::model::Model;
 use crate::number::short;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::{SweepData, read_replications};
+use crate::output::text_table::Table;
 use std::collections::BTreeMap;
 
 /// A run's expectations: the line for "At a glance" and the section's blocks.
@@ -44,19 +44,19 @@ pub fn of_run(run: &RunData) -> RunExpectations {
             };
         }
     };
-    let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
+    let mut t = Table::with_numeric(&["", "expectation", "measured"], &[false, false, true]);
     let (mut judged, mut passed) = (0, 0);
     for (e, v) in model.expects.iter().zip(&verdicts) {
         if e.reps == 1 {
             judged += 1;
             passed += usize::from(v.passed);
-            t.rows.push(vec![
+            t.row(vec![
                 if v.passed { "✓ pass" } else { "✗ fail" }.into(),
                 v.label.clone(),
                 short(v.measured),
             ]);
         } else {
-            t.rows.push(vec![
+            t.row(vec![
                 "– not judged".into(),
                 format!(
                     "{}: this run's value; `cascade check` judges the {} replications",
@@ -139,7 +139,7 @@ pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
     let labels: Vec<String> = model.expects.iter().map(|e| e.label()).collect();
     let mut header: Vec<&str> = vec!["point", "variant"];
     header.extend(labels.iter().map(String::as_str));
-    let mut t = Table::new(&header, &[]);
+    let mut t = Table::with_numeric(&header, &[]);
     let mut seen: Vec<(usize, String)> = Vec::new();
     for r in &s.rows {
         let key = (r.point, r.variant.clone());
@@ -148,7 +148,7 @@ pub fn of_sweep(s: &SweepData, model: &Model) -> Vec<Block> {
         }
         let mut row = vec![r.point.to_string(), r.variant.clone()];
         row.extend(model.expects.iter().map(|e| cell(e, runs.get(&key))));
-        t.rows.push(row);
+        t.row(row);
         seen.push(key);
     }
     vec![

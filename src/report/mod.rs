@@ -13,8 +13,8 @@ pub mod topology;
 use crate::atomic::write_atomic;
 use crate::chart::{self, Chart};
 use crate::error::Result;
+use crate::output::text_table::Table;
 use std::path::{Path, PathBuf};
-use tables::Table;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

@@ -1,5 +1,6 @@
 //! The readable summary printed after a run: one table each for clients, services and edges.
 
+use super::text_table::Table;
 use crate::fault::Target;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
@@ -7,84 +8,6 @@ use crate::model::{Model, Outcome};
 use crate::number::{count, percent_fixed, sig3};
 use crate::time::format_duration;
 use std::fmt::Write as _;
-
-/// A plain text table with right-aligned numeric columns.
-pub struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub fn new(header: &[&str]) -> Table {
-        Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    pub fn render(&self) -> String {
-        let cols = self.header.len();
-        let width: Vec<usize> = (0..cols)
-            .map(|c| {
-                self.rows
-                    .iter()
-                    .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
-                    .chain([self.header[c].chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        for (i, row) in std::iter::once(&self.header).chain(&self.rows).enumerate() {
-            let mut line = String::new();
-            for (c, cell) in row.iter().enumerate() {
-                let pad = width[c] - cell.chars().count();
-                // First column left-aligned (names), last column left-aligned (free text).
-                if c == 0 || c + 1 == cols {
-                    let _ = write!(line, "{cell}{}", " ".repeat(pad));
-                } else {
-                    let _ = write!(line, "{}{cell}", " ".repeat(pad));
-                }
-                if c + 1 < cols {
-                    line.push_str("  ");
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-            if i == 0 {
-                out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (cols - 1)));
-                out.push('\n');
-            }
-        }
-        out
-    }
-}
-
-impl Table {
-    /// The same table as GitHub Markdown, numbers right-aligned as in the terminal.
-    pub fn render_markdown(&self) -> String {
-        let cols = self.header.len();
-        let cell = |s: &str| s.replace('|', "\\|");
-        let mut out = String::new();
-        let line = |cells: &[String]| {
-            let inner: Vec<String> = cells.iter().map(|c| cell(c)).collect();
-            format!("| {} |\n", inner.join(" | "))
-        };
-        out.push_str(&line(&self.header));
-        let rule: Vec<&str> = (0..cols)
-            .map(|c| if c == 0 { ":--" } else { "--:" })
-            .collect();
-        out.push_str(&format!("|{}|\n", rule.join("|")));
-        for row in &self.rows {
-            out.push_str(&line(row));
-        }
-        out
-    }
-}
 
 /// The non-zero error counts of an entity, largest first: `timeout 12, unavailable 3`.
 fn errors(m: &RunMetrics, prefix: &str) -> String {
@@ -348,20 +271,4 @@ pub fn render_variants(
         t.row(row);
     }
     format!("\nvariants (same seed as the base)\n{}", t.render())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn aligns_columns() {
-        let mut t = Table::new(&["name", "n", "note"]);
-        t.row(vec!["a".into(), "100".into(), "x".into()]);
-        t.row(vec!["long".into(), "5".into(), "".into()]);
-        assert_eq!(
-            t.render(),
-            "name    n  note\n---------------\na     100  x\nlong    5\n"
-        );
-    }
 }
