@@ -241,6 +241,36 @@ mod tests {
     }
 
     #[test]
+    fn timeseries_read_back_what_was_written() {
+        let metrics = crate::metrics::RunMetrics {
+            summary: Vec::new(),
+            names: vec!["client.web.requests".into(), "client.web.success_ratio".into()],
+            series: vec![120.0, 0.1 + 0.2, 5.0, 1e-7],
+            bucket_ns: 500_000_000,
+        };
+        let text = crate::output::run_files::timeseries_csv(&metrics);
+        assert_eq!(
+            text,
+            "time_s,metric,value\n\
+             0,client.web.requests,120\n\
+             0,client.web.success_ratio,0.30000000000000004\n\
+             0.5,client.web.requests,5\n\
+             0.5,client.web.success_ratio,0.0000001\n"
+        );
+        let d = std::env::temp_dir().join(format!("cascade-series-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("timeseries.csv");
+        std::fs::write(&path, &text).unwrap();
+        let (times, series) = read_timeseries(&path).unwrap();
+        assert_eq!(times, [0.0, 0.5]);
+        assert_eq!(series["client.web.requests"], [120.0, 5.0]);
+        assert_eq!(series["client.web.success_ratio"], [0.1 + 0.2, 1e-7]);
+        std::fs::write(&path, "time,metric,value\n").unwrap();
+        assert!(read_timeseries(&path).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
     fn variant_names_come_in_file_order() {
         let src = "[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n";
         assert_eq!(variant_names(src), ["b", "a"]);
