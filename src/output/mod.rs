@@ -1,4 +1,6 @@
-//! Output: result files and the tables printed on stdout.
+//! Output: the result files, written and read back (charts and the report read them here),
+//! the tables printed on stdout, and descriptions of policies and faults. It uses no consumer
+//! after it: `chart` and `report` use `output`, never the reverse.
 
 pub mod csv_text;
 pub mod describe;

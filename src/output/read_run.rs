@@ -244,7 +244,10 @@ mod tests {
     fn timeseries_read_back_what_was_written() {
         let metrics = crate::metrics::RunMetrics {
             summary: Vec::new(),
-            names: vec!["client.web.requests".into(), "client.web.success_ratio".into()],
+            names: vec![
+                "client.web.requests".into(),
+                "client.web.success_ratio".into(),
+            ],
             series: vec![120.0, 0.1 + 0.2, 5.0, 1e-7],
             bucket_ns: 500_000_000,
         };
