@@ -3,10 +3,10 @@
 //! the noise threshold and, with replications on both sides, when Welch's t-test finds it
 //! significant.
 
+use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
 use crate::metrics::RunMetrics;
 use crate::metrics::direction::{Better, better};
-use crate::output::files::{io_error, write_atomic};
 use crate::stats::summary::{Summary, summarize};
 use crate::stats::welch::welch;
 use serde::{Deserialize, Serialize};

@@ -4,11 +4,13 @@
 //! expectations, sweep and variants) → `engine::Simulation` → `metrics::RunMetrics` →
 //! `output` files. Commands read metrics, never the engine. ARCHITECTURE.md maps the layers.
 
+pub mod atomic;
 pub mod baseline;
 pub mod chart;
 pub mod check;
 pub mod engine;
 pub mod error;
+pub mod json;
 pub mod metrics;
 pub mod model;
 pub mod number;

@@ -1,7 +1,7 @@
 //! A swept parameter as an axis: numbers and durations on a numeric scale, anything else
 //! (`fifo`/`lifo`, `true`/`false`) as evenly spaced categories.
 
-use super::format::short;
+use crate::number::short;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use std::ops::Range;
 

@@ -1,60 +1,8 @@
-//! Number formats for chart ticks, labels and tables: k/M for large values, ms or s for
-//! latencies, percent for ratios, never more than three significant figures.
+//! How a chart's axis shows a metric: the unit in its label and the tick and value formats,
+//! chosen from the metric's catalogue unit and range. The numbers themselves are
+//! `crate::number`'s (`short`, `latency_ms`, `percent`).
 
-/// `v` with about three significant figures and k/M suffixes: 0.25, 12.5, 850, 1.2k, 15k, 2.5M.
-pub fn short(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    let a = v.abs();
-    let (x, suffix) = if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    let ax = x.abs();
-    let digits = if ax == 0.0 || ax >= 100.0 {
-        0
-    } else if ax >= 10.0 {
-        1
-    } else if ax >= 1.0 {
-        2
-    } else {
-        // Small values: three significant figures.
-        (2 - ax.log10().floor() as i32).clamp(0, 6) as usize
-    };
-    let text = trim(&format!("{x:.digits$}"));
-    let text = if text == "-0" { "0".to_string() } else { text };
-    // Thousands below 10k keep all digits, with a thin separator: 1,250.
-    if suffix.is_empty() && ax >= 1000.0 {
-        return crate::output::table::count(x);
-    }
-    format!("{text}{suffix}")
-}
-
-fn trim(s: &str) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s.to_string()
-    }
-}
-
-/// A latency in ms as text with its unit: `0.25 ms`, `150 ms`, `1.5 s`.
-pub fn latency_ms(ms: f64) -> String {
-    if ms.abs() >= 1000.0 {
-        format!("{} s", short(ms / 1000.0))
-    } else {
-        format!("{} ms", short(ms))
-    }
-}
-
-/// A ratio as a percentage: `99.5%`, `100%`, `0%`.
-pub fn percent(ratio: f64) -> String {
-    format!("{}%", short(ratio * 100.0))
-}
+use crate::number::{latency_ms, percent, short};
 
 /// How one axis shows a metric: the unit written in its label and the tick formatter.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,23 +74,6 @@ pub fn unit_of(metric: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_read_at_a_glance() {
-        assert_eq!(short(0.0), "0");
-        assert_eq!(short(0.25), "0.25");
-        assert_eq!(short(0.0123), "0.0123");
-        assert_eq!(short(2.5), "2.5");
-        assert_eq!(short(12.34), "12.3");
-        assert_eq!(short(850.2), "850");
-        assert_eq!(short(1250.0), "1,250");
-        assert_eq!(short(15_000.0), "15k");
-        assert_eq!(short(2_500_000.0), "2.5M");
-        assert_eq!(short(-3.0), "-3");
-        assert_eq!(latency_ms(150.0), "150 ms");
-        assert_eq!(latency_ms(1500.0), "1.5 s");
-        assert_eq!(percent(0.995), "99.5%");
-    }
 
     #[test]
     fn axes_pick_their_unit_from_the_catalogue_and_range() {

@@ -4,8 +4,8 @@
 
 use super::axis::{Keyed, log_ticks};
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
-use super::format::latency_ms;
 use super::palette;
+use crate::number::latency_ms;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

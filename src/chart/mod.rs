@@ -5,7 +5,6 @@
 
 pub mod axis;
 pub mod canvas;
-pub mod data;
 pub mod font;
 pub mod format;
 pub mod heatmap;
@@ -13,17 +12,15 @@ pub mod latency;
 pub mod palette;
 mod select;
 pub mod strips;
-pub mod sweep_data;
 pub mod sweep_line;
 pub mod timeline;
 
+use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
-use crate::output::files::{io_error, write_atomic};
-use data::RunData;
+use crate::output::read_dir::{Results, read_results};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
-use sweep_data::SweepData;
 
 pub use select::{run_charts, sweep_charts};
 
@@ -88,7 +85,7 @@ impl Chart {
     /// Renders the chart as PNG to `path` (through a temporary file, renamed at the end).
     pub fn write_png(&self, path: &Path) -> Result<()> {
         font::ensure_registered();
-        let tmp = crate::output::files::temp_beside(path)?;
+        let tmp = crate::atomic::temp_beside(path)?;
         let drawn = {
             let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
             self.draw(&root).map_err(|e| e.to_string())
@@ -106,33 +103,6 @@ impl Chart {
 
 fn draw_error(chart: &str, msg: String) -> Error {
     Error::Usage(format!("chart `{chart}` could not be drawn: {msg}"))
-}
-
-/// A directory of results: one run (with its variants) or one sweep.
-#[derive(Debug, Clone)]
-pub enum Results {
-    /// The base run first, then its variants.
-    Run(Vec<RunData>),
-    Sweep(Box<SweepData>),
-}
-
-/// Reads a run's or a sweep's directory; anything else is a clear error (exit code 2).
-pub fn read_results(dir: &Path) -> Result<Results> {
-    if data::is_run_dir(dir) {
-        Ok(Results::Run(data::read_run_with_variants(dir)?))
-    } else if sweep_data::is_sweep_dir(dir) {
-        Ok(Results::Sweep(Box::new(sweep_data::read_sweep(dir)?)))
-    } else if !dir.is_dir() {
-        Err(Error::Usage(format!(
-            "`{}` is not a directory: give the directory `cascade run --out` or `cascade sweep --out` wrote",
-            dir.display()
-        )))
-    } else {
-        Err(Error::Usage(format!(
-            "`{}` is neither a run's directory (no summary.json) nor a sweep's (no points.csv)",
-            dir.display()
-        )))
-    }
 }
 
 /// Every chart for these results.

@@ -3,14 +3,15 @@
 //! parameters, and a heatmap when two parameters are swept.
 
 use super::axis::ParamAxis;
-use super::data::RunData;
-use super::format::{AxisUnit, short, unit_of};
+use super::format::{AxisUnit, unit_of};
 use super::heatmap::Heatmap;
 use super::latency::{Curve, LatencyChart, PERCENTILES};
-use super::sweep_data::SweepData;
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
 use super::{Chart, Kind, file_name, palette};
+use crate::number::short;
+use crate::output::read_run::RunData;
+use crate::output::read_sweep::SweepData;
 
 pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
     let mut charts: Vec<Chart> = runs
@@ -286,8 +287,8 @@ fn heatmap(
     s: &SweepData,
     metric: &str,
     variant: &str,
-    first: &super::sweep_data::Param,
-    second: &super::sweep_data::Param,
+    first: &crate::output::read_sweep::Param,
+    second: &crate::output::read_sweep::Param,
     unit: AxisUnit,
     suffix: &str,
     subtitle: &str,
@@ -312,7 +313,7 @@ fn heatmap(
     };
     let x = ParamAxis::new(&first.path, &first.values);
     let y = ParamAxis::new(&second.path, &second.values);
-    let label = |a: &ParamAxis, p: &super::sweep_data::Param| ParamAxis {
+    let label = |a: &ParamAxis, p: &crate::output::read_sweep::Param| ParamAxis {
         desc: a.desc.clone(),
         positions: (0..p.values.len()).map(|i| i as f64).collect(),
         categories: Some(p.values.clone()),

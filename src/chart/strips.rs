@@ -3,9 +3,9 @@
 //! Row names sit in the legend column, level with their rows.
 
 use super::canvas::{self, DrawResult, Y_LABELS, text};
-use super::format::short;
 use super::palette;
 use super::timeline::{Timeline, shade};
+use crate::number::short;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -3,11 +3,12 @@
 //! on panels beneath, all on one time axis.
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
-use super::data::RunData;
-use super::format::{AxisUnit, short};
+use super::format::AxisUnit;
 use super::palette;
 use super::strips::{self, Bar, Row};
+use crate::number::short;
 use crate::output::describe;
+use crate::output::read_run::RunData;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;

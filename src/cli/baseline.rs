@@ -6,7 +6,8 @@ use cascade::Result;
 use cascade::baseline::{Baseline, Change, Comparison, DEFAULT_DIR, Thresholds, compare};
 use cascade::check::Verdict;
 use cascade::metrics::RunMetrics;
-use cascade::output::table::{Table, sig3};
+use cascade::number::sig3;
+use cascade::output::text_table::Table;
 use clap::Args;
 use std::path::PathBuf;
 

@@ -50,7 +50,8 @@ impl ChartFlags {
         if !self.chart {
             return Ok(());
         }
-        if !cascade::chart::data::is_run_dir(dir) && !cascade::chart::sweep_data::is_sweep_dir(dir)
+        if !cascade::output::read_run::is_run_dir(dir)
+            && !cascade::output::read_sweep::is_sweep_dir(dir)
         {
             if !quiet {
                 println!("no charts yet: {} has no tables", dir.display());

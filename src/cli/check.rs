@@ -3,9 +3,10 @@
 //! an expectation fails or a gated metric regressed (2 on bad input).
 
 use super::baseline::BaselineArgs;
+use cascade::atomic::write_atomic;
 use cascade::check::{Verdict, evaluate_replicated, replications_needed};
-use cascade::output::files::write_atomic;
-use cascade::output::table::{Table, sig3};
+use cascade::number::sig3;
+use cascade::output::text_table::Table;
 use cascade::scenario::Scenario;
 use cascade::{Error, Result};
 use clap::Args;
@@ -39,7 +40,7 @@ pub struct Checked {
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
     if let Some(path) = &args.junit {
-        cascade::output::files::check_destination(path)?;
+        cascade::atomic::check_destination(path)?;
     }
     let overrides = super::parse_overrides(&args.set)?;
     let jobs = super::jobs_or_cores(args.jobs);

@@ -2,6 +2,7 @@
 //! (and per gated baseline metric), so CI systems show each verdict.
 
 use super::check::Checked;
+use cascade::output::text_table::escape_xml as xml;
 
 pub fn junit(checked: &[Checked]) -> String {
     let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();
@@ -30,7 +31,7 @@ pub fn junit(checked: &[Checked]) -> String {
             } else {
                 out.push_str(&format!(
                     ">\n      <failure message=\"measured {}\"/>\n    </testcase>\n",
-                    xml(&cascade::output::files::number(v.measured))
+                    xml(&cascade::number::exact(v.measured))
                 ));
             }
         }
@@ -38,11 +39,4 @@ pub fn junit(checked: &[Checked]) -> String {
     }
     out.push_str("</testsuites>\n");
     out
-}
-
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

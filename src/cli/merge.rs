@@ -2,7 +2,7 @@
 //! sittings) into one, which then holds exactly the files an unsharded sweep writes.
 
 use super::sweep_out::{ExportArgs, default_dir, finish};
-use cascade::output::files::write_atomic;
+use cascade::atomic::write_atomic;
 use cascade::sweep::store;
 use cascade::{Error, Result};
 use clap::Args;

@@ -3,7 +3,7 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
-use cascade::output::table::{render_faults, render_summary, render_variants};
+use cascade::output::run_tables::{render_faults, render_summary, render_variants};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,7 +39,7 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
     if let Some(path) = &args.trace {
-        cascade::output::files::check_destination(path)?;
+        cascade::atomic::check_destination(path)?;
     }
     let mut overrides = args.scenario.overrides()?;
     if let Some(seed) = args.seed {
@@ -86,7 +86,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));
     // The trace first: when it cannot be written, the run's files are not either.
     if let (Some(path), Some(csv)) = (&args.trace, &trace) {
-        cascade::output::files::write_atomic(path, csv.as_bytes())?;
+        cascade::atomic::write_atomic(path, csv.as_bytes())?;
     }
     let mut runs: Vec<RunOutput> = vec![(None, &model, &result.metrics, &facts)];
     for (name, m, r, f) in &variants {

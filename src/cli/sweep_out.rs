@@ -2,7 +2,7 @@
 //! sweep is complete, the headline on stdout, and the hyperfine-style exports.
 
 use cascade::Result;
-use cascade::output::files::write_atomic;
+use cascade::atomic::write_atomic;
 use cascade::output::sweep_files::write_sweep;
 use cascade::output::sweep_table::{Headline, choose};
 use cascade::sweep::aggregate;
@@ -35,7 +35,7 @@ impl ExportArgs {
             .into_iter()
             .flatten()
         {
-            cascade::output::files::check_destination(path)?;
+            cascade::atomic::check_destination(path)?;
         }
         Ok(())
     }

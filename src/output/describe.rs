@@ -1,9 +1,9 @@
 //! Short human descriptions of a model's parts for charts and reports: each edge's policy
 //! settings (the per-dependency resilience matrix) and each fault's schedule and effect.
 
-use crate::chart::format::short;
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
+use crate::number::short;
 use crate::policy::backoff::{Jitter, Schedule};
 use crate::policy::breaker::Window;
 use crate::policy::budget::BudgetConfig;

@@ -2,11 +2,14 @@
 //! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
 //! they are not).
 
-use super::files::{io_error, number, write_atomic};
+use super::csv_text::CsvText;
+use crate::atomic::{io_error, write_atomic};
 use crate::error::Result;
+use crate::json::{self, Pairs};
 use crate::metrics::RunMetrics;
 use crate::model::Model;
-use std::fmt::Write as _;
+use crate::number::exact as number;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Facts about how the run went on this machine: not deterministic.
@@ -17,41 +20,61 @@ pub struct RunFacts {
     pub peak_in_flight: usize,
 }
 
+/// summary.json: the run's name, seed and length, and every summary metric in the run's order.
+#[derive(Serialize)]
+struct Summary<'a> {
+    scenario: &'a str,
+    seed: u64,
+    duration_s: f64,
+    warmup_s: f64,
+    metrics: Pairs<&'a str, f64>,
+}
+
 pub fn summary_json(model: &Model, metrics: &RunMetrics) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "{{\n  \"scenario\": {},\n  \"seed\": {},\n  \"duration_s\": {},\n  \"warmup_s\": {},\n  \"metrics\": {{",
-        serde_json::Value::String(model.name.clone()),
-        model.seed,
-        number(model.duration as f64 / 1e9),
-        number(model.warmup as f64 / 1e9),
-    );
-    for (i, (name, value)) in metrics.summary.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            s,
-            "{sep}\n    {}: {}",
-            serde_json::Value::String(name.clone()),
-            number(*value)
-        );
-    }
-    s.push_str("\n  }\n}\n");
-    s
+    let summary = Summary {
+        scenario: &model.name,
+        seed: model.seed,
+        duration_s: model.duration as f64 / 1e9,
+        warmup_s: model.warmup as f64 / 1e9,
+        metrics: Pairs(
+            metrics
+                .summary
+                .iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect(),
+        ),
+    };
+    json::to_text(&summary, json::pretty)
+}
+
+/// The columns of timeseries.csv.
+pub const SERIES_HEADER: [&str; 3] = ["time_s", "metric", "value"];
+
+/// One row of timeseries.csv, both ways: written with its numbers as text (`&str`, already in
+/// `number::exact`'s form), read back as `f64`.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesRow<N, S> {
+    pub time_s: N,
+    pub metric: S,
+    pub value: N,
 }
 
 /// Long form: `time_s,metric,value`, one row per bucket per metric, buckets in time order.
 pub fn timeseries_csv(metrics: &RunMetrics) -> String {
-    let mut s = String::with_capacity(metrics.series.len() * 32 + 32);
-    s.push_str("time_s,metric,value\n");
+    let mut w = CsvText::default();
+    w.record(SERIES_HEADER);
     let m = metrics.names.len();
     for b in 0..metrics.buckets() {
         let t = number(b as f64 * metrics.bucket_ns as f64 / 1e9);
         for (k, name) in metrics.names.iter().enumerate() {
-            let _ = writeln!(s, "{t},{name},{}", number(metrics.series[b * m + k]));
+            w.row(&SeriesRow {
+                time_s: t.as_str(),
+                metric: name.as_str(),
+                value: number(metrics.series[b * m + k]).as_str(),
+            });
         }
     }
-    s
+    w.finish()
 }
 
 pub fn run_json(model: &Model, facts: &RunFacts) -> String {

@@ -2,10 +2,13 @@
 //! replication, seed, parameters, every metric) and `points.csv` / `points.json` (per point,
 //! variant and metric: replications, mean, standard deviation, 95% confidence interval).
 
-use super::files::{number, write_atomic};
+use super::csv_text::CsvText;
+use crate::atomic::write_atomic;
 use crate::error::Result;
+use crate::json::{self, Entries, Pairs};
+use crate::number::exact as number;
 use crate::sweep::aggregate::Results;
-use std::fmt::Write as _;
+use serde::Serialize;
 use std::path::Path;
 
 pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
@@ -15,162 +18,179 @@ pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
     write_atomic(&dir.join("points.json"), points_json(r).as_bytes())
 }
 
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
-}
-
-fn param_header(r: &Results) -> String {
-    r.manifest
-        .params
-        .iter()
-        .map(|p| format!(",{}", csv_field(&p.path)))
-        .collect()
-}
-
-fn param_fields(r: &Results, point: usize) -> String {
-    r.points[point]
-        .iter()
-        .map(|v| format!(",{}", csv_field(v)))
-        .collect()
-}
-
-/// `{"path": "value", ...}` for a point.
-fn param_object(r: &Results, point: usize) -> String {
-    let fields: Vec<String> = r
-        .manifest
-        .params
-        .iter()
-        .zip(&r.points[point])
-        .map(|(p, v)| format!("{}: {}", json_str(&p.path), json_str(v)))
-        .collect();
-    format!("{{{}}}", fields.join(", "))
+/// The parameters' paths, for a header.
+fn param_paths(r: &Results) -> impl Iterator<Item = &str> {
+    r.manifest.params.iter().map(|p| p.path.as_str())
 }
 
 pub fn runs_csv(r: &Results) -> String {
-    let mut out = format!("point,variant,rep,seed{}", param_header(r));
-    for n in &r.names {
-        out.push(',');
-        out.push_str(&csv_field(n));
-    }
-    out.push('\n');
+    let mut w = CsvText::default();
+    let fixed = ["point", "variant", "rep", "seed"];
+    w.record(
+        fixed
+            .into_iter()
+            .chain(param_paths(r))
+            .chain(r.names.iter().map(String::as_str)),
+    );
     for run in &r.runs {
         let k = run.key;
-        let _ = write!(
-            out,
-            "{},{},{},{}{}",
-            k.point,
-            csv_field(&r.manifest.variants[k.variant]),
-            k.rep,
-            run.seed,
-            param_fields(r, k.point)
-        );
-        for v in &run.values {
-            out.push(',');
-            if let Some(v) = v {
-                out.push_str(&number(*v));
-            }
-        }
-        out.push('\n');
+        let mut row = vec![
+            k.point.to_string(),
+            r.manifest.variants[k.variant].clone(),
+            k.rep.to_string(),
+            run.seed.to_string(),
+        ];
+        row.extend(r.points[k.point].iter().cloned());
+        // A metric this run does not have is an empty field.
+        row.extend(run.values.iter().map(|v| v.map(number).unwrap_or_default()));
+        w.record(&row);
     }
-    out
+    w.finish()
 }
 
 pub fn points_csv(r: &Results) -> String {
-    let mut out = format!(
-        "point,variant{},metric,n,mean,sd,ci95_low,ci95_high\n",
-        param_header(r)
+    let mut w = CsvText::default();
+    let stats = ["metric", "n", "mean", "sd", "ci95_low", "ci95_high"];
+    w.record(
+        ["point", "variant"]
+            .into_iter()
+            .chain(param_paths(r))
+            .chain(stats),
     );
     for point in 0..r.points.len() {
         for (variant, vname) in r.manifest.variants.iter().enumerate() {
-            let prefix = format!("{point},{}{}", csv_field(vname), param_fields(r, point));
             for (name, s) in r.names.iter().zip(r.stats(point, variant)) {
                 let Some(s) = s else { continue };
-                let _ = writeln!(
-                    out,
-                    "{prefix},{},{},{},{},{},{}",
-                    csv_field(name),
-                    s.n,
+                let mut row = vec![point.to_string(), vname.clone()];
+                row.extend(r.points[point].iter().cloned());
+                row.extend([
+                    name.clone(),
+                    s.n.to_string(),
                     number(s.mean),
                     number(s.sd),
                     number(s.ci95.0),
-                    number(s.ci95.1)
-                );
+                    number(s.ci95.1),
+                ]);
+                w.record(&row);
             }
         }
     }
-    out
+    w.finish()
+}
+
+/// The parameters of a point, as `{"path": "value", ...}`.
+fn params(r: &Results, point: usize) -> Pairs<&str, &str> {
+    Pairs(
+        r.manifest
+            .params
+            .iter()
+            .zip(&r.points[point])
+            .map(|(p, v)| (p.path.as_str(), v.as_str()))
+            .collect(),
+    )
+}
+
+/// One row of runs.json.
+#[derive(Serialize)]
+struct RunRow<'a> {
+    point: usize,
+    variant: &'a str,
+    rep: u32,
+    seed: u64,
+    params: Pairs<&'a str, &'a str>,
+    /// The metrics this run has, in the tables' order.
+    metrics: Pairs<&'a str, f64>,
+}
+
+/// One row of points.json.
+#[derive(Serialize)]
+struct PointRow<'a> {
+    point: usize,
+    variant: &'a str,
+    params: Pairs<&'a str, &'a str>,
+    metrics: Pairs<&'a str, StatRow>,
+}
+
+#[derive(Serialize)]
+struct StatRow {
+    n: usize,
+    mean: f64,
+    sd: f64,
+    ci95_low: f64,
+    ci95_high: f64,
+}
+
+/// runs.json: one run a line.
+fn runs_layout(depth: usize, _key: Option<&str>) -> Entries {
+    if depth == 1 {
+        Entries::pretty(1)
+    } else {
+        Entries::Inline
+    }
+}
+
+/// points.json: one point a line, and its metrics one a line beneath it, as a row of every
+/// metric's statistics would be too long to read.
+fn points_layout(depth: usize, key: Option<&str>) -> Entries {
+    match (depth, key) {
+        (1, _) => Entries::pretty(1),
+        (3, Some("metrics")) => Entries::Lines {
+            indent: 4,
+            close: None,
+        },
+        _ => Entries::Inline,
+    }
 }
 
 pub fn runs_json(r: &Results) -> String {
-    let mut out = String::from("[");
-    for (i, run) in r.runs.iter().enumerate() {
-        let k = run.key;
-        let _ = write!(
-            out,
-            "{}\n  {{\"point\": {}, \"variant\": {}, \"rep\": {}, \"seed\": {}, \"params\": {}, \"metrics\": {{",
-            if i == 0 { "" } else { "," },
-            k.point,
-            json_str(&r.manifest.variants[k.variant]),
-            k.rep,
-            run.seed,
-            param_object(r, k.point)
-        );
-        let fields: Vec<String> = r
-            .names
-            .iter()
-            .zip(&run.values)
-            .filter_map(|(n, v)| v.map(|v| format!("{}: {}", json_str(n), number(v))))
-            .collect();
-        out.push_str(&fields.join(", "));
-        out.push_str("}}");
-    }
-    out.push_str("\n]\n");
-    out
+    let rows: Vec<RunRow> = r
+        .runs
+        .iter()
+        .map(|run| RunRow {
+            point: run.key.point,
+            variant: &r.manifest.variants[run.key.variant],
+            rep: run.key.rep,
+            seed: run.seed,
+            params: params(r, run.key.point),
+            metrics: Pairs(
+                r.names
+                    .iter()
+                    .zip(&run.values)
+                    .filter_map(|(n, v)| Some((n.as_str(), (*v)?)))
+                    .collect(),
+            ),
+        })
+        .collect();
+    json::to_text(&rows, runs_layout)
 }
 
 pub fn points_json(r: &Results) -> String {
-    let mut out = String::from("[");
-    let mut first = true;
+    let mut rows = Vec::new();
     for point in 0..r.points.len() {
         for (variant, vname) in r.manifest.variants.iter().enumerate() {
-            let _ = write!(
-                out,
-                "{}\n  {{\"point\": {point}, \"variant\": {}, \"params\": {}, \"metrics\": {{",
-                if first { "" } else { "," },
-                json_str(vname),
-                param_object(r, point)
-            );
-            first = false;
-            let fields: Vec<String> = r
+            let metrics = r
                 .names
                 .iter()
                 .zip(r.stats(point, variant))
                 .filter_map(|(n, s)| {
-                    s.map(|s| {
-                        format!(
-                            "\n    {}: {{\"n\": {}, \"mean\": {}, \"sd\": {}, \"ci95_low\": {}, \"ci95_high\": {}}}",
-                            json_str(n),
-                            s.n,
-                            number(s.mean),
-                            number(s.sd),
-                            number(s.ci95.0),
-                            number(s.ci95.1)
-                        )
-                    })
+                    let s = s?;
+                    let stats = StatRow {
+                        n: s.n,
+                        mean: s.mean,
+                        sd: s.sd,
+                        ci95_low: s.ci95.0,
+                        ci95_high: s.ci95.1,
+                    };
+                    Some((n.as_str(), stats))
                 })
                 .collect();
-            out.push_str(&fields.join(","));
-            out.push_str("}}");
+            rows.push(PointRow {
+                point,
+                variant: vname,
+                params: params(r, point),
+                metrics: Pairs(metrics),
+            });
         }
     }
-    out.push_str("\n]\n");
-    out
+    json::to_text(&rows, points_layout)
 }

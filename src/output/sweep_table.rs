@@ -2,13 +2,12 @@
 //! confidence half-width. Printed after a sweep and exported hyperfine-style with
 //! `--export-markdown`, `--export-csv` and `--export-json`.
 
-use super::files::number;
-use super::sweep_files::csv_field;
-use super::table::{Table, sig3};
+use super::csv_text::CsvText;
+use super::text_table::{Rule, Table};
 use crate::error::{Error, Result};
+use crate::number::{exact as number, sig3};
 use crate::stats::summary::Summary;
 use crate::sweep::aggregate::Results;
-use std::fmt::Write as _;
 
 /// Shown when no `--metric` is given: what a reader of a resilience sweep asks first, for each
 /// client: success ratio, goodput, p99 latency, and the amplification of its first call.
@@ -90,7 +89,9 @@ impl<'a> Headline<'a> {
         }
         header.extend(self.metrics.iter().map(|&m| r.names[m].clone()));
         let refs: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut table = Table::new(&refs);
+        // Markdown right-aligns all but the first column (the terminal, all but the last).
+        let numeric: Vec<bool> = (0..refs.len()).map(|c| c > 0).collect();
+        let mut table = Table::with_numeric(&refs, &numeric);
         for (point, variant, stats) in &self.rows {
             let mut cells = r.points[*point].clone();
             if self.has_variants() {
@@ -123,41 +124,35 @@ impl<'a> Headline<'a> {
             out.push_str(": mean ± half-width of the 95% confidence interval");
         }
         out.push_str(".\n\n");
-        out.push_str(&self.table().render_markdown());
+        out.push_str(&self.table().markdown(Rule::Tight));
         out
     }
 
     /// Wide CSV: parameters, variant, then mean, sd, ci95_low and ci95_high of each metric.
     pub fn csv(&self) -> String {
         let r = self.results;
-        let mut out = String::from("point,variant");
-        for p in &r.manifest.params {
-            let _ = write!(out, ",{}", csv_field(&p.path));
-        }
+        let mut w = CsvText::default();
+        let mut header: Vec<String> = vec!["point".into(), "variant".into()];
+        header.extend(r.manifest.params.iter().map(|p| p.path.clone()));
         for &m in &self.metrics {
             for stat in ["mean", "sd", "ci95_low", "ci95_high"] {
-                let _ = write!(out, ",{}", csv_field(&format!("{}_{stat}", r.names[m])));
+                header.push(format!("{}_{stat}", r.names[m]));
             }
         }
-        out.push('\n');
+        w.record(&header);
         for (point, variant, stats) in &self.rows {
-            let _ = write!(out, "{point},{}", csv_field(&r.manifest.variants[*variant]));
-            for v in &r.points[*point] {
-                let _ = write!(out, ",{}", csv_field(v));
-            }
+            let mut row = vec![point.to_string(), r.manifest.variants[*variant].clone()];
+            row.extend(r.points[*point].iter().cloned());
             for s in stats {
                 match s {
-                    Some(s) => {
-                        for v in [s.mean, s.sd, s.ci95.0, s.ci95.1] {
-                            let _ = write!(out, ",{}", number(v));
-                        }
-                    }
-                    None => out.push_str(",,,,"),
+                    Some(s) => row.extend([s.mean, s.sd, s.ci95.0, s.ci95.1].map(number)),
+                    // A metric the point does not have: four empty fields.
+                    None => row.extend(std::iter::repeat_n(String::new(), 4)),
                 }
             }
-            out.push('\n');
+            w.record(&row);
         }
-        out
+        w.finish()
     }
 
     /// hyperfine's shape: `{"results": [{..., "parameters": {...}}]}`.

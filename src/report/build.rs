@@ -1,13 +1,14 @@
 //! Assembling a report's sections from a run (with its variants) or a sweep.
 
-use super::tables::{self, Table};
+use super::tables;
 use super::{Block, Doc, Section, topology};
-use crate::chart::data::RunData;
-use crate::chart::format::{latency_ms, percent, short};
-use crate::chart::sweep_data::SweepData;
 use crate::chart::{Chart, Kind};
 use crate::model::Model;
+use crate::number::{latency_ms, percent, short};
 use crate::output::describe;
+use crate::output::read_run::RunData;
+use crate::output::read_sweep::SweepData;
+use crate::output::text_table::Table;
 
 fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
     Section {
@@ -323,7 +324,7 @@ fn points_table(s: &SweepData) -> Table {
     header.extend(s.params.iter().map(|p| p.path.as_str()));
     header.extend(keys.iter().map(String::as_str));
     let numeric: Vec<bool> = (0..header.len()).map(|i| i >= 2).collect();
-    let mut t = Table::new(&header, &numeric);
+    let mut t = Table::with_numeric(&header, &numeric);
     let mut seen: Vec<(usize, String)> = Vec::new();
     for r in &s.rows {
         let key = (r.point, r.variant.clone());
@@ -348,7 +349,7 @@ fn points_table(s: &SweepData) -> Table {
                 None => "–".into(),
             });
         }
-        t.rows.push(row);
+        t.row(row);
     }
     t
 }

@@ -6,11 +6,11 @@
 //! `check` would judge the scenario set to that point.
 
 use super::Block;
-use super::tables::Table;
-use crate::chart::data::RunData;
-use crate::chart::format::short;
-use crate::chart::sweep_data::{SweepData, csv_fields};
 use crate::check::Verdict;
+use crate::number::short;
+use crate::output::read_run::RunData;
+use crate::output::read_sweep::{SweepData, read_replications};
+use crate::output::text_table::Table;
 use crate::scenario::Expect;
 use std::collections::BTreeMap;
 
@@ -44,19 +44,19 @@ pub fn of_run(run: &RunData) -> RunExpectations {
             };
         }
     };
-    let mut t = Table::new(&["", "expectation", "measured"], &[false, false, true]);
+    let mut t = Table::with_numeric(&["", "expectation", "measured"], &[false, false, true]);
     let (mut judged, mut passed) = (0, 0);
     for (e, v) in run.expects.iter().zip(&verdicts) {
         if e.reps == 1 {
             judged += 1;
             passed += usize::from(v.passed);
-            t.rows.push(vec![
+            t.row(vec![
                 if v.passed { "✓ pass" } else { "✗ fail" }.into(),
                 v.label.clone(),
                 short(v.measured),
             ]);
         } else {
-            t.rows.push(vec![
+            t.row(vec![
                 "– not judged".into(),
                 format!(
                     "{}: this run's value; `cascade check` judges the {} replications",
@@ -89,40 +89,6 @@ pub fn of_run(run: &RunData) -> RunExpectations {
         glance: Some(glance),
         blocks,
     }
-}
-
-/// runs.csv by (point, variant): each replication's metrics, in replication order.
-type Replications = BTreeMap<(usize, String), BTreeMap<u64, BTreeMap<String, f64>>>;
-
-/// Reads the sweep's runs.csv: `point,variant,rep,seed`, the parameters, then the metrics.
-fn replications(s: &SweepData) -> Result<Replications, String> {
-    let path = s.dir.join("runs.csv");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines = text.lines();
-    let header = csv_fields(lines.next().unwrap_or_default());
-    let first_metric = 4 + s.params.len();
-    if header.len() < first_metric || header[..3] != ["point", "variant", "rep"] {
-        return Err(format!("{}: not a sweep's runs.csv", path.display()));
-    }
-    let mut out = Replications::new();
-    for (i, line) in lines.enumerate() {
-        let f = csv_fields(line);
-        let bad = || format!("{}:{}: malformed row", path.display(), i + 2);
-        if f.len() != header.len() {
-            return Err(bad());
-        }
-        let point: usize = f[0].parse().map_err(|_| bad())?;
-        let rep: u64 = f[2].parse().map_err(|_| bad())?;
-        let metrics = header[first_metric..]
-            .iter()
-            .zip(&f[first_metric..])
-            .filter_map(|(n, v)| Some((n.clone(), v.parse::<f64>().ok()?)))
-            .collect();
-        out.entry((point, f[1].clone()))
-            .or_default()
-            .insert(rep, metrics);
-    }
-    Ok(out)
 }
 
 /// One cell: the verdict on the point's first `reps` replications, as `check` gives it.
@@ -162,7 +128,7 @@ fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> Stri
 
 /// Points × variants × expectations.
 pub fn of_sweep(s: &SweepData) -> Vec<Block> {
-    let runs = match replications(s) {
+    let runs = match read_replications(&s.dir, s.params.len()) {
         Ok(r) => r,
         Err(e) => {
             return vec![Block::Text(format!(
@@ -173,7 +139,7 @@ pub fn of_sweep(s: &SweepData) -> Vec<Block> {
     let labels: Vec<String> = s.expects.iter().map(|e| e.label()).collect();
     let mut header: Vec<&str> = vec!["point", "variant"];
     header.extend(labels.iter().map(String::as_str));
-    let mut t = Table::new(&header, &[]);
+    let mut t = Table::with_numeric(&header, &[]);
     let mut seen: Vec<(usize, String)> = Vec::new();
     for r in &s.rows {
         let key = (r.point, r.variant.clone());
@@ -182,7 +148,7 @@ pub fn of_sweep(s: &SweepData) -> Vec<Block> {
         }
         let mut row = vec![r.point.to_string(), r.variant.clone()];
         row.extend(s.expects.iter().map(|e| cell(e, runs.get(&key))));
-        t.rows.push(row);
+        t.row(row);
         seen.push(key);
     }
     vec![

@@ -2,10 +2,9 @@
 //! script and no external reference, so it opens from disk and can be attached anywhere. It is
 //! also well-formed XML (void elements closed, only XML's own entities), so it parses strictly.
 
-use super::tables::Table;
-use super::topology::esc;
 use super::{Block, Doc};
 use crate::chart::Chart;
+use crate::output::text_table::{escape_xml as esc, verdict_class as class_of};
 use std::fmt::Write as _;
 
 const CSS: &str = "
@@ -36,37 +35,6 @@ figcaption { color: #555; font-size: 0.85em; }
 .diagram { overflow-x: auto; }
 footer { margin-top: 40px; color: #777; font-size: 0.85em; }
 ";
-
-fn class_of(text: &str) -> &'static str {
-    if text.starts_with('✓') {
-        " class=\"pass\""
-    } else if text.starts_with('✗') {
-        " class=\"fail\""
-    } else {
-        ""
-    }
-}
-
-pub fn table(out: &mut String, t: &Table) {
-    out.push_str("<table>\n<thead><tr>");
-    for h in &t.header {
-        let _ = write!(out, "<th>{}</th>", esc(h));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            let class = match (t.is_numeric(i), class_of(cell)) {
-                (_, c) if !c.is_empty() => c,
-                (true, _) => " class=\"num\"",
-                _ => "",
-            };
-            let _ = write!(out, "<td{class}>{}</td>", esc(cell));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
 
 /// A plotters SVG without any XML declaration, ready to sit inside the page.
 fn inline_svg(svg: &str) -> &str {
@@ -109,7 +77,7 @@ pub fn render(doc: &Doc, charts: &[Chart], svgs: &[String]) -> String {
                     }
                     out.push_str("</ul>\n");
                 }
-                Block::Table(t) => table(&mut out, t),
+                Block::Table(t) => out.push_str(&t.html()),
                 Block::Diagram { svg, .. } => {
                     let _ = writeln!(out, "<div class=\"diagram\">\n{}</div>", inline_svg(svg));
                 }

@@ -1,38 +1,10 @@
 //! The report as Markdown for a pull request: the same sections and tables as the HTML, with the
 //! charts and the topology diagram as SVG files beside it, linked by relative path.
 
-use super::tables::Table;
 use super::{Block, Doc};
 use crate::chart::Chart;
+use crate::output::text_table::Rule;
 use std::fmt::Write as _;
-
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-pub fn table(out: &mut String, t: &Table) {
-    let _ = writeln!(
-        out,
-        "| {} |",
-        t.header
-            .iter()
-            .map(|h| cell(h))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let rule: Vec<&str> = (0..t.header.len())
-        .map(|i| if t.is_numeric(i) { "---:" } else { "---" })
-        .collect();
-    let _ = writeln!(out, "| {} |", rule.join(" | "));
-    for row in &t.rows {
-        let _ = writeln!(
-            out,
-            "| {} |",
-            row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-        );
-    }
-    out.push('\n');
-}
 
 /// `dir` is where the chart files are, relative to the report.
 pub fn render(doc: &Doc, charts: &[Chart], dir: &str) -> String {
@@ -50,7 +22,10 @@ pub fn render(doc: &Doc, charts: &[Chart], dir: &str) -> String {
                     }
                     out.push('\n');
                 }
-                Block::Table(t) => table(&mut out, t),
+                Block::Table(t) => {
+                    out.push_str(&t.markdown(Rule::Spaced));
+                    out.push('\n');
+                }
                 Block::Diagram { file, .. } => {
                     let _ = writeln!(out, "![{}]({dir}/{file}.svg)\n", s.title);
                 }

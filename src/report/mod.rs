@@ -10,11 +10,11 @@ pub mod markdown;
 pub mod tables;
 pub mod topology;
 
+use crate::atomic::write_atomic;
 use crate::chart::{self, Chart};
 use crate::error::Result;
-use crate::output::files::write_atomic;
+use crate::output::text_table::Table;
 use std::path::{Path, PathBuf};
-use tables::Table;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -56,11 +56,11 @@ pub enum Block {
 /// Writes the report of `dir` (`DIR/report.html` or `DIR/report.md` unless `out` is given);
 /// returns the paths written (the report, and for Markdown the SVGs beside it).
 pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<PathBuf>> {
-    let results = chart::read_results(dir)?;
+    let results = crate::output::read_dir::read_results(dir)?;
     let charts = chart::charts(&results);
     let doc = match &results {
-        chart::Results::Run(runs) => build::run_doc(runs, &charts),
-        chart::Results::Sweep(s) => build::sweep_doc(s, &charts),
+        crate::output::read_dir::Results::Run(runs) => build::run_doc(runs, &charts),
+        crate::output::read_dir::Results::Sweep(s) => build::sweep_doc(s, &charts),
     };
     let default = match format {
         Format::Html => "report.html",

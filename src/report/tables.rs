@@ -1,38 +1,17 @@
-//! The report's tables, as plain rows of text that the HTML and Markdown writers both render:
+//! The report's tables, as `output::text_table::Table`s that the HTML and Markdown writers render:
 //! the per-edge resilience matrix, the services' own protections, the fault schedule with each
 //! fault's verdict, the summary per client, service and edge, and the variants side by side.
 
-use crate::chart::data::RunData;
-use crate::chart::format::{latency_ms, percent, short};
 use crate::model::Model;
+use crate::number::{count, latency_ms, percent, short};
 use crate::output::describe;
+use crate::output::read_run::RunData;
+use crate::output::text_table::Table;
 use crate::time::format_duration as dur;
-
-#[derive(Debug, Clone, Default)]
-pub struct Table {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// Right-aligned (numeric) columns.
-    pub numeric: Vec<bool>,
-}
-
-impl Table {
-    pub fn new(header: &[&str], numeric: &[bool]) -> Table {
-        Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-            numeric: numeric.to_vec(),
-        }
-    }
-
-    pub fn is_numeric(&self, col: usize) -> bool {
-        self.numeric.get(col).copied().unwrap_or(false)
-    }
-}
 
 /// The per-dependency resilience matrix: one row per edge, one column per policy.
 pub fn policy_matrix(model: &Model) -> Table {
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &[
             "call", "timeout", "retries", "budget", "breaker", "bulkhead", "hedge", "fallback",
             "other",
@@ -45,7 +24,7 @@ pub fn policy_matrix(model: &Model) -> Table {
         if c.call.optional {
             call += " (optional)";
         }
-        t.rows.push(vec![
+        t.row(vec![
             call,
             describe::timeout(p),
             describe::retries(p),
@@ -62,7 +41,7 @@ pub fn policy_matrix(model: &Model) -> Table {
 
 /// Each service's capacity and its own protections.
 pub fn services(model: &Model) -> Table {
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &[
             "service",
             "instances × workers",
@@ -89,7 +68,7 @@ pub fn services(model: &Model) -> Table {
         if s.outlier.is_some() {
             protections.push("outlier ejection".into());
         }
-        t.rows.push(vec![
+        t.row(vec![
             s.name.clone(),
             format!("{} × {}", s.instances, s.workers),
             if s.queue == u64::MAX {
@@ -114,7 +93,7 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
     if run.is_some() {
         header.extend(["goodput before → during → after", "verdict"]);
     }
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &header,
         &[false, false, false, false, true, true, true, true],
     );
@@ -152,7 +131,7 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
                 _ => "no verdict (fault from the start)".into(),
             });
         }
-        t.rows.push(row);
+        t.row(row);
     }
     t
 }
@@ -161,12 +140,8 @@ fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
     r.metric(name).map_or("–".into(), f)
 }
 
-fn count(v: f64) -> String {
-    crate::output::table::count(v)
-}
-
 pub fn clients(r: &RunData) -> Table {
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &[
             "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max",
         ],
@@ -174,7 +149,7 @@ pub fn clients(r: &RunData) -> Table {
     );
     for c in r.entities("client") {
         let m = |k: &str| format!("client.{c}.{k}");
-        t.rows.push(vec![
+        t.row(vec![
             c.clone(),
             cell(r, &m("requests"), count),
             cell(r, &m("success_ratio"), percent),
@@ -189,7 +164,7 @@ pub fn clients(r: &RunData) -> Table {
 }
 
 pub fn service_summary(r: &RunData) -> Table {
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &[
             "service",
             "arrivals",
@@ -203,7 +178,7 @@ pub fn service_summary(r: &RunData) -> Table {
     );
     for s in r.entities("service") {
         let m = |k: &str| format!("service.{s}.{k}");
-        t.rows.push(vec![
+        t.row(vec![
             s.clone(),
             cell(r, &m("arrivals"), count),
             cell(r, &m("rejected"), count),
@@ -217,7 +192,7 @@ pub fn service_summary(r: &RunData) -> Table {
 }
 
 pub fn edge_summary(r: &RunData) -> Table {
-    let mut t = Table::new(
+    let mut t = Table::with_numeric(
         &[
             "call",
             "calls",
@@ -231,7 +206,7 @@ pub fn edge_summary(r: &RunData) -> Table {
     );
     for e in r.entities("edge") {
         let m = |k: &str| format!("edge.{e}.{k}");
-        t.rows.push(vec![
+        t.row(vec![
             e.replacen('.', " → ", 1),
             cell(r, &m("calls"), count),
             cell(r, &m("attempts"), count),
@@ -246,15 +221,10 @@ pub fn edge_summary(r: &RunData) -> Table {
 
 /// The metrics that tell variants apart, one row each, one column per run.
 pub fn variants(runs: &[RunData]) -> Table {
-    let mut header = vec!["metric".to_string()];
-    header.extend(runs.iter().map(|r| r.label.clone()));
-    let mut t = Table {
-        header,
-        rows: Vec::new(),
-        numeric: std::iter::once(false)
-            .chain(runs.iter().map(|_| true))
-            .collect(),
-    };
+    let mut header = vec!["metric"];
+    header.extend(runs.iter().map(|r| r.label.as_str()));
+    let numeric: Vec<bool> = (0..header.len()).map(|c| c > 0).collect();
+    let mut t = Table::with_numeric(&header, &numeric);
     let Some(base) = runs.first() else {
         return t;
     };
@@ -290,14 +260,14 @@ pub fn variants(runs: &[RunData]) -> Table {
         }
         let mut row = vec![name.clone()];
         row.extend(runs.iter().map(|r| cell(r, &name, f)));
-        t.rows.push(row);
+        t.row(row);
     }
     t
 }
 
 /// What each variant changes: its `set` table as written in the scenario.
 pub fn variant_sets(source: &str) -> Table {
-    let mut t = Table::new(&["variant", "changes"], &[]);
+    let mut t = Table::with_numeric(&["variant", "changes"], &[]);
     let Ok(doc) = source.parse::<toml_edit::DocumentMut>() else {
         return t;
     };
@@ -327,7 +297,7 @@ pub fn variant_sets(source: &str) -> Table {
             .into_iter()
             .map(|(k, v)| format!("{k} = {}", v.trim()))
             .collect();
-        t.rows.push(vec![name.to_string(), changes.join("; ")]);
+        t.row(vec![name.to_string(), changes.join("; ")]);
     }
     t
 }

@@ -2,11 +2,12 @@
 //! in the call graph, each call an arrow labelled with its policy's highlights (timeout,
 //! attempts, breaker…); services a fault hits are outlined in vermillion with their fault tags.
 
-use crate::chart::format::short;
 use crate::chart::palette::{self, hex};
 use crate::model::fault::Target;
 use crate::model::{Load, Model};
+use crate::number::short;
 use crate::output::describe;
+use crate::output::text_table::escape_xml as esc;
 use std::fmt::Write as _;
 
 const BOX_W: i32 = 180;
@@ -17,14 +18,6 @@ const ROW: i32 = 84;
 const PAD: i32 = 24;
 /// On every text element: some renderers do not inherit it from the root.
 const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
-
-/// Escapes text for XML content and attribute values.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 struct Node {
     name: String,
@@ -246,14 +239,4 @@ pub fn svg(model: &Model) -> String {
     }
     out.push_str("</svg>\n");
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_markup() {
-        assert_eq!(esc("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
-    }
 }

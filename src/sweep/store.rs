@@ -4,10 +4,10 @@
 //! runs that were in flight, and re-running into the same directory skips the rest.
 
 use super::{Plan, RunKey};
+use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
-use crate::output::files::{io_error, number, write_atomic};
+use crate::json::{self, Entries};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 pub const MANIFEST: &str = "sweep.json";
@@ -104,7 +104,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// One finished run.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
     pub index: usize,
@@ -117,28 +117,22 @@ pub struct Record {
 }
 
 impl Record {
-    /// Numbers in the shortest form that reads back to the same value, so tables built from
-    /// records equal tables built from the runs themselves.
+    /// Compact, one metric a line; numbers in `number::exact`'s form, the shortest that reads
+    /// back to the same value, so tables built from records equal tables built from the runs.
     pub fn text(&self) -> String {
-        let mut s = format!(
-            "{{\"index\":{},\"point\":{},\"variant\":{},\"rep\":{},\"seed\":{},\"metrics\":[",
-            self.index,
-            self.point,
-            serde_json::Value::String(self.variant.clone()),
-            self.rep,
-            self.seed
-        );
-        for (i, (name, value)) in self.metrics.iter().enumerate() {
-            let sep = if i == 0 { "" } else { "," };
-            let _ = write!(
-                s,
-                "{sep}\n[{},{}]",
-                serde_json::Value::String(name.clone()),
-                number(*value)
-            );
-        }
-        s.push_str("]}\n");
-        s
+        json::to_text(self, record_layout)
+    }
+}
+
+/// A record is read by programs only: compact, but its metrics one a line, so a diff of two
+/// records shows which metric moved.
+fn record_layout(depth: usize, key: Option<&str>) -> Entries {
+    match (depth, key) {
+        (2, Some("metrics")) => Entries::Lines {
+            indent: 0,
+            close: None,
+        },
+        _ => Entries::Compact,
     }
 }
 
@@ -260,7 +254,15 @@ mod tests {
                 ("d".into(), 1e-300),
             ],
         };
-        let back: Record = serde_json::from_str(&r.text()).unwrap();
+        let text = r.text();
+        assert_eq!(
+            text,
+            format!(
+                "{{\"index\":3,\"point\":1,\"variant\":\"base\",\"rep\":2,\"seed\":18446744073709551615,\"metrics\":[\n[\"a.b\",0.30000000000000004],\n[\"c\",21477],\n[\"d\",{}]]}}\n",
+                1e-300
+            )
+        );
+        let back: Record = serde_json::from_str(&text).unwrap();
         assert_eq!(back, r);
     }
 

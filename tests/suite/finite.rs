@@ -146,7 +146,7 @@ fn every_metric_is_finite_with_nothing_to_measure() {
 #[test]
 fn a_non_finite_number_is_never_written_as_zero() {
     for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        let written = std::panic::catch_unwind(|| cascade::output::files::number(v));
+        let written = std::panic::catch_unwind(|| cascade::number::exact(v));
         // A debug build stops; a release build writes the value as what it is.
         assert_eq!(written.is_err(), cfg!(debug_assertions), "{v}");
         if let Ok(text) = written {
@@ -154,6 +154,6 @@ fn a_non_finite_number_is_never_written_as_zero() {
             assert_eq!(text.parse::<f64>().unwrap().is_nan(), v.is_nan(), "{text}");
         }
     }
-    assert_eq!(cascade::output::files::number(2.0), "2");
-    assert_eq!(cascade::output::files::number(0.25), "0.25");
+    assert_eq!(cascade::number::exact(2.0), "2");
+    assert_eq!(cascade::number::exact(0.25), "0.25");
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// The foundations: each uses nothing in the crate but what its own row says.
 const FOUNDATION: &[&str] = &[
-    "error", "time", "random", "wildcard", "number", "outcome", "stats", "atomic",
+    "error", "time", "random", "wildcard", "number", "outcome", "stats", "atomic", "json",
 ];
 
 /// Each module and the modules it may name, in order: a module may name only modules above
@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("outcome", &[]),
     ("stats", &[]),
     ("atomic", &["error"]),
+    ("json", &["number"]),
     ("policy", FOUNDATION),
     ("model", &["policy", "+"]),
     ("metrics", &["model", "+"]),

@@ -1,114 +1,13 @@
 //! The readable summary printed after a run: one table each for clients, services and edges.
 
+use super::text_table::Table;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
 use crate::model::fault::Target;
 use crate::model::{Model, Outcome};
+use crate::number::{count, percent_fixed, sig3};
 use crate::time::format_duration;
 use std::fmt::Write as _;
-
-/// A plain text table with right-aligned numeric columns.
-pub struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub fn new(header: &[&str]) -> Table {
-        Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    pub fn render(&self) -> String {
-        let cols = self.header.len();
-        let width: Vec<usize> = (0..cols)
-            .map(|c| {
-                self.rows
-                    .iter()
-                    .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
-                    .chain([self.header[c].chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        for (i, row) in std::iter::once(&self.header).chain(&self.rows).enumerate() {
-            let mut line = String::new();
-            for (c, cell) in row.iter().enumerate() {
-                let pad = width[c] - cell.chars().count();
-                // First column left-aligned (names), last column left-aligned (free text).
-                if c == 0 || c + 1 == cols {
-                    let _ = write!(line, "{cell}{}", " ".repeat(pad));
-                } else {
-                    let _ = write!(line, "{}{cell}", " ".repeat(pad));
-                }
-                if c + 1 < cols {
-                    line.push_str("  ");
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-            if i == 0 {
-                out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (cols - 1)));
-                out.push('\n');
-            }
-        }
-        out
-    }
-}
-
-impl Table {
-    /// The same table as GitHub Markdown, numbers right-aligned as in the terminal.
-    pub fn render_markdown(&self) -> String {
-        let cols = self.header.len();
-        let cell = |s: &str| s.replace('|', "\\|");
-        let mut out = String::new();
-        let line = |cells: &[String]| {
-            let inner: Vec<String> = cells.iter().map(|c| cell(c)).collect();
-            format!("| {} |\n", inner.join(" | "))
-        };
-        out.push_str(&line(&self.header));
-        let rule: Vec<&str> = (0..cols)
-            .map(|c| if c == 0 { ":--" } else { "--:" })
-            .collect();
-        out.push_str(&format!("|{}|\n", rule.join("|")));
-        for row in &self.rows {
-            out.push_str(&line(row));
-        }
-        out
-    }
-}
-
-/// Formats a count with thousands separators.
-pub fn count(v: f64) -> String {
-    crate::number::thousands(v.round() as i64)
-}
-
-/// A number with about three significant figures.
-pub fn sig3(v: f64) -> String {
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-pub fn percent(v: f64) -> String {
-    format!("{:.2}%", v * 100.0)
-}
 
 /// The non-zero error counts of an entity, largest first: `timeout 12, unavailable 3`.
 fn errors(m: &RunMetrics, prefix: &str) -> String {
@@ -163,7 +62,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         t.row(vec![
             c.name.clone(),
             count(g(format!("{p}.requests"))),
-            percent(g(format!("{p}.success_ratio"))),
+            percent_fixed(g(format!("{p}.success_ratio"))),
             sig3(g(format!("{p}.goodput_rps"))),
             sig3(g(format!("{p}.latency_p50_ms"))),
             sig3(g(format!("{p}.latency_p99_ms"))),
@@ -195,7 +94,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
             count(g(format!("{p}.served"))),
             count(g(format!("{p}.rejected"))),
             count(g(format!("{p}.dropped_expired"))),
-            percent(g(format!("{p}.utilization"))),
+            percent_fixed(g(format!("{p}.utilization"))),
             sig3(g(format!("{p}.wait_mean_ms"))),
             sig3(g(format!("{p}.wait_p99_ms"))),
             sig3(g(format!("{p}.sojourn_mean_ms"))),
@@ -372,32 +271,4 @@ pub fn render_variants(
         t.row(row);
     }
     format!("\nvariants (same seed as the base)\n{}", t.render())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_numbers() {
-        assert_eq!(count(1234567.0), "1,234,567");
-        assert_eq!(count(-1000.0), "-1,000");
-        assert_eq!(count(12.0), "12");
-        assert_eq!(sig3(4.56789), "4.57");
-        assert_eq!(sig3(31.4159), "31.4");
-        assert_eq!(sig3(314.159), "314");
-        assert_eq!(sig3(0.0314), "0.031");
-        assert_eq!(percent(0.99871), "99.87%");
-    }
-
-    #[test]
-    fn aligns_columns() {
-        let mut t = Table::new(&["name", "n", "note"]);
-        t.row(vec!["a".into(), "100".into(), "x".into()]);
-        t.row(vec!["long".into(), "5".into(), "".into()]);
-        assert_eq!(
-            t.render(),
-            "name    n  note\n---------------\na     100  x\nlong    5\n"
-        );
-    }
 }

@@ -1,7 +1,9 @@
-//! Writing result files: each is written whole to a temporary name and renamed, so a reader
-//! (or a killed run) never sees half a file. What is already at the path decides how: a
+//! Writing files atomically: each is written whole to a temporary name and renamed, so a
+//! reader (or a killed run) never sees half a file. What is already at the path decides how: a
 //! symlink is written through (its target replaced, the link kept), and a FIFO, a character
-//! device or `/dev/stdout` is streamed to, since it cannot be renamed over.
+//! device or `/dev/stdout` is streamed to, since it cannot be renamed over. A foundation: it
+//! uses nothing in the crate but `crate::error`, so every layer that writes a file (sweep
+//! records, result files, charts, reports, baselines, the command line) can use it.
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -150,25 +152,6 @@ fn unique_suffix() -> String {
         std::process::id(),
         COUNT.fetch_add(1, Ordering::Relaxed)
     )
-}
-
-/// A number as JSON or CSV text: integral values without a fraction, others in Rust's shortest
-/// round-trip form, so the same value always prints the same way.
-///
-/// Every metric is defined where it is computed, finite even with nothing to measure (README,
-/// "Metrics"), so a NaN or infinity here is a bug at its source. It stops a debug build (every
-/// test) and, in a release build, prints as `NaN` / `inf` so that a reader fails on it rather
-/// than take it for a measured 0.
-pub fn number(v: f64) -> String {
-    debug_assert!(
-        v.is_finite(),
-        "non-finite value {v} written: define it where it is computed"
-    );
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
 }
 
 #[cfg(test)]

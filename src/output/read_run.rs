@@ -2,9 +2,11 @@
 //! scenario), plus each variant's subdirectory. Charts and the report read these files, never
 //! the engine; run.json (wall-clock facts) is never read.
 
+use super::csv_text::{csv_error, read_text, reader};
+use super::run_files::{SERIES_HEADER, SeriesRow};
+use crate::atomic::io_error;
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::output::files::io_error;
 use crate::scenario::Expect;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,10 +84,6 @@ pub fn is_run_dir(dir: &Path) -> bool {
     dir.join("summary.json").is_file()
 }
 
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(io_error(path))
-}
-
 fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {what}", path.display()))
 }
@@ -93,15 +91,22 @@ fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
 /// Reads one run's directory (not its variants).
 pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     let path = dir.join("summary.json");
-    let json: serde_json::Value =
-        serde_json::from_str(&read(&path)?).map_err(|e| bad(&path, format!("not JSON: {e}")))?;
+    let json: serde_json::Value = serde_json::from_str(&read_text(&path)?)
+        .map_err(|e| bad(&path, format!("not JSON: {e}")))?;
     let metrics: BTreeMap<String, f64> = json
         .get("metrics")
         .and_then(|m| m.as_object())
         .ok_or_else(|| bad(&path, "no \"metrics\" object"))?
         .iter()
-        .filter_map(|(k, v)| v.as_f64().map(|v| (k.clone(), v)))
-        .collect();
+        .map(|(k, v)| {
+            // A null is how serde_json writes a NaN or an infinity: a bug at its source, never
+            // a value to draw.
+            let v = v
+                .as_f64()
+                .ok_or_else(|| bad(&path, format!("metric `{k}` is {v}, not a number")))?;
+            Ok((k.clone(), v))
+        })
+        .collect::<Result<_>>()?;
     let num = |k: &str| json.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
     let scenario = json
         .get("scenario")
@@ -119,7 +124,7 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     let (times, series) = read_timeseries(&ts)?;
     let toml = dir.join("scenario.toml");
     let (model, expects) = if toml.is_file() {
-        let s = crate::scenario::load_str(&toml.display().to_string(), &read(&toml)?, &[])?;
+        let s = crate::scenario::load_str(&toml.display().to_string(), &read_text(&toml)?, &[])?;
         (Some(s.model), s.expects)
     } else {
         (None, Vec::new())
@@ -149,35 +154,22 @@ type Series = (Vec<f64>, BTreeMap<String, Vec<f64>>);
 
 /// Long form `time_s,metric,value`, buckets in time order, into one vector per metric.
 fn read_timeseries(path: &Path) -> Result<Series> {
-    let text = read(path)?;
-    let mut lines = text.lines();
-    match lines.next() {
-        Some(h) if h.trim() == "time_s,metric,value" => {}
-        _ => return Err(bad(path, "expected the header `time_s,metric,value`")),
+    let text = read_text(path)?;
+    let mut rows = reader(&text);
+    if rows.headers().map_err(csv_error(path))? != SERIES_HEADER[..] {
+        return Err(bad(path, "expected the header `time_s,metric,value`"));
     }
     let mut times: Vec<f64> = Vec::new();
     let mut series: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (i, line) in lines.enumerate() {
-        if line.is_empty() {
-            continue;
+    for row in rows.deserialize() {
+        let row: SeriesRow<f64, String> = row.map_err(csv_error(path))?;
+        if times.last() != Some(&row.time_s) {
+            times.push(row.time_s);
         }
-        let mut f = line.splitn(3, ',');
-        let (Some(t), Some(name), Some(v)) = (f.next(), f.next(), f.next()) else {
-            return Err(bad(path, format!("line {}: expected three fields", i + 2)));
-        };
-        let parse = |s: &str| {
-            s.parse::<f64>()
-                .map_err(|_| bad(path, format!("line {}: `{s}` is not a number", i + 2)))
-        };
-        let t = parse(t)?;
-        let v = parse(v)?;
-        if times.last() != Some(&t) {
-            times.push(t);
-        }
-        let column = series.entry(name.to_string()).or_default();
+        let column = series.entry(row.metric).or_default();
         // A metric missing from some bucket reads as 0 there.
         column.resize(times.len() - 1, 0.0);
-        column.push(v);
+        column.push(row.value);
     }
     for column in series.values_mut() {
         column.resize(times.len(), 0.0);
@@ -233,6 +225,54 @@ pub fn variant_names(source: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_metric_that_is_not_a_number_is_refused() {
+        let d = std::env::temp_dir().join(format!("cascade-read-run-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("summary.json"), "{\"metrics\": {\"a\": null}}").unwrap();
+        std::fs::write(d.join("timeseries.csv"), "time_s,metric,value\n").unwrap();
+        let e = read_run(&d, "base").unwrap_err().to_string();
+        assert!(e.ends_with("metric `a` is null, not a number"), "{e}");
+        std::fs::write(d.join("summary.json"), "{\"metrics\": {\"a\": 0.5}}").unwrap();
+        let r = read_run(&d, "base").unwrap();
+        assert_eq!(r.metric("a"), Some(0.5));
+        assert!(r.times.is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn timeseries_read_back_what_was_written() {
+        let metrics = crate::metrics::RunMetrics {
+            summary: Vec::new(),
+            names: vec![
+                "client.web.requests".into(),
+                "client.web.success_ratio".into(),
+            ],
+            series: vec![120.0, 0.1 + 0.2, 5.0, 1e-7],
+            bucket_ns: 500_000_000,
+        };
+        let text = crate::output::run_files::timeseries_csv(&metrics);
+        assert_eq!(
+            text,
+            "time_s,metric,value\n\
+             0,client.web.requests,120\n\
+             0,client.web.success_ratio,0.30000000000000004\n\
+             0.5,client.web.requests,5\n\
+             0.5,client.web.success_ratio,0.0000001\n"
+        );
+        let d = std::env::temp_dir().join(format!("cascade-series-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("timeseries.csv");
+        std::fs::write(&path, &text).unwrap();
+        let (times, series) = read_timeseries(&path).unwrap();
+        assert_eq!(times, [0.0, 0.5]);
+        assert_eq!(series["client.web.requests"], [120.0, 5.0]);
+        assert_eq!(series["client.web.success_ratio"], [0.1 + 0.2, 1e-7]);
+        std::fs::write(&path, "time,metric,value\n").unwrap();
+        assert!(read_timeseries(&path).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn variant_names_come_in_file_order() {

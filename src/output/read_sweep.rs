@@ -3,10 +3,11 @@
 //! Columns are found by name: the parameter columns are those between `variant` (or `point`,
 //! in files without a `variant` column, whose rows are all `base`) and `metric`.
 
+use super::csv_text::{csv_error, read_text, reader};
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::output::files::io_error;
 use crate::scenario::Expect;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One swept parameter: its path and its values in grid order.
@@ -72,36 +73,23 @@ pub fn is_sweep_dir(dir: &Path) -> bool {
     dir.join("points.csv").is_file()
 }
 
-/// Splits one CSV line, honouring double quotes (`"a,b"` and `""` inside them).
-pub fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    fields.push(cur);
-    fields
-}
-
 fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {what}", path.display()))
 }
 
 pub fn read_sweep(dir: &Path) -> Result<SweepData> {
     let path = dir.join("points.csv");
-    let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
-    let mut lines = text.lines().filter(|l| !l.is_empty());
-    let header = csv_fields(lines.next().ok_or_else(|| bad(&path, "empty file"))?);
+    let text = read_text(&path)?;
+    let mut csv = reader(&text);
+    let header: Vec<String> = csv
+        .headers()
+        .map_err(csv_error(&path))?
+        .iter()
+        .map(String::from)
+        .collect();
+    if header.is_empty() {
+        return Err(bad(&path, "empty file"));
+    }
     let col = |name: &str| header.iter().position(|h| h == name);
     let need = |name: &str| {
         col(name).ok_or_else(|| bad(&path, format!("no `{name}` column in the header")))
@@ -127,31 +115,21 @@ pub fn read_sweep(dir: &Path) -> Result<SweepData> {
         .collect();
     let mut variants: Vec<String> = Vec::new();
     let mut rows = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let f = csv_fields(line);
-        if f.len() != header.len() {
-            return Err(bad(
-                &path,
-                format!(
-                    "line {}: {} fields, the header has {}",
-                    i + 2,
-                    f.len(),
-                    header.len()
-                ),
-            ));
-        }
+    for record in csv.records() {
+        let f = record.map_err(csv_error(&path))?;
+        let line = f.position().map_or(0, |p| p.line());
         let num = |c: usize| {
             if f[c].is_empty() {
                 return Ok(f64::NAN);
             }
             f[c].parse::<f64>()
-                .map_err(|_| bad(&path, format!("line {}: `{}` is not a number", i + 2, f[c])))
+                .map_err(|_| bad(&path, format!("line {line}: `{}` is not a number", &f[c])))
         };
-        let v = variant.map_or("base".to_string(), |c| f[c].clone());
+        let v = variant.map_or("base".to_string(), |c| f[c].to_string());
         if !variants.contains(&v) {
             variants.push(v.clone());
         }
-        let values: Vec<String> = f[first_param..metric].to_vec();
+        let values: Vec<String> = (first_param..metric).map(|c| f[c].to_string()).collect();
         for (p, value) in params.iter_mut().zip(&values) {
             if !p.values.contains(value) {
                 p.values.push(value.clone());
@@ -161,7 +139,7 @@ pub fn read_sweep(dir: &Path) -> Result<SweepData> {
             point: num(point)? as usize,
             variant: v,
             values,
-            metric: f[metric].clone(),
+            metric: f[metric].to_string(),
             n: num(n)?,
             mean: num(mean)?,
             sd: num(sd)?,
@@ -182,7 +160,7 @@ pub fn read_sweep(dir: &Path) -> Result<SweepData> {
     };
     let toml = dir.join("scenario.toml");
     if toml.is_file() {
-        let text = std::fs::read_to_string(&toml).map_err(io_error(&toml))?;
+        let text = read_text(&toml)?;
         let loaded = crate::scenario::load_str(&toml.display().to_string(), &text, &[])?;
         data.scenario = loaded.model.name.clone();
         data.seed = Some(loaded.model.seed);
@@ -205,7 +183,7 @@ fn read_sweep_json(dir: &Path, data: &mut SweepData) -> Result<()> {
     if !path.is_file() {
         return Ok(());
     }
-    let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+    let text = read_text(&path)?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(&path, format!("not JSON: {e}")))?;
     if let Some(s) = json.get("scenario").and_then(|v| v.as_str()) {
@@ -265,16 +243,111 @@ fn read_sweep_json(dir: &Path, data: &mut SweepData) -> Result<()> {
     Ok(())
 }
 
+/// runs.csv by (point, variant): each replication's metrics, in replication order.
+pub type Replications = BTreeMap<(usize, String), BTreeMap<u64, BTreeMap<String, f64>>>;
+
+/// Reads the sweep's runs.csv: `point,variant,rep,seed`, the `params` parameter columns, then
+/// one column per metric; a metric a run lacks (an empty field) is left out of its map.
+pub fn read_replications(dir: &Path, params: usize) -> Result<Replications> {
+    let path = dir.join("runs.csv");
+    let text = read_text(&path)?;
+    let mut csv = reader(&text);
+    let header = csv.headers().map_err(csv_error(&path))?.clone();
+    let first_metric = 4 + params;
+    if header.len() < first_metric || header.iter().take(3).ne(["point", "variant", "rep"]) {
+        return Err(bad(&path, "not a sweep's runs.csv"));
+    }
+    let mut out = Replications::new();
+    for record in csv.records() {
+        let f = record.map_err(csv_error(&path))?;
+        let line = f.position().map_or(0, |p| p.line());
+        let malformed = || bad(&path, format!("line {line}: malformed row"));
+        let point: usize = f[0].parse().map_err(|_| malformed())?;
+        let rep: u64 = f[2].parse().map_err(|_| malformed())?;
+        let metrics = header
+            .iter()
+            .zip(f.iter())
+            .skip(first_metric)
+            .filter_map(|(n, v)| Some((n.to_string(), v.parse::<f64>().ok()?)))
+            .collect();
+        out.entry((point, f[1].to_string()))
+            .or_default()
+            .insert(rep, metrics);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scratch(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("cascade-read-sweep-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        for (name, text) in files {
+            std::fs::write(d.join(name), text).unwrap();
+        }
+        d
+    }
+
     #[test]
-    fn csv_fields_honour_quotes() {
-        assert_eq!(csv_fields("a,b,,c"), ["a", "b", "", "c"]);
-        assert_eq!(
-            csv_fields("\"x,y\",\"say \"\"hi\"\"\""),
-            ["x,y", "say \"hi\""]
+    fn points_are_read_by_column_name_with_quoted_fields() {
+        let d = scratch(
+            "points",
+            &[(
+                "points.csv",
+                "point,variant,a.b,metric,n,mean,sd,ci95_low,ci95_high\n\
+                 0,\"with,comma\",\"1,2\",m,2,1.5,0.5,0.25,2.75\n\
+                 1,base,3,m,1,2,0,,\n",
+            )],
         );
+        let s = read_sweep(&d).unwrap();
+        assert_eq!(s.variants, ["with,comma", "base"]);
+        assert_eq!(s.params[0].path, "a.b");
+        assert_eq!(s.params[0].values, ["1,2", "3"]);
+        let r = &s.rows[0];
+        assert_eq!(
+            (r.point, r.n, r.mean, r.sd, r.low, r.high),
+            (0, 2.0, 1.5, 0.5, 0.25, 2.75)
+        );
+        assert!(s.rows[1].low.is_nan() && s.rows[1].high.is_nan());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_row_that_is_not_a_number_names_its_line() {
+        let d = scratch(
+            "bad",
+            &[(
+                "points.csv",
+                "point,variant,metric,n,mean,sd,ci95_low,ci95_high\n0,base,m,2,x,0,0,0\n",
+            )],
+        );
+        let e = read_sweep(&d).unwrap_err().to_string();
+        assert!(
+            e.ends_with("points.csv: line 2: `x` is not a number"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn replications_skip_the_metrics_a_run_lacks() {
+        let d = scratch(
+            "runs",
+            &[(
+                "runs.csv",
+                "point,variant,rep,seed,p,m1,m2\n0,base,0,7,1,0.5,\n0,base,1,8,1,0.25,3\n",
+            )],
+        );
+        let r = read_replications(&d, 1).unwrap();
+        let reps = &r[&(0, "base".to_string())];
+        assert_eq!(reps[&0].len(), 1);
+        assert_eq!(reps[&0]["m1"], 0.5);
+        assert_eq!(reps[&1]["m2"], 3.0);
+        assert!(read_replications(&d, 5).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }
