@@ -1,11 +1,27 @@
 //! Compiles `[[window]]`: a named span given by `start`/`end`, or a phase of a fault.
 
 use super::document::{Located, Source};
+use super::names::Named;
 use super::schema::RawWindow;
 use crate::model::Window;
 use crate::model::fault::Fault;
 
-const PHASES: [&str; 3] = ["before", "during", "after"];
+/// A part of a fault's span, as `[[window]]` `phase` names it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    Before,
+    During,
+    After,
+}
+
+impl Named for Phase {
+    const WHAT: &'static str = "phase";
+    const NAMES: &'static [(Phase, &'static str)] = &[
+        (Phase::Before, "before"),
+        (Phase::During, "during"),
+        (Phase::After, "after"),
+    ];
+}
 
 /// `base` is the table's path for errors: `window.0`, or `expect.2.window`.
 pub fn compile_window(
@@ -64,19 +80,9 @@ fn phase_of(
             format!("there are {} faults, numbered from 0", faults.len()),
         ));
     };
-    match phase {
-        "before" => Ok((warmup, f.start)),
-        "during" => Ok((f.start, f.end)),
-        "after" => Ok((f.end, end)),
-        other => {
-            let hint = crate::error::did_you_mean(other, PHASES.iter().copied());
-            Err(src.error_at(
-                &at("phase"),
-                format!(
-                    "unknown phase `{other}`{hint}; valid: {}",
-                    PHASES.join(", ")
-                ),
-            ))
-        }
+    match Phase::parse(phase).map_err(|message| src.error_at(&at("phase"), message))? {
+        Phase::Before => Ok((warmup, f.start)),
+        Phase::During => Ok((f.start, f.end)),
+        Phase::After => Ok((f.end, end)),
     }
 }
