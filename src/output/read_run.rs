@@ -138,7 +138,8 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         dir: dir.to_path_buf(),
         label: label.to_string(),
         scenario,
-        seed: num("seed") as u64,
+        // Read as an integer: seeds run to 2^64 - 1, past what a float holds exactly.
+        seed: json.get("seed").and_then(|v| v.as_u64()).unwrap_or(0),
         duration_s: num("duration_s"),
         warmup_s: num("warmup_s"),
         metrics,
@@ -238,6 +239,23 @@ mod tests {
         let r = read_run(&d, "base").unwrap();
         assert_eq!(r.metric("a"), Some(0.5));
         assert!(r.times.is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_seed_past_two_to_the_53_reads_back_exactly() {
+        // Read through a float it came back rounded (as 18446744073709551615): the charts'
+        // and the report's subtitles named a seed that never ran.
+        let d = std::env::temp_dir().join(format!("cascade-read-seed-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let seed = 18_446_744_073_709_551_557u64;
+        std::fs::write(
+            d.join("summary.json"),
+            format!("{{\"seed\": {seed}, \"metrics\": {{}}}}"),
+        )
+        .unwrap();
+        std::fs::write(d.join("timeseries.csv"), "time_s,metric,value\n").unwrap();
+        assert_eq!(read_run(&d, "base").unwrap().seed, seed);
         std::fs::remove_dir_all(&d).unwrap();
     }
 
