@@ -150,7 +150,13 @@ impl Source {
                 err.field = self.spans.path_at(span.start);
                 self.locate(&mut err, span.start);
             }
-            self.blame_override(err)
+            let mut err = self.blame_override(err);
+            if let Some(field) = err.field.clone() {
+                let by_set = err.message.starts_with("--set ");
+                let hint = super::messages::duration_hint(&field, e.message(), by_set);
+                err.help = hint.or(err.help.take());
+            }
+            err
         })
     }
 

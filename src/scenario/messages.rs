@@ -8,6 +8,65 @@ pub(super) fn first_line(msg: &str) -> String {
     msg.lines().next().unwrap_or("").trim().to_string()
 }
 
+const UNITLESS: &str = "a duration needs a unit: `";
+
+/// The message for a duration written as a bare number `n`.
+pub(super) fn unitless(n: &str) -> String {
+    format!("{UNITLESS}{n}` alone is not one")
+}
+
+/// For a duration written without its unit, the fix with the unit `field` usually takes:
+/// `timeout = "500ms"`, `duration = "120s"`, or as `--set` takes it when it came from there.
+pub(super) fn duration_hint(field: &str, message: &str, by_set: bool) -> Option<String> {
+    let n = first_line(message)
+        .strip_prefix(UNITLESS)?
+        .split('`')
+        .next()?
+        .to_string();
+    let unit = usual_unit(field);
+    let fix = if by_set {
+        format!("--set {field}={n}{unit}")
+    } else {
+        let key = field.rsplit('.').next().unwrap_or(field);
+        format!("{key} = \"{n}{unit}\"")
+    };
+    Some(format!(
+        "did you mean `{fix}`? durations are strings with a unit: ns, us, ms, s, m, h"
+    ))
+}
+
+/// The unit a duration field is usually written in: seconds for spans of the run and of
+/// recovery (a run's duration, a fault's start, a breaker's open time), milliseconds for the
+/// latencies of one request (timeouts, deadlines, work).
+fn usual_unit(field: &str) -> &'static str {
+    const SECONDS: [&str; 17] = [
+        "at",
+        "base_ejection_time",
+        "bucket",
+        "cold_start",
+        "duration",
+        "end",
+        "max_ejection_time",
+        "open",
+        "open_max",
+        "period",
+        "ramp",
+        "recovery_hold",
+        "restart",
+        "retry_after",
+        "start",
+        "warmup",
+        "window",
+    ];
+    let key = field.rsplit('.').next().unwrap_or(field);
+    let outlier_interval = key == "interval" && field.contains(".outlier.");
+    if SECONDS.contains(&key) || outlier_interval {
+        "s"
+    } else {
+        "ms"
+    }
+}
+
 /// What to do about a TOML syntax error the parser's own words leave unclear.
 pub(super) fn syntax_help(message: &str) -> Option<String> {
     // TOML integers are 64-bit signed; seeds run to 2^64 - 1 (docs/scenario.md, `seed`).
@@ -77,4 +136,30 @@ fn user_terms(message: &str) -> String {
         }
     }
     message.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_number_gets_the_unit_its_field_usually_takes() {
+        let hint = |field: &str, by_set| duration_hint(field, &unitless("250"), by_set).unwrap();
+        assert_eq!(
+            hint("policy.p.timeout", false),
+            "did you mean `timeout = \"250ms\"`? durations are strings with a unit: ns, us, ms, s, m, h"
+        );
+        assert!(hint("scenario.duration", false).contains("`duration = \"250s\"`"));
+        assert!(hint("fault.0.start", false).contains("`start = \"250s\"`"));
+        assert!(hint("policy.p.breaker.open", false).contains("\"250s\""));
+        assert!(hint("service.db.outlier.interval", false).contains("\"250s\""));
+        assert!(hint("service.db.codel.interval", false).contains("\"250ms\""));
+        assert!(
+            hint("client.web.phases.0.at", true).contains("`--set client.web.phases.0.at=250s`")
+        );
+        assert_eq!(
+            duration_hint("policy.p.timeout", "invalid type: string", false),
+            None
+        );
+    }
 }

@@ -13,10 +13,28 @@ pub struct Dur(pub u64);
 
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
-        let text = String::deserialize(d)?;
-        crate::time::parse_duration(&text)
-            .map(Dur)
-            .map_err(de::Error::custom)
+        struct DurVisitor;
+        impl Visitor<'_> for DurVisitor {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration with its unit, as a string, like \"250ms\" or \"2s\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                crate::time::parse_duration(v).map(Dur).map_err(E::custom)
+            }
+            // A bare number is the common slip: say so (the field's usual unit is added
+            // where the field is known, `messages::duration_hint`).
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
+                Err(E::custom(super::messages::unitless(&v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
+                Err(E::custom(super::messages::unitless(&v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
+                Err(E::custom(super::messages::unitless(&v.to_string())))
+            }
+        }
+        d.deserialize_any(DurVisitor)
     }
 }
 

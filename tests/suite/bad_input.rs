@@ -230,9 +230,29 @@ fn unparseable_duration() {
             "invalid duration",
         ],
     );
+    // A bare number gets the fix with the unit the field usually takes.
     c.rejects(
         &GOOD.replace("deadline = \"1s\"", "deadline = 1"),
-        &["scenario.toml:10", "client.web.deadline"],
+        &[
+            "scenario.toml:10",
+            "client.web.deadline",
+            "a duration needs a unit",
+            "did you mean `deadline = \"1ms\"`?",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("duration = \"5s\"", "duration = 120"),
+        &["scenario.duration", "did you mean `duration = \"120s\"`?"],
+    );
+    c.rejects(
+        &GOOD.replace("deadline = \"1s\"", "deadline = 0.5"),
+        &["`0.5` alone", "did you mean `deadline = \"0.5ms\"`?"],
+    );
+    let path = c.file(GOOD);
+    c.rejects_with(
+        &path,
+        &["--set", "scenario.warmup=30"],
+        &["did you mean `--set scenario.warmup=30s`?"],
     );
 }
 
