@@ -2,7 +2,7 @@
 //! bucket, levels integrated over time, buckets closed in order as simulated time passes.
 
 use super::RunMetrics;
-use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc};
+use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc, StepCount};
 use super::level::Level;
 use crate::model::Model;
 use crate::outcome::Outcome;
@@ -39,6 +39,9 @@ pub struct Recorder {
     pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     prefixes: (Vec<String>, Vec<String>, Vec<String>),
+    /// Per service, its steps with a `p`: the step's index and the suffixes of its two
+    /// metrics (`step.<label>.taken`, `step.<label>.skipped`).
+    step_names: Vec<StepNames>,
     /// Per service, the clients whose calls can reach it.
     reach: Vec<Vec<usize>>,
     bucket_ns: u64,
@@ -60,6 +63,8 @@ struct WindowTotals {
     span: u64,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
 }
+
+type StepNames = Vec<(usize, String, String)>;
 
 /// How some logical calls ended: their outcomes and latencies.
 #[derive(Clone, Default)]
@@ -86,7 +91,26 @@ impl Recorder {
             .iter()
             .map(|s| ServiceAcc {
                 capacity: f64::from(s.instances) * f64::from(s.workers),
+                steps: vec![StepCount::default(); s.branches.len()],
                 ..Default::default()
+            })
+            .collect();
+        let step_names = model
+            .services
+            .iter()
+            .map(|s| {
+                s.branches
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, b)| b.as_ref().map(|b| (i, &b.label)))
+                    .map(|(i, label)| {
+                        (
+                            i,
+                            format!("step.{label}.taken"),
+                            format!("step.{label}.skipped"),
+                        )
+                    })
+                    .collect()
             })
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
@@ -119,6 +143,7 @@ impl Recorder {
             services,
             edges,
             prefixes,
+            step_names,
             reach: reaching_clients(model),
             bucket_ns: model.bucket,
             bucket_start: 0,
@@ -234,6 +259,7 @@ impl Recorder {
     fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
         emit_entities(
             &self.prefixes,
+            &self.step_names,
             &self.reach,
             &self.clients,
             &self.services,
@@ -256,6 +282,7 @@ impl Recorder {
         let duration = self.end.saturating_sub(self.warmup);
         emit_entities(
             &self.prefixes,
+            &self.step_names,
             &self.reach,
             &self.totals.0,
             &self.totals.1,
@@ -267,6 +294,7 @@ impl Recorder {
             let prefix = format!("window.{}.", w.name);
             emit_entities(
                 &self.prefixes,
+                &self.step_names,
                 &self.reach,
                 &w.totals.0,
                 &w.totals.1,
@@ -290,8 +318,10 @@ fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emit_entities(
     prefixes: &(Vec<String>, Vec<String>, Vec<String>),
+    step_names: &[StepNames],
     reach: &[Vec<usize>],
     clients: &[ClientAcc],
     services: &[ServiceAcc],
@@ -314,7 +344,7 @@ fn emit_entities(
     }
     // End-to-end amplification: attempts reaching each service per request of the clients
     // whose calls can reach it (so an unrelated client changes nothing).
-    for ((p, a), reaching) in prefixes.1.iter().zip(services).zip(reach) {
+    for (((p, a), reaching), steps) in prefixes.1.iter().zip(services).zip(reach).zip(step_names) {
         let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
         let per_request = if requests > 0 {
             a.arrivals as f64 / requests as f64
@@ -324,6 +354,10 @@ fn emit_entities(
         with_prefix(p, &mut |e| {
             a.emit(span, e);
             e("attempts_per_request", per_request);
+            for (i, taken, skipped) in steps {
+                e(taken, a.steps[*i].taken as f64);
+                e(skipped, a.steps[*i].skipped as f64);
+            }
         });
     }
     for (p, a) in prefixes.2.iter().zip(edges) {
