@@ -7,8 +7,8 @@ use super::document::Source;
 use super::schema::RawStep;
 use crate::model::Branch;
 
-/// The branches of a service's `calls`, given each step's path (`service.<s>.calls.<to or
-/// index>`, as errors name it).
+/// The branches of a service's `calls`, given each step's path (`service.<s>.calls.<name,
+/// callee or index>`, as errors name it).
 pub(super) fn compile_branches(
     src: &Source,
     calls: &[RawStep],
@@ -31,7 +31,8 @@ pub(super) fn compile_branches(
             ));
         }
         if names.contains(&name) {
-            return Err(src.error_at(&at, format!("two steps are named `{name}`")));
+            // Both are written at the same path: point at the second.
+            return Err(src.error_at_nth(&at, 1, format!("two steps are named `{name}`")));
         }
         if step.p.is_none() {
             // Until steps are addressed by name elsewhere, a name without a `p` would be

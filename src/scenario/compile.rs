@@ -219,10 +219,13 @@ impl Ctx<'_> {
         let step_paths: Vec<String> = calls
             .iter()
             .enumerate()
+            // As the document addresses an element (`document::element_name`): by its name,
+            // else its callee, else its index.
             .map(|(i, step)| {
+                let key = step.name.as_ref().or(step.to.as_ref());
                 at(&format!(
                     "calls.{}",
-                    step.to.clone().unwrap_or_else(|| i.to_string())
+                    key.cloned().unwrap_or_else(|| i.to_string())
                 ))
             })
             .collect();
