@@ -134,8 +134,9 @@ impl Simulation {
             return;
         }
         let deadline = job.deadline;
-        // One length on the plain path: only a service with a `p` on some step draws.
-        if !self.services[s].branches.is_empty() {
+        // One length on the plain path, beside `steps` in the model's service: only a service
+        // with a `p` on some step draws.
+        if !self.model.services[s].branches.is_empty() {
             step = self.next_taken_step(jr, s, step);
             if step >= steps {
                 self.complete_job(jr);
