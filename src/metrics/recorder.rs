@@ -38,10 +38,7 @@ pub struct Recorder {
     /// Per edge: how many of its breakers are half-open.
     pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
-    prefixes: (Vec<String>, Vec<String>, Vec<String>),
-    /// Per service, its steps with a `p`: the step's index and the suffixes of its two
-    /// metrics (`step.<label>.taken`, `step.<label>.skipped`).
-    step_names: Vec<StepNames>,
+    names_of: Names,
     /// Per service, the clients whose calls can reach it.
     reach: Vec<Vec<usize>>,
     bucket_ns: u64,
@@ -64,7 +61,15 @@ struct WindowTotals {
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
 }
 
-type StepNames = Vec<(usize, String, String)>;
+/// The names metrics are emitted under: each entity's prefix (`client.web`, `service.api`,
+/// `edge.api.db`), and per service its steps with a `p`: the step's index and the suffixes of
+/// its two metrics (`step.<label>.taken`, `step.<label>.skipped`).
+struct Names {
+    clients: Vec<String>,
+    services: Vec<String>,
+    edges: Vec<String>,
+    steps: Vec<Vec<(usize, String, String)>>,
+}
 
 /// How some logical calls ended: their outcomes and latencies.
 #[derive(Clone, Default)]
@@ -95,7 +100,7 @@ impl Recorder {
                 ..Default::default()
             })
             .collect();
-        let step_names = model
+        let steps = model
             .services
             .iter()
             .map(|s| {
@@ -114,23 +119,24 @@ impl Recorder {
             })
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
-        let prefixes = (
-            model
+        let names_of = Names {
+            clients: model
                 .clients
                 .iter()
                 .map(|c| format!("client.{}", c.name))
                 .collect(),
-            model
+            services: model
                 .services
                 .iter()
                 .map(|s| format!("service.{}", s.name))
                 .collect(),
-            model
+            edges: model
                 .edges
                 .iter()
                 .map(|e| format!("edge.{}", e.name))
                 .collect(),
-        );
+            steps,
+        };
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
@@ -142,8 +148,7 @@ impl Recorder {
             fallback_ends,
             services,
             edges,
-            prefixes,
-            step_names,
+            names_of,
             reach: reaching_clients(model),
             bucket_ns: model.bucket,
             bucket_start: 0,
@@ -258,8 +263,7 @@ impl Recorder {
 
     fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
         emit_entities(
-            &self.prefixes,
-            &self.step_names,
+            &self.names_of,
             &self.reach,
             &self.clients,
             &self.services,
@@ -281,8 +285,7 @@ impl Recorder {
         let mut summary = Vec::with_capacity(self.names.len());
         let duration = self.end.saturating_sub(self.warmup);
         emit_entities(
-            &self.prefixes,
-            &self.step_names,
+            &self.names_of,
             &self.reach,
             &self.totals.0,
             &self.totals.1,
@@ -293,8 +296,7 @@ impl Recorder {
         for w in &self.windows {
             let prefix = format!("window.{}.", w.name);
             emit_entities(
-                &self.prefixes,
-                &self.step_names,
+                &self.names_of,
                 &self.reach,
                 &w.totals.0,
                 &w.totals.1,
@@ -318,10 +320,8 @@ fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn emit_entities(
-    prefixes: &(Vec<String>, Vec<String>, Vec<String>),
-    step_names: &[StepNames],
+    names: &Names,
     reach: &[Vec<usize>],
     clients: &[ClientAcc],
     services: &[ServiceAcc],
@@ -339,12 +339,13 @@ fn emit_entities(
             out(&name, v);
         });
     };
-    for (p, a) in prefixes.0.iter().zip(clients) {
+    for (p, a) in names.clients.iter().zip(clients) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
     // End-to-end amplification: attempts reaching each service per request of the clients
     // whose calls can reach it (so an unrelated client changes nothing).
-    for (((p, a), reaching), steps) in prefixes.1.iter().zip(services).zip(reach).zip(step_names) {
+    let per_service = names.services.iter().zip(services).zip(reach);
+    for (((p, a), reaching), steps) in per_service.zip(&names.steps) {
         let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
         let per_request = if requests > 0 {
             a.arrivals as f64 / requests as f64
@@ -360,7 +361,7 @@ fn emit_entities(
             }
         });
     }
-    for (p, a) in prefixes.2.iter().zip(edges) {
+    for (p, a) in names.edges.iter().zip(edges) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
 }
