@@ -61,6 +61,11 @@ fn a_step_with_p_0_3_is_taken_binomially_and_its_callee_sees_exactly_the_taken_c
             (taken - mean).abs() <= 4.0 * sd,
             "seed {seed}: taken {taken}, binomial mean {mean} ± 4 × {sd:.1}"
         );
+        // The time series carries them too, and with no warm-up its buckets add up to the
+        // summary.
+        let per_bucket = m.series_of("service.api.step.miss.taken").unwrap();
+        assert_eq!(per_bucket.len(), 10);
+        assert_eq!(per_bucket.iter().sum::<f64>(), taken, "seed {seed}");
         // A skipped step calls nobody: the database sees the taken ones and no more.
         assert_eq!(metric(&m, "edge.api.db.calls"), taken, "seed {seed}");
         assert_eq!(metric(&m, "service.db.arrivals"), taken, "seed {seed}");
