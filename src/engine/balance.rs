@@ -28,6 +28,7 @@ impl Simulation {
             next_rr,
             outlier,
             down,
+            ..
         } = &mut self.services[s];
         let n = instances.len() as u32;
         if n == 1 {

@@ -127,13 +127,22 @@ impl Simulation {
             return;
         };
         let s = job.service as usize;
-        let step = job.step as usize;
+        let mut step = job.step as usize;
         let steps = self.model.services[s].steps.len();
         if job.failure.is_some() || step >= steps {
             self.complete_job(jr);
             return;
         }
         let deadline = job.deadline;
+        // One length on the plain path, beside `steps` in the model's service: only a service
+        // with a `p` on some step draws.
+        if !self.model.services[s].branches.is_empty() {
+            step = self.next_taken_step(jr, s, step);
+            if step >= steps {
+                self.complete_job(jr);
+                return;
+            }
+        }
         let n = self.model.services[s].steps[step].len();
         let job = self.jobs.get_mut(jr).expect("live");
         job.pending = n as u16;

@@ -4,6 +4,7 @@ mod adaptive;
 pub mod arena;
 mod attempt_end;
 mod balance;
+mod branches;
 mod calls;
 mod endings;
 mod fault_events;

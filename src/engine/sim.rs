@@ -115,6 +115,16 @@ impl Simulation {
                     .clone()
                     .map(|o| crate::policy::outlier::Outlier::new(o, s.instances as usize)),
                 down: vec![0; s.instances as usize],
+                branches: s
+                    .branches
+                    .iter()
+                    .map(|b| {
+                        b.as_ref().map(|b| BranchState {
+                            p: b.p,
+                            rng: stream(seed, &format!("service.{}", s.name), &b.stream),
+                        })
+                    })
+                    .collect(),
             })
             .collect();
         let edge_rngs = model

@@ -188,6 +188,16 @@ pub struct ServiceState {
     pub outlier: Option<crate::policy::outlier::Outlier>,
     /// Per instance: crashes holding it down (the balancer skips it while above 0).
     pub down: Vec<u32>,
+    /// Per step, its probability and draws when it has a `p`; empty when no step has one
+    /// (`Service::branches`), which is all `advance_job` checks on the plain path.
+    pub branches: Vec<Option<BranchState>>,
+}
+
+/// A step made with a probability, and the stream of its draws (`branch.<name or
+/// calls.<index>>` under `service.<s>`).
+pub struct BranchState {
+    pub p: f64,
+    pub rng: Stream,
 }
 
 pub struct ClientState {

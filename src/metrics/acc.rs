@@ -139,6 +139,17 @@ pub struct ServiceAcc {
     pub wasted_ns: f64,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
+    /// Per step, how often a job reaching it made its calls or skipped it: one entry per
+    /// step when a step of the service has a `p` (`Service::branches`), else none. Emitted by
+    /// the recorder, which holds their names.
+    pub steps: Vec<StepCount>,
+}
+
+/// How often a step with a `p` was made (its draw said yes) or skipped.
+#[derive(Clone, Copy, Default)]
+pub struct StepCount {
+    pub taken: u64,
+    pub skipped: u64,
 }
 
 impl ServiceAcc {
@@ -162,6 +173,10 @@ impl ServiceAcc {
         self.busy_area += o.busy_area;
         self.queue_area += o.queue_area;
         self.wasted_ns += o.wasted_ns;
+        for (a, b) in self.steps.iter_mut().zip(&o.steps) {
+            a.taken += b.taken;
+            a.skipped += b.skipped;
+        }
     }
     /// Clears the window's values, keeping the capacity and the histogram's allocation.
     pub fn reset(&mut self) {
@@ -182,6 +197,7 @@ impl ServiceAcc {
         self.busy_area = 0;
         self.queue_area = 0;
         self.wasted_ns = 0.0;
+        self.steps.fill(StepCount::default());
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         let span = span_ns as f64;

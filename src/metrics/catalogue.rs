@@ -168,6 +168,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "attempts that reached the service per logical request of all clients: end-to-end amplification",
     ),
     doc(
+        "service.<s>.step.<step>.taken",
+        "count",
+        "jobs that reached a step with a `p` of the service's calls (<step>: the step's name, or its index from 0 when unnamed) and made its calls: its draw said yes",
+    ),
+    doc(
+        "service.<s>.step.<step>.skipped",
+        "count",
+        "jobs that reached that step and went on to the next without calling: taken + skipped = jobs that reached it",
+    ),
+    doc(
         "service.<s>.utilization",
         "ratio",
         "time-average share of all workers that are busy",

@@ -85,5 +85,8 @@ mod tests {
         assert_eq!(better("client.web.requests"), None);
         assert_eq!(better("service.api.utilization"), None);
         assert_eq!(better("edge.web.api.attempts"), None);
+        // A branch's counts describe the load a step sends on, not how well it went.
+        assert_eq!(better("service.api.step.miss.taken"), None);
+        assert_eq!(better("service.api.step.1.skipped"), None);
     }
 }

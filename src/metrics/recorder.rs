@@ -2,7 +2,7 @@
 //! bucket, levels integrated over time, buckets closed in order as simulated time passes.
 
 use super::RunMetrics;
-use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc};
+use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc, StepCount};
 use super::level::Level;
 use crate::model::Model;
 use crate::outcome::Outcome;
@@ -38,7 +38,7 @@ pub struct Recorder {
     /// Per edge: how many of its breakers are half-open.
     pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
-    prefixes: (Vec<String>, Vec<String>, Vec<String>),
+    names_of: Names,
     /// Per service, the clients whose calls can reach it.
     reach: Vec<Vec<usize>>,
     bucket_ns: u64,
@@ -59,6 +59,16 @@ struct WindowTotals {
     /// Time covered by the buckets merged so far, ns.
     span: u64,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
+}
+
+/// The names metrics are emitted under: each entity's prefix (`client.web`, `service.api`,
+/// `edge.api.db`), and per service its steps with a `p`: the step's index and the suffixes of
+/// its two metrics (`step.<label>.taken`, `step.<label>.skipped`).
+struct Names {
+    clients: Vec<String>,
+    services: Vec<String>,
+    edges: Vec<String>,
+    steps: Vec<Vec<(usize, String, String)>>,
 }
 
 /// How some logical calls ended: their outcomes and latencies.
@@ -86,27 +96,47 @@ impl Recorder {
             .iter()
             .map(|s| ServiceAcc {
                 capacity: f64::from(s.instances) * f64::from(s.workers),
+                steps: vec![StepCount::default(); s.branches.len()],
                 ..Default::default()
             })
             .collect();
+        let steps = model
+            .services
+            .iter()
+            .map(|s| {
+                s.branches
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, b)| b.as_ref().map(|b| (i, &b.label)))
+                    .map(|(i, label)| {
+                        (
+                            i,
+                            format!("step.{label}.taken"),
+                            format!("step.{label}.skipped"),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
-        let prefixes = (
-            model
+        let names_of = Names {
+            clients: model
                 .clients
                 .iter()
                 .map(|c| format!("client.{}", c.name))
                 .collect(),
-            model
+            services: model
                 .services
                 .iter()
                 .map(|s| format!("service.{}", s.name))
                 .collect(),
-            model
+            edges: model
                 .edges
                 .iter()
                 .map(|e| format!("edge.{}", e.name))
                 .collect(),
-        );
+            steps,
+        };
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
@@ -118,7 +148,7 @@ impl Recorder {
             fallback_ends,
             services,
             edges,
-            prefixes,
+            names_of,
             reach: reaching_clients(model),
             bucket_ns: model.bucket,
             bucket_start: 0,
@@ -233,7 +263,7 @@ impl Recorder {
 
     fn emit_current(&self, span: u64, out: &mut dyn FnMut(&str, f64)) {
         emit_entities(
-            &self.prefixes,
+            &self.names_of,
             &self.reach,
             &self.clients,
             &self.services,
@@ -255,7 +285,7 @@ impl Recorder {
         let mut summary = Vec::with_capacity(self.names.len());
         let duration = self.end.saturating_sub(self.warmup);
         emit_entities(
-            &self.prefixes,
+            &self.names_of,
             &self.reach,
             &self.totals.0,
             &self.totals.1,
@@ -266,7 +296,7 @@ impl Recorder {
         for w in &self.windows {
             let prefix = format!("window.{}.", w.name);
             emit_entities(
-                &self.prefixes,
+                &self.names_of,
                 &self.reach,
                 &w.totals.0,
                 &w.totals.1,
@@ -291,7 +321,7 @@ fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
 }
 
 fn emit_entities(
-    prefixes: &(Vec<String>, Vec<String>, Vec<String>),
+    names: &Names,
     reach: &[Vec<usize>],
     clients: &[ClientAcc],
     services: &[ServiceAcc],
@@ -309,12 +339,13 @@ fn emit_entities(
             out(&name, v);
         });
     };
-    for (p, a) in prefixes.0.iter().zip(clients) {
+    for (p, a) in names.clients.iter().zip(clients) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
     // End-to-end amplification: attempts reaching each service per request of the clients
     // whose calls can reach it (so an unrelated client changes nothing).
-    for ((p, a), reaching) in prefixes.1.iter().zip(services).zip(reach) {
+    let per_service = names.services.iter().zip(services).zip(reach);
+    for (((p, a), reaching), steps) in per_service.zip(&names.steps) {
         let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
         let per_request = if requests > 0 {
             a.arrivals as f64 / requests as f64
@@ -324,9 +355,13 @@ fn emit_entities(
         with_prefix(p, &mut |e| {
             a.emit(span, e);
             e("attempts_per_request", per_request);
+            for (i, taken, skipped) in steps {
+                e(taken, a.steps[*i].taken as f64);
+                e(skipped, a.steps[*i].skipped as f64);
+            }
         });
     }
-    for (p, a) in prefixes.2.iter().zip(edges) {
+    for (p, a) in names.edges.iter().zip(edges) {
         with_prefix(p, &mut |e| a.emit(span, e));
     }
 }

@@ -119,6 +119,9 @@ pub struct Service {
     pub work: Latency,
     /// Calls in sequence; each step's calls run in parallel.
     pub steps: Vec<Vec<CallSpec>>,
+    /// Per step, its probability when it has one (`p`): empty when no step of the service
+    /// has one, so the engine checks one length on the plain path.
+    pub branches: Vec<Option<Branch>>,
     pub admission: Option<Admission>,
     /// CoDel queue-delay shedding, per instance.
     pub codel: Option<crate::policy::codel::CodelConfig>,
@@ -126,6 +129,19 @@ pub struct Service {
     pub adaptive_lifo: Option<u64>,
     /// Outlier ejection at the balancer in front of the instances.
     pub outlier: Option<crate::policy::outlier::OutlierConfig>,
+}
+
+/// A step made only with a probability: when a job reaches it, with probability `p` it
+/// makes the step's calls, otherwise it goes on to the next step at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    /// In [0, 1]; 0 and 1 draw nothing.
+    pub p: f64,
+    /// The purpose of its random stream under `service.<s>`: `branch.<name>`, or
+    /// `branch.calls.<index>` for an unnamed step.
+    pub stream: String,
+    /// Its metrics' segment, `service.<s>.step.<label>.taken`: the step's name, or its index.
+    pub label: String,
 }
 
 /// Criticality shedding: per class (in `Criticality` order), the load at which it is shed.

@@ -216,13 +216,23 @@ impl Ctx<'_> {
                 format!("at most {MAX_CALLS} steps, and {MAX_CALLS} calls in one parallel step"),
             ));
         }
-        for (i, step) in calls.iter().enumerate() {
-            let step_path = at(&format!(
-                "calls.{}",
-                step.to.clone().unwrap_or_else(|| i.to_string())
-            ));
-            steps.push(self.step(&s.name, &step_path, step)?);
+        let step_paths: Vec<String> = calls
+            .iter()
+            .enumerate()
+            // As the document addresses an element (`document::element_name`): by its name,
+            // else its callee, else its index.
+            .map(|(i, step)| {
+                let key = step.name.as_ref().or(step.to.as_ref());
+                at(&format!(
+                    "calls.{}",
+                    key.cloned().unwrap_or_else(|| i.to_string())
+                ))
+            })
+            .collect();
+        for (step, step_path) in calls.iter().zip(&step_paths) {
+            steps.push(self.step(&s.name, step_path, step)?);
         }
+        let branches = super::branch::compile_branches(self.src, calls, &step_paths)?;
         Ok(model::Service {
             name: s.name.clone(),
             instances,
@@ -233,6 +243,7 @@ impl Ctx<'_> {
             balancer: s.balancer.unwrap_or_default(),
             work,
             steps,
+            branches,
             admission: s
                 .admission
                 .as_ref()
@@ -277,6 +288,7 @@ impl Ctx<'_> {
             (Some(to), None) => {
                 let call = RawCall {
                     to: to.clone(),
+                    p: None,
                     policy: step.policy.clone(),
                     optional: step.optional,
                     latency: step.latency.clone(),

@@ -270,12 +270,15 @@ pub struct RawAdmission {
     pub retry_after: Option<Dur>,
 }
 
-/// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`.
+/// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`; with
+/// `p`, made only with that probability (the whole step), its draws keyed by `name`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStep {
     pub to: Option<String>,
     pub parallel: Option<Vec<RawCall>>,
+    pub name: Option<String>,
+    pub p: Option<f64>,
     pub policy: Option<String>,
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,
@@ -288,6 +291,9 @@ pub struct RawStep {
 #[serde(deny_unknown_fields)]
 pub struct RawCall {
     pub to: String,
+    /// Known only to be refused with a pointer to `p` beside `parallel`: a probability per
+    /// call of a parallel step is not simulated.
+    pub p: Option<f64>,
     pub policy: Option<String>,
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,

@@ -47,6 +47,15 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
         // The blackholed auth instance is ejected; the three gateways' Gradient2 limits stay in
         // [min, max] = [20, 200] each.
         assert!(metric(&m, "service.auth.ejections") >= 1.0, "seed {seed}");
+        // reco's step with p = 0.3 calls the cache once for each time its draw said yes (a
+        // bare call: no retry, no hedge), counted in the same instant and so the same bucket.
+        let taken = metric(&m, "service.reco.step.warm.taken");
+        let reached = taken + metric(&m, "service.reco.step.warm.skipped");
+        assert_eq!(metric(&m, "edge.reco.cache.calls"), taken, "seed {seed}");
+        assert!(
+            (taken - 0.3 * reached).abs() <= 4.0 * (reached * 0.3 * 0.7).sqrt(),
+            "seed {seed}: {taken} of {reached}"
+        );
         let reco_limit = metric(&m, "edge.gw.reco.limit_mean");
         assert!(
             (3.0 * 20.0..=3.0 * 200.0).contains(&reco_limit),

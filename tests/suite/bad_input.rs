@@ -712,3 +712,68 @@ fn errors_in_a_table_an_override_created_name_the_override() {
         &["--set policy.db-client.limit.initial=5", "algorithm"],
     );
 }
+
+#[test]
+fn step_probabilities_and_names_are_checked() {
+    let c = Case::new("branches");
+    let with_calls = |calls: &str| {
+        GOOD.replace(
+            "calls = [ { to = \"db\", policy = \"db-client\" } ]",
+            &format!("calls = [ {calls} ]"),
+        )
+    };
+    for bad in ["1.5", "-0.1", "nan", "inf"] {
+        c.rejects(
+            &with_calls(&format!("{{ to = \"db\", p = {bad} }}")),
+            &["scenario.toml:17", "service.api.calls.db.p", "probability"],
+        );
+    }
+    c.rejects(
+        &with_calls(r#"{ to = "db", p = "often" }"#),
+        &["scenario.toml:17", "service.api.calls"],
+    );
+    c.rejects(
+        &with_calls(r#"{ parallel = [ { to = "db", p = 0.5 } ] }"#),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.0.parallel.db.p",
+            "beside `parallel`",
+        ],
+    );
+    c.rejects(
+        &with_calls(
+            r#"{ to = "db", p = 0.5, name = "miss" }, { parallel = [ { to = "db" } ], p = 0.1, name = "miss" }"#,
+        ),
+        &["scenario.toml:17:91", "service.api.calls.miss.name", "two steps"],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", p = 0.5, name = "a.b" }"#),
+        &[
+            "scenario.toml:17:33",
+            "service.api.calls.a.b.name",
+            "not a valid name",
+        ],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", p = 0.5, name = "7" }"#),
+        &[
+            "scenario.toml:17:33",
+            "service.api.calls.7.name",
+            "digits alone",
+        ],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", name = "miss" }"#),
+        &[
+            "scenario.toml:17:24",
+            "service.api.calls.miss.name",
+            "give the step a `p`",
+        ],
+    );
+    let path = c.file(&with_calls(r#"{ to = "db", p = 0.5 }"#));
+    c.rejects_with(
+        &path,
+        &["--set", "service.api.calls.db.p=2"],
+        &["--set service.api.calls.db.p=2", "probability"],
+    );
+}

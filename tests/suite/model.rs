@@ -351,7 +351,7 @@ rate = 50
 
 [[service]]
 name = "gw"
-calls = [ { to = "db" } ]
+calls = [ { to = "db" }, { to = "db", p = 0.5 } ]
 
 [[service]]
 name = "db"

@@ -1,6 +1,7 @@
 //! One random valid scenario as TOML text, a pure function of its seed: services `s0`…`s4`
 //! whose calls only go to later services (so the call graph, fallbacks included, has no
-//! cycle), in chains and parallel steps, clients `c0`…`c2` open and closed, a fresh policy per
+//! cycle), in chains and parallel steps (some made with a probability `p`, some of those
+//! named), clients `c0`…`c2` open and closed, a fresh policy per
 //! call, service-side protections, faults and windows.
 //!
 //! Bounds: runs of 0.5 to 2 s with no warm-up (the README's balances are exact only without
@@ -16,16 +17,25 @@ use crate::support::pick::Pick;
 /// The scenario's text.
 pub fn generate(seed: u64) -> String {
     let mut p = Pick::new(seed);
-    let mut g = Builder::default();
+    let mut g = Builder {
+        // Steps' `p` and `name` draw from a pick of their own, so the rest of each case is
+        // the scenario it was before steps had them.
+        branch_pick: Some(Pick::new(seed ^ BRANCH_PICK)),
+        ..Builder::default()
+    };
     g.build(&mut p, seed);
     g.text
 }
+
+/// Mixed into a case's seed for the pick of its steps' `p` and `name`.
+const BRANCH_PICK: u64 = 0x6272_616e_6368_6573;
 
 #[derive(Default)]
 struct Builder {
     text: String,
     policies: Vec<String>,
     edges: Vec<String>,
+    branch_pick: Option<Pick>,
 }
 
 impl Builder {
@@ -156,10 +166,35 @@ impl Builder {
             let steps: Vec<String> = (0..p.int(1, 3))
                 .map(|_| self.step(p, name, later, names))
                 .collect();
+            let steps: Vec<String> = steps
+                .into_iter()
+                .enumerate()
+                .map(|(j, step)| self.branch(j, step))
+                .collect();
             t += &format!("calls = [\n  {},\n]\n", steps.join(",\n  "));
         }
         self.text += &t;
         instances
+    }
+
+    /// Step `j` (`{ to = … }` or `{ parallel = … }`), sometimes made with a probability `p`
+    /// (0, 1 or between) beside its other keys, and then sometimes named (`b<j>`: unique among
+    /// the service's steps).
+    fn branch(&mut self, j: usize, step: String) -> String {
+        let b = self.branch_pick.as_mut().expect("set by generate");
+        if !b.chance(0.3) {
+            return step;
+        }
+        let mut keys = match b.int(0, 5) {
+            0 => "p = 0".to_string(),
+            1 => "p = 1".to_string(),
+            _ => format!("p = {}", b.real(0.0, 1.0)),
+        };
+        if b.chance(0.5) {
+            keys += &format!(", name = \"b{j}\"");
+        }
+        let rest = step.strip_prefix("{ ").expect("a step is an inline table");
+        format!("{{ {keys}, {rest}")
     }
 
     /// A step: one call or a parallel group of calls to services in `later`.

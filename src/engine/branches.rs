@@ -1,0 +1,36 @@
+//! Steps made with a probability (`p` on a step of a service's `calls`): when a job reaches
+//! such a step it draws from the step's own stream, and either makes the step's calls or goes
+//! on to the next step at once. Out of line, reached only from a service that has a `p`
+//! (`advance_job`), so other services pay one length check.
+
+use super::arena::Ref;
+use super::sim::Simulation;
+use crate::random::unit;
+
+impl Simulation {
+    /// From `step`, the first step of service `s` the job makes: each step with a `p` on the
+    /// way draws (p = 0 and p = 1 without a draw), is counted taken or skipped, and a skipped
+    /// one is passed over without a call. Sets the job's step; past the last, the job is done.
+    #[inline(never)]
+    pub(super) fn next_taken_step(&mut self, jr: Ref, s: usize, mut step: usize) -> usize {
+        let branches = &mut self.services[s].branches;
+        let counts = &mut self.rec.services[s].steps;
+        while let Some(Some(b)) = branches.get_mut(step) {
+            let taken = if b.p >= 1.0 {
+                true
+            } else if b.p <= 0.0 {
+                false
+            } else {
+                unit(&mut b.rng) < b.p
+            };
+            if taken {
+                counts[step].taken += 1;
+                break;
+            }
+            counts[step].skipped += 1;
+            step += 1;
+        }
+        self.jobs.get_mut(jr).expect("advancing job").step = step as u16;
+        step
+    }
+}
