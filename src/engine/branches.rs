@@ -8,11 +8,22 @@ use super::sim::Simulation;
 use crate::random::unit;
 
 impl Simulation {
+    /// `advance_job` for a service with a `p` on some step: the first step the job makes,
+    /// started, or the job completed when it skips them all.
+    #[inline(never)]
+    pub(super) fn advance_job_by_branches(&mut self, jr: Ref, s: usize, step: usize) {
+        let step = self.next_taken_step(jr, s, step);
+        if step >= self.model.services[s].steps.len() {
+            self.complete_job(jr);
+        } else {
+            self.start_step(jr, s, step);
+        }
+    }
+
     /// From `step`, the first step of service `s` the job makes: each step with a `p` on the
     /// way draws (p = 0 and p = 1 without a draw), is counted taken or skipped, and a skipped
     /// one is passed over without a call. Sets the job's step; past the last, the job is done.
-    #[inline(never)]
-    pub(super) fn next_taken_step(&mut self, jr: Ref, s: usize, mut step: usize) -> usize {
+    fn next_taken_step(&mut self, jr: Ref, s: usize, mut step: usize) -> usize {
         let branches = &mut self.services[s].branches;
         let counts = &mut self.rec.services[s].steps;
         while let Some(Some(b)) = branches.get_mut(step) {

@@ -127,22 +127,25 @@ impl Simulation {
             return;
         };
         let s = job.service as usize;
-        let mut step = job.step as usize;
+        let step = job.step as usize;
         let steps = self.model.services[s].steps.len();
         if job.failure.is_some() || step >= steps {
             self.complete_job(jr);
             return;
         }
-        let deadline = job.deadline;
         // One length on the plain path, beside `steps` in the model's service: only a service
-        // with a `p` on some step draws.
+        // with a `p` on some step draws, out of line (the plain path keeps its registers).
         if !self.model.services[s].branches.is_empty() {
-            step = self.next_taken_step(jr, s, step);
-            if step >= steps {
-                self.complete_job(jr);
-                return;
-            }
+            self.advance_job_by_branches(jr, s, step);
+            return;
         }
+        self.start_step(jr, s, step);
+    }
+
+    /// Starts the calls of step `step` of the job `jr` at service `s`.
+    #[inline(always)]
+    pub(super) fn start_step(&mut self, jr: Ref, s: usize, step: usize) {
+        let deadline = self.jobs.get(jr).expect("live").deadline;
         let n = self.model.services[s].steps[step].len();
         let job = self.jobs.get_mut(jr).expect("live");
         job.pending = n as u16;
