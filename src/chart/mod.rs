@@ -15,7 +15,7 @@ pub mod strips;
 pub mod sweep_line;
 pub mod timeline;
 
-use crate::atomic::{io_error, write_atomic};
+use crate::atomic::write_atomic;
 use crate::error::{Error, Result};
 use crate::output::read_dir::{Results, read_results};
 use plotters::coord::Shift;
@@ -82,22 +82,26 @@ impl Chart {
         Ok(out)
     }
 
-    /// Renders the chart as PNG to `path` (through a temporary file, renamed at the end).
+    /// Renders the chart as PNG to `path`: drawn into memory as 8-bit RGB, encoded, then
+    /// written whole (`atomic::write_atomic`).
     pub fn write_png(&self, path: &Path) -> Result<()> {
         font::ensure_registered();
-        let tmp = crate::atomic::temp_beside(path)?;
-        let drawn = {
-            let root = BitMapBackend::new(&tmp, self.size()).into_drawing_area();
-            self.draw(&root).map_err(|e| e.to_string())
-        };
-        if let Err(e) = drawn {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(draw_error(&self.file, e));
+        let (w, h) = self.size();
+        let mut pixels = vec![0u8; w as usize * h as usize * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
+            self.draw(&root)
+                .map_err(|e| draw_error(&self.file, e.to_string()))?;
         }
-        std::fs::rename(&tmp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io_error(path)(e)
-        })
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, w, h);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder
+            .write_header()
+            .and_then(|mut writer| writer.write_image_data(&pixels))
+            .map_err(|e| draw_error(&self.file, format!("PNG encoding: {e}")))?;
+        write_atomic(path, &bytes)
     }
 }
 
