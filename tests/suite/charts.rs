@@ -67,6 +67,17 @@ fn a_run_gets_a_timeline_per_variant_and_latency_curves() {
     for png in ["timeline.png", "timeline-no-retry.png", "latency-web.png"] {
         let bytes = std::fs::read(dir.join("charts").join(png)).unwrap();
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{png} is a PNG");
+        // The header chunk: the size the chart is drawn at (as its SVG says), 8-bit RGB.
+        assert_eq!(&bytes[12..16], b"IHDR", "{png}");
+        let size = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+        let svg =
+            std::fs::read_to_string(dir.join("charts").join(png.replace(".png", ".svg"))).unwrap();
+        let (w, h) = (size(16), size(20));
+        assert!(
+            svg.contains(&format!("width=\"{w}\"")) && svg.contains(&format!("height=\"{h}\"")),
+            "{png}: {w}x{h}"
+        );
+        assert_eq!((bytes[24], bytes[25]), (8, 2), "{png}: 8-bit RGB");
     }
 }
 
