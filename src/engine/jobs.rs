@@ -145,9 +145,9 @@ impl Simulation {
     /// Starts the calls of step `step` of the job `jr` at service `s`.
     #[inline(always)]
     pub(super) fn start_step(&mut self, jr: Ref, s: usize, step: usize) {
-        let deadline = self.jobs.get(jr).expect("live").deadline;
         let n = self.model.services[s].steps[step].len();
         let job = self.jobs.get_mut(jr).expect("live");
+        let deadline = job.deadline;
         job.pending = n as u16;
         job.state = JobState::Calling;
         job.first_child = None;

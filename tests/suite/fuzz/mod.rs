@@ -179,20 +179,12 @@ fn check_case(i: u64, dir: &Path, tally: &mut Tally) -> Result<(), String> {
     Ok(())
 }
 
-fn env_u64(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    Some(
-        v.parse()
-            .unwrap_or_else(|_| panic!("{name}={v}: not a number")),
-    )
-}
-
 fn run_shard(shard: u64) {
     let dir = scratch(&format!("fuzz-{shard}"));
-    let cases: Vec<u64> = match env_u64("CASCADE_FUZZ_CASE") {
+    let cases: Vec<u64> = match crate::support::env_u64("CASCADE_FUZZ_CASE") {
         Some(i) if i % SHARDS == shard => vec![i],
         Some(_) => vec![],
-        None => (shard..env_u64("CASCADE_FUZZ_CASES").unwrap_or(CASES))
+        None => (shard..crate::support::env_u64("CASCADE_FUZZ_CASES").unwrap_or(CASES))
             .step_by(SHARDS as usize)
             .collect(),
     };

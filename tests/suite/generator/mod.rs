@@ -23,24 +23,16 @@ const SHARDS: u64 = 4;
 /// it, so the tests never depend on how fast the machine is.
 const HANG: Duration = Duration::from_secs(120);
 
-fn env_u64(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    Some(
-        v.parse()
-            .unwrap_or_else(|_| panic!("{name}={v}: not a number")),
-    )
-}
-
 /// Runs shard `shard` of the cases: case `i` belongs to shard `i % SHARDS`.
 fn run_shard(shard: u64) {
-    if let Some(i) = env_u64("CASCADE_GEN_CASE") {
+    if let Some(i) = crate::support::env_u64("CASCADE_GEN_CASE") {
         if i % SHARDS == shard {
             println!("{}", scenario::generate(i));
             check_case(i).unwrap_or_else(|e| panic!("{e}"));
         }
         return;
     }
-    let cases = env_u64("CASCADE_GEN_CASES").unwrap_or(CASES);
+    let cases = crate::support::env_u64("CASCADE_GEN_CASES").unwrap_or(CASES);
     // For hunting bugs: every failing case's first line, instead of stopping at the first.
     let keep_going = std::env::var_os("CASCADE_GEN_KEEP_GOING").is_some();
     let mut failed = Vec::new();

@@ -3,18 +3,8 @@
 
 use crate::support::pick::Pick;
 
-/// Outcome kinds `retry.on` may hold.
+/// Outcome kinds `retry.on` and `breaker.count` may hold: the callee's failures but `invalid`.
 const RETRYABLE: &[&str] = &[
-    "timeout",
-    "deadline_exceeded",
-    "unavailable",
-    "overloaded",
-    "internal",
-    "refused",
-    "shed",
-];
-/// Outcome kinds `breaker.count` may hold.
-const COUNTABLE: &[&str] = &[
     "timeout",
     "deadline_exceeded",
     "unavailable",
@@ -179,7 +169,7 @@ fn breaker(p: &mut Pick) -> String {
     }
     k.push(format!("half_open_calls = {}", p.int(1, 5)));
     if p.chance(0.3) {
-        k.push(format!("count = {}", p.subset(COUNTABLE)));
+        k.push(format!("count = {}", p.subset(RETRYABLE)));
     }
     let wraps = *p.one(&["attempt", "call"]);
     k.push(format!("wraps = \"{wraps}\""));

@@ -245,3 +245,13 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A number from the environment (`CASCADE_GEN_CASES=20000`), if set; anything else set there
+/// is a mistake the run should stop on.
+pub fn env_u64(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    Some(
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v}: not a number")),
+    )
+}
