@@ -69,7 +69,10 @@ impl BaselineArgs {
             let base = Baseline::load(&self.baseline_dir, name, scenario)?;
             let gated = |m: &str| {
                 expected.iter().any(|e| e == m)
-                    || self.gates.iter().any(|g| cascade::wildcard::matches(g, m))
+                    || self
+                        .gates
+                        .iter()
+                        .any(|g| cascade::metrics::select::selects(g, m))
             };
             let thresholds = Thresholds {
                 noise: self.noise,

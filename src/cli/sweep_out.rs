@@ -49,7 +49,10 @@ impl ExportArgs {
 /// with the error the tables would give after the runs.
 pub fn check_metrics(patterns: &[String], names: &[String]) -> Result<()> {
     for p in patterns {
-        if !names.iter().any(|n| cascade::wildcard::matches(p, n)) {
+        if !names
+            .iter()
+            .any(|n| cascade::metrics::select::selects(p, n))
+        {
             let hint = cascade::error::did_you_mean(p, names.iter().map(String::as_str));
             return Err(cascade::Error::Usage(format!(
                 "--metric {p}: the sweep has no such metric{hint}"

@@ -11,21 +11,28 @@ impl Simulation {
     /// `advance_job` for a service with a `p` on some step: the first step the job makes,
     /// started, or the job completed when it skips them all.
     #[inline(never)]
-    pub(super) fn advance_job_by_branches(&mut self, jr: Ref, s: usize, step: usize) {
-        let step = self.next_taken_step(jr, s, step);
-        if step >= self.model.services[s].steps.len() {
+    pub(super) fn advance_job_by_branches(
+        &mut self,
+        jr: Ref,
+        s: usize,
+        operation: u16,
+        step: usize,
+    ) {
+        let step = self.next_taken_step(jr, s, operation, step);
+        if step >= self.model.services[s].plan_of(operation).steps.len() {
             self.complete_job(jr);
         } else {
-            self.start_step(jr, s, step);
+            self.start_step(jr, s, operation, step);
         }
     }
 
-    /// From `step`, the first step of service `s` the job makes: each step with a `p` on the
+    /// From `step`, the first step of the job's plan (service `s`, `operation`) it makes: each step with a `p` on the
     /// way draws (p = 0 and p = 1 without a draw), is counted taken or skipped, and a skipped
     /// one is passed over without a call. Sets the job's step; past the last, the job is done.
-    fn next_taken_step(&mut self, jr: Ref, s: usize, mut step: usize) -> usize {
-        let branches = &mut self.services[s].branches;
-        let counts = &mut self.rec.services[s].steps;
+    fn next_taken_step(&mut self, jr: Ref, s: usize, operation: u16, mut step: usize) -> usize {
+        let acc = self.jobs.get(jr).expect("advancing job").acc as usize;
+        let branches = &mut self.services[s].branches[usize::from(operation)];
+        let counts = &mut self.rec.services[acc].steps;
         while let Some(Some(b)) = branches.get_mut(step) {
             let taken = if b.p >= 1.0 {
                 true

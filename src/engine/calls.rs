@@ -11,11 +11,39 @@ use crate::random::unit;
 
 impl Simulation {
     pub(super) fn start_client_request(&mut self, client: u32, user: u32) {
+        let c = &self.model.clients[client as usize];
+        if c.mix.is_some() {
+            return self.start_mixed_request(client, user);
+        }
         self.rec.clients[client as usize].requests += 1;
-        let deadline = self.model.clients[client as usize]
-            .deadline
-            .map_or(NO_DEADLINE, |d| self.now + d);
-        let spec = SpecId::of(&self.model.clients[client as usize].call);
+        let deadline = c.deadline.map_or(NO_DEADLINE, |d| self.now + d);
+        let spec = SpecId::of(&c.call);
+        self.start_call(Parent::Client { client, user }, spec, deadline);
+    }
+
+    /// A request of a client with a `mix`: the entry drawn from the client's `mix` stream
+    /// gives the call, the deadline and the criticality; it counts on the entry's slot.
+    #[inline(never)]
+    fn start_mixed_request(&mut self, client: u32, user: u32) {
+        let c = &self.model.clients[client as usize];
+        let mix = c.mix.as_deref().expect("a client with a mix");
+        let state = &mut self.clients[client as usize];
+        let u = crate::random::unit(&mut state.mix_rng);
+        let (k, deadline, criticality, spec) = if u < mix.first {
+            (0, c.deadline, c.criticality, SpecId::of(&c.call))
+        } else {
+            let k = mix
+                .others
+                .iter()
+                .position(|e| u < e.until)
+                .unwrap_or(mix.others.len() - 1);
+            let e = &mix.others[k];
+            (k + 1, e.deadline, e.criticality, SpecId::of(&e.call))
+        };
+        state.criticality = criticality;
+        let slot = self.client_slot_base[client as usize] as usize + k;
+        self.rec.clients[slot].requests += 1;
+        let deadline = deadline.map_or(NO_DEADLINE, |d| self.now + d);
         self.start_call(Parent::Client { client, user }, spec, deadline);
     }
 
@@ -45,7 +73,7 @@ impl Simulation {
             caller_deadline.saturating_sub(spec.policy.reserve)
         };
         let (caller_instance, criticality) = match parent {
-            Parent::Client { client, .. } => (0, self.model.clients[client as usize].criticality),
+            Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
             Parent::Job(j) => self
                 .jobs
                 .get(j)
@@ -325,13 +353,23 @@ impl Simulation {
         let spec_id = call.spec;
         let spec = spec_of(&self.specs, spec_id);
         let direct = self.faults.instant_network(spec);
+        // An operation's job records on its own slot, and takes the operation's class.
+        let (acc, criticality) = if spec.operation == 0 {
+            (spec.to as u32, call.criticality)
+        } else {
+            let op = &self.model.services[spec.to].operations[usize::from(spec.operation) - 1];
+            (
+                self.slot_base[spec.to] + u32::from(spec.operation),
+                op.criticality.unwrap_or(call.criticality),
+            )
+        };
         let job = Job {
             service: spec.to as u32,
             instance,
             caller: cr,
             spec: spec_id,
             deadline: call.attempt_expiry,
-            criticality: call.criticality,
+            criticality,
             sent: now,
             arrived: now,
             started: now,
@@ -341,6 +379,8 @@ impl Simulation {
             op: call.op,
             step: 0,
             pending: 0,
+            operation: spec.operation,
+            acc,
             failure: None,
             degraded: false,
             outcome: Outcome::Ok,

@@ -148,15 +148,15 @@ impl Simulation {
             .map(|(r, _)| r)
             .collect();
         let inst = &mut self.services[s].instances[i as usize];
-        let queued = inst.waiting();
         inst.queue.clear();
         inst.cancelled_in_queue = 0;
-        let acc = &mut self.rec.services[s];
-        self.rec.levels[s]
-            .queue
-            .add(now, -(queued as i64), &mut acc.queue_area);
         for jr in victims {
             let job = self.jobs.get_mut(jr).expect("live victim");
+            let (a, operation) = (job.acc as usize, job.operation);
+            if job.state == JobState::Queued {
+                let acc = &mut self.rec.services[a];
+                self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
+            }
             if matches!(job.state, JobState::Working | JobState::Calling) {
                 let wasted = super::jobs::wasted_ns(job.started, job.abandoned_at, now);
                 let mut child = job.first_child.take();
@@ -164,13 +164,13 @@ impl Simulation {
                     child = self.calls.get(c).and_then(|call| call.sibling);
                     self.drop_call(c);
                 }
-                let acc = &mut self.rec.services[s];
+                self.release_worker(s, i as usize, operation);
+                let acc = &mut self.rec.services[a];
                 acc.wasted_ns += wasted;
-                self.services[s].instances[i as usize].busy -= 1;
-                self.rec.levels[s].busy.add(now, -1, &mut acc.busy_area);
+                self.rec.levels[a].busy.add(now, -1, &mut acc.busy_area);
             }
             if blackhole {
-                self.rec.services[s].unanswered += 1;
+                self.rec.services[a].unanswered += 1;
                 self.free_job(jr);
             } else {
                 let job = self.jobs.get_mut(jr).expect("live victim");

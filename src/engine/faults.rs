@@ -42,7 +42,16 @@ impl FaultIndex {
                     Effect::Stall | Effect::Capacity(_),
                 ) => holds[s].push(i),
                 (Target::Service(s) | Target::Instance(s, _), _) => by_service[s].push(i),
-                (Target::Edge(e), _) => by_edge[e].push(i),
+                (Target::Edge(e), _) => {
+                    // A pair's edge with operations is the sum of its operations' edges, which
+                    // the calls record on: the fault acts on each of them.
+                    by_edge[e].push(i);
+                    for (p, part) in model.edges.iter().enumerate() {
+                        if part.total == Some(e) {
+                            by_edge[p].push(i);
+                        }
+                    }
+                }
                 (Target::Client(_), _) => {}
             }
         }
@@ -122,6 +131,7 @@ impl Simulation {
             let f: &Fault = &self.model.faults[i as usize];
             if !f.active(now)
                 || !(matches!(f.target, Target::Edge(_)) || f.hits_service(service, instance))
+                || (f.operation != 0 && f.operation != job.operation)
             {
                 continue;
             }
@@ -166,7 +176,8 @@ impl Simulation {
             None => false,
             Some(Intercept::Swallow) => {
                 // Never answered: the caller's timeout (or deadline) ends the attempt.
-                self.rec.services[service].unanswered += 1;
+                let acc = self.jobs.get(jr).expect("intercepted job").acc as usize;
+                self.rec.services[acc].unanswered += 1;
                 self.free_job(jr);
                 true
             }
@@ -191,7 +202,13 @@ impl Simulation {
     /// A drawn work time, slowed by the latency faults active on this instance and by the cold
     /// start of an instance back from a crash.
     #[inline]
-    pub(super) fn slowed_work(&mut self, service: usize, instance: u32, work: u64) -> u64 {
+    pub(super) fn slowed_work(
+        &mut self,
+        service: usize,
+        instance: u32,
+        operation: u16,
+        work: u64,
+    ) -> u64 {
         if self.faults.by_service[service].is_empty() {
             return work;
         }
@@ -199,7 +216,8 @@ impl Simulation {
         let mut work = work;
         for &i in &self.faults.by_service[service] {
             let f = &self.model.faults[i as usize];
-            if !f.hits_service(service, instance) {
+            if !f.hits_service(service, instance) || (f.operation != 0 && f.operation != operation)
+            {
                 continue;
             }
             match &f.effect {

@@ -16,8 +16,12 @@ impl Simulation {
             return;
         }
         job.arrived = now;
-        let (s, i) = (job.service as usize, job.instance as usize);
-        self.rec.services[s].arrivals += 1;
+        let (s, i, a) = (
+            job.service as usize,
+            job.instance as usize,
+            job.acc as usize,
+        );
+        self.rec.services[a].arrivals += 1;
         if self.fault_intercepts(jr, s, i as u32) {
             return;
         }
@@ -28,15 +32,22 @@ impl Simulation {
         let inst = &self.services[s].instances[i];
         let queued = inst.waiting() as u64;
         let room = queued < svc.queue;
-        let start = self.may_start(s, i as u32, inst.busy);
-        let acc = &mut self.rec.services[s];
+        let mut start = self.may_start(s, i as u32, inst.busy);
+        if svc.partitioned {
+            match self.partition_admits(jr, s, i) {
+                Some(fits) => start &= fits,
+                // Its partition is full and refuses the overflow: answered at once.
+                None => return self.refuse(jr, a),
+            }
+        }
+        let acc = &mut self.rec.services[a];
         acc.admitted += u64::from(start || room);
         if start {
-            self.take_worker(s, i, jr);
+            self.take_worker(s, i, jr, false);
         } else if room {
             self.jobs.get_mut(jr).expect("arriving job").state = JobState::Queued;
             self.services[s].instances[i].queue.push_back(jr);
-            self.rec.levels[s].queue.add(now, 1, &mut acc.queue_area);
+            self.rec.levels[a].queue.add(now, 1, &mut acc.queue_area);
         } else {
             acc.rejected += 1;
             let job = self.jobs.get_mut(jr).expect("arriving job");
@@ -64,7 +75,7 @@ impl Simulation {
         if load < adm.thresholds[class] {
             return false;
         }
-        self.rec.services[s].shed[class] += 1;
+        self.rec.services[job.acc as usize].shed[class] += 1;
         job.state = JobState::Replying;
         job.outcome = Outcome::Overloaded;
         job.retry_after = adm.retry_after;
@@ -72,12 +83,25 @@ impl Simulation {
         true
     }
 
-    /// Starts a job on a worker already taken for it.
-    pub(super) fn start_work(&mut self, jr: Ref) {
+    /// Starts a job on a worker already taken for it (`dequeued`: taken from the queue).
+    pub(super) fn start_work(&mut self, jr: Ref, dequeued: bool) {
         let now = self.now;
         let job = self.jobs.get_mut(jr).expect("job to start");
         job.started = now;
         job.state = JobState::Working;
+        let (s, i, a) = (
+            job.service as usize,
+            job.instance as usize,
+            job.acc as usize,
+        );
+        let acc = &mut self.rec.services[a];
+        let levels = &mut self.rec.levels[a];
+        if dequeued {
+            levels.queue.add(now, -1, &mut acc.queue_area);
+        }
+        levels.busy.add(now, 1, &mut acc.busy_area);
+        acc.wait.record(now - job.arrived);
+        let operation = job.operation;
         if let Some(op) = job.op.and_then(|op| self.ops.get_mut(op)) {
             op.executions += 1;
             if op.executions > 1 {
@@ -86,12 +110,11 @@ impl Simulation {
                 self.rec.edges[spec_of(&self.specs, job.spec).edge].duplicates += 1;
             }
         }
-        let (s, i) = (job.service as usize, job.instance as usize);
-        self.rec.services[s].wait.record(now - job.arrived);
         let work = self.model.services[s]
+            .plan_of(operation)
             .work
             .sample(&mut self.services[s].instances[i].work_rng);
-        let work = self.slowed_work(s, i as u32, work);
+        let work = self.slowed_work(s, i as u32, operation, work);
         self.queue.push(now + work, Event::WorkDone(jr));
     }
 
@@ -126,26 +149,27 @@ impl Simulation {
         let Some(job) = self.jobs.get(jr) else {
             return;
         };
-        let s = job.service as usize;
+        let (s, operation) = (job.service as usize, job.operation);
         let step = job.step as usize;
-        let steps = self.model.services[s].steps.len();
-        if job.failure.is_some() || step >= steps {
+        let plan = self.model.services[s].plan_of(operation);
+        if job.failure.is_some() || step >= plan.steps.len() {
             self.complete_job(jr);
             return;
         }
-        // One length on the plain path, beside `steps` in the model's service: only a service
-        // with a `p` on some step draws, out of line (the plain path keeps its registers).
-        if !self.model.services[s].branches.is_empty() {
-            self.advance_job_by_branches(jr, s, step);
+        // One length on the plain path, beside `steps` in the plan: only a plan with a `p` on
+        // some step draws, out of line (the plain path keeps its registers).
+        if !plan.branches.is_empty() {
+            self.advance_job_by_branches(jr, s, operation, step);
             return;
         }
-        self.start_step(jr, s, step);
+        self.start_step(jr, s, operation, step);
     }
 
-    /// Starts the calls of step `step` of the job `jr` at service `s`.
+    /// Starts the calls of step `step` of the job `jr` at service `s` (of its plan for
+    /// `operation`).
     #[inline(always)]
-    pub(super) fn start_step(&mut self, jr: Ref, s: usize, step: usize) {
-        let n = self.model.services[s].steps[step].len();
+    pub(super) fn start_step(&mut self, jr: Ref, s: usize, operation: u16, step: usize) {
+        let n = self.model.services[s].plan_of(operation).steps[step].len();
         let job = self.jobs.get_mut(jr).expect("live");
         let deadline = job.deadline;
         job.pending = n as u16;
@@ -154,7 +178,7 @@ impl Simulation {
         // Calls can finish at once (a deadline already spent, a full queue); the job advances
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
-            let spec = SpecId::of(&self.model.services[s].steps[step][index]);
+            let spec = SpecId::of(&self.model.services[s].plan_of(operation).steps[step][index]);
             let child = self.start_call(Parent::Job(jr), spec, deadline);
             // Remember calls still out, so cancelling the job can cancel them. (After the last
             // start the job may be gone: its calls all ended at once.)
@@ -229,13 +253,19 @@ impl Simulation {
         };
         job.state = JobState::Replying;
         let wasted = wasted_ns(job.started, job.abandoned_at, now);
-        let (s, i, arrived) = (job.service as usize, job.instance as usize, job.arrived);
-        let acc = &mut self.rec.services[s];
-        let levels = &mut self.rec.levels[s];
+        let (s, i, a, arrived) = (
+            job.service as usize,
+            job.instance as usize,
+            job.acc as usize,
+            job.arrived,
+        );
+        let operation = job.operation;
+        self.release_worker(s, i, operation);
+        let acc = &mut self.rec.services[a];
+        let levels = &mut self.rec.levels[a];
         acc.served += 1;
         acc.wasted_ns += wasted;
         acc.sojourn_sum_ns += u128::from(now - arrived);
-        self.services[s].instances[i].busy -= 1;
         levels.busy.add(now, -1, &mut acc.busy_area);
         self.dispatch_next(s, i);
         self.send_reply(jr);
@@ -249,6 +279,7 @@ impl Simulation {
         let plain = svc.discipline == Discipline::Fifo
             && svc.adaptive_lifo.is_none()
             && !svc.drop_expired
+            && !svc.partitioned
             && inst.codel.is_none()
             && inst.cancelled_in_queue == 0;
         if !plain {
@@ -260,19 +291,28 @@ impl Simulation {
         let Some(next) = self.services[s].instances[i].queue.pop_front() else {
             return;
         };
-        let acc = &mut self.rec.services[s];
-        self.rec.levels[s]
-            .queue
-            .add(self.now, -1, &mut acc.queue_area);
-        self.take_worker(s, i, next);
+        self.take_worker(s, i, next, true);
     }
 
-    /// Starts `jr` on a free worker of instance `i`.
-    fn take_worker(&mut self, s: usize, i: usize, jr: Ref) {
-        self.services[s].instances[i].busy += 1;
-        let acc = &mut self.rec.services[s];
-        self.rec.levels[s].busy.add(self.now, 1, &mut acc.busy_area);
-        self.start_work(jr);
+    /// Starts `jr` on a free worker of instance `i` (`dequeued`: taken from its queue).
+    fn take_worker(&mut self, s: usize, i: usize, jr: Ref, dequeued: bool) {
+        let inst = &mut self.services[s].instances[i];
+        inst.busy += 1;
+        if !inst.operation_busy.is_empty() {
+            let op = self.jobs.get(jr).expect("job to start").operation;
+            inst.operation_busy[usize::from(op)] += 1;
+        }
+        self.start_work(jr, dequeued);
+    }
+
+    /// A worker of instance `i` that ran a job of `operation` is free again.
+    #[inline(always)]
+    pub(super) fn release_worker(&mut self, s: usize, i: usize, operation: u16) {
+        let inst = &mut self.services[s].instances[i];
+        inst.busy -= 1;
+        if !inst.operation_busy.is_empty() {
+            inst.operation_busy[usize::from(operation)] -= 1;
+        }
     }
 
     /// `dispatch_next` where the queue is served newest first, or may hold jobs to skip.
@@ -292,7 +332,15 @@ impl Simulation {
                 // whose callers are still waiting.
                 Discipline::Fifo => svc.adaptive_lifo.is_some_and(|t| waiting >= t),
             };
-            let next = if newest_first {
+            let next = if svc.partitioned {
+                super::partitions::pop_eligible(
+                    &mut inst.queue,
+                    newest_first,
+                    &self.jobs,
+                    &inst.operation_busy,
+                    svc,
+                )
+            } else if newest_first {
                 inst.queue.pop_back()
             } else {
                 inst.queue.pop_front()
@@ -309,10 +357,10 @@ impl Simulation {
                 self.free_job(next);
                 continue;
             }
-            let acc = &mut self.rec.services[s];
-            let levels = &mut self.rec.levels[s];
-            levels.queue.add(now, -1, &mut acc.queue_area);
             let job = self.jobs.get_mut(next).expect("queued job");
+            let acc = &mut self.rec.services[job.acc as usize];
+            let levels = &mut self.rec.levels[job.acc as usize];
+            levels.queue.add(now, -1, &mut acc.queue_area);
             if svc.drop_expired && job.deadline <= now {
                 acc.dropped_expired += 1;
                 job.state = JobState::Replying;
@@ -331,7 +379,8 @@ impl Simulation {
                 self.queue.push(now, Event::Answer(next));
                 continue;
             }
-            self.take_worker(s, i, next);
+            // Its queue level was taken down above, with the jobs it skips.
+            self.take_worker(s, i, next, false);
             return;
         }
     }
@@ -343,7 +392,7 @@ impl Simulation {
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
         let spec = job.spec;
-        let acc = &mut self.rec.services[job.service as usize];
+        let acc = &mut self.rec.services[job.acc as usize];
         acc.answers.record(job.outcome);
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
@@ -428,15 +477,20 @@ impl Simulation {
         let Some(job) = self.jobs.get_mut(jr) else {
             return;
         };
-        let (s, i) = (job.service as usize, job.instance as usize);
+        let (s, i, a) = (
+            job.service as usize,
+            job.instance as usize,
+            job.acc as usize,
+        );
+        let operation = job.operation;
         match job.state {
             JobState::InTransit => job.state = JobState::Cancelled,
             JobState::Queued => {
                 job.state = JobState::Cancelled;
                 self.services[s].instances[i].cancelled_in_queue += 1;
-                let acc = &mut self.rec.services[s];
+                let acc = &mut self.rec.services[a];
                 acc.unanswered += 1;
-                self.rec.levels[s].queue.add(now, -1, &mut acc.queue_area);
+                self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
             }
             JobState::Working | JobState::Calling => {
                 let wasted = wasted_ns(job.started, job.abandoned_at, now);
@@ -446,11 +500,11 @@ impl Simulation {
                     self.drop_call(c);
                 }
                 self.free_job(jr);
-                let acc = &mut self.rec.services[s];
+                self.release_worker(s, i, operation);
+                let acc = &mut self.rec.services[a];
                 acc.unanswered += 1;
                 acc.wasted_ns += wasted;
-                self.services[s].instances[i].busy -= 1;
-                self.rec.levels[s].busy.add(now, -1, &mut acc.busy_area);
+                self.rec.levels[a].busy.add(now, -1, &mut acc.busy_area);
                 self.dispatch_next(s, i);
             }
             JobState::Replying | JobState::Cancelled => {}

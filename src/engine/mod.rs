@@ -10,6 +10,7 @@ mod endings;
 mod fault_events;
 mod faults;
 mod jobs;
+mod partitions;
 mod policy_state;
 pub mod progress;
 pub mod queue;

@@ -29,6 +29,10 @@ pub struct Simulation {
     /// Policy state per (call spec, caller instance); `policy_base[spec.id]` is the first.
     pub(super) policies: Vec<PolicyState>,
     pub(super) policy_base: Vec<u32>,
+    /// Metrics slots (`metrics::slots`): a job of operation `k` of service `s` records on
+    /// `slot_base[s] + k`; mix entry `k` of client `c` on `client_slot_base[c] + k`.
+    pub(super) slot_base: Vec<u32>,
+    pub(super) client_slot_base: Vec<u32>,
     pub(super) faults: super::faults::FaultIndex,
     /// Closed-loop users that overload faults add.
     pub(super) extra_users: Vec<super::fault_events::ExtraUsers>,
@@ -69,8 +73,8 @@ fn specs_by_id(model: &Model) -> Vec<CallSpec> {
     let all = model
         .clients
         .iter()
-        .map(|c| &c.call)
-        .chain(model.services.iter().flat_map(|s| s.steps.iter().flatten()))
+        .flat_map(|c| c.calls())
+        .chain(model.services.iter().flat_map(|s| s.calls()))
         .chain(&model.fallbacks);
     let mut specs: Vec<Option<CallSpec>> = vec![None; model.call_specs];
     for spec in all {
@@ -93,6 +97,8 @@ impl Simulation {
                 think_rng: stream(seed, &format!("client.{}", c.name), "think"),
                 rate_cursor: 0,
                 last_arrival: 0.0,
+                mix_rng: stream(seed, &format!("client.{}", c.name), "mix"),
+                criticality: c.criticality,
             })
             .collect();
         let services = model
@@ -106,6 +112,11 @@ impl Simulation {
                         cancelled_in_queue: 0,
                         work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
                         codel: s.codel.as_ref().map(crate::policy::codel::Codel::new),
+                        operation_busy: if s.partitioned {
+                            vec![0; s.operations.len() + 1]
+                        } else {
+                            Vec::new()
+                        },
                     })
                     .collect(),
                 balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
@@ -116,13 +127,17 @@ impl Simulation {
                     .map(|o| crate::policy::outlier::Outlier::new(o, s.instances as usize)),
                 down: vec![0; s.instances as usize],
                 branches: s
-                    .branches
-                    .iter()
-                    .map(|b| {
-                        b.as_ref().map(|b| BranchState {
-                            p: b.p,
-                            rng: stream(seed, &format!("service.{}", s.name), &b.stream),
-                        })
+                    .plans()
+                    .map(|plan| {
+                        plan.branches
+                            .iter()
+                            .map(|b| {
+                                b.as_ref().map(|b| BranchState {
+                                    p: b.p,
+                                    rng: stream(seed, &format!("service.{}", s.name), &b.stream),
+                                })
+                            })
+                            .collect()
                     })
                     .collect(),
             })
@@ -139,7 +154,10 @@ impl Simulation {
             level.add(0, initial as i64, &mut unused);
         }
         let faults = super::faults::FaultIndex::new(&model);
+        let slots = crate::metrics::slots::Slots::of(&model);
         let mut sim = Simulation {
+            slot_base: slots.service_base,
+            client_slot_base: slots.client_base,
             faults,
             policies: layout.states,
             policy_base: layout.base,
@@ -320,38 +338,50 @@ impl Simulation {
     /// (arrivals not yet answered), as `*.in_flight_end` metrics: with them every count
     /// balances (`requests = success + errors + in_flight_end`, and so on).
     fn unfinished(&self) -> Vec<(String, f64)> {
-        let mut clients = vec![0u64; self.model.clients.len()];
+        let slots = crate::metrics::slots::Slots::of(&self.model);
+        let mut clients = vec![0u64; slots.clients.len()];
         let mut edges = vec![0u64; self.model.edges.len()];
-        let mut services = vec![0u64; self.model.services.len()];
+        let mut services = vec![0u64; slots.services.len()];
+        // A client's mix entry is known by its call spec.
+        let mut client_slot_of_spec = vec![None; self.specs.len()];
+        for (c, client) in self.model.clients.iter().enumerate() {
+            if client.mix.is_some() {
+                for (k, call) in client.calls().enumerate() {
+                    client_slot_of_spec[call.id] = Some(slots.client_base[c] as usize + k);
+                }
+            }
+        }
         for (_, call) in self.calls.iter() {
             edges[spec_of(&self.specs, call.spec).edge] += 1;
             if let Parent::Client { client, .. } = call.parent {
                 clients[client as usize] += 1;
+                if let Some(slot) = client_slot_of_spec[call.spec.0 as usize] {
+                    clients[slot] += 1;
+                }
             }
         }
         for (_, job) in self.jobs.iter() {
             let arrived = !matches!(job.state, JobState::InTransit | JobState::Cancelled);
             if arrived && !job.answered {
-                services[job.service as usize] += 1;
+                services[job.acc as usize] += 1;
+                if job.operation != 0 {
+                    services[job.service as usize] += 1;
+                }
             }
         }
-        let m = &self.model;
-        let named =
-            |kind: &str, name: &str, n: u64| (format!("{kind}.{name}.in_flight_end"), n as f64);
-        (m.clients.iter().zip(clients))
-            .map(|(c, n)| named("client", &c.name, n))
-            .chain(
-                m.services
-                    .iter()
-                    .zip(services)
-                    .map(|(s, n)| named("service", &s.name, n)),
-            )
-            .chain(
-                m.edges
-                    .iter()
-                    .zip(edges)
-                    .map(|(e, n)| named("edge", &e.name, n)),
-            )
+        // A pair's edge holds the sum of its operations' edges.
+        for (e, edge) in self.model.edges.iter().enumerate() {
+            if let Some(total) = edge.total {
+                edges[total] += edges[e];
+            }
+        }
+        let order = slots.order(&self.model);
+        let named = |(prefix, slot): &(String, usize), counts: &[u64]| {
+            (format!("{prefix}.in_flight_end"), counts[*slot] as f64)
+        };
+        (order.clients.iter().map(|e| named(e, &clients)))
+            .chain(order.services.iter().map(|e| named(e, &services)))
+            .chain(order.edges.iter().map(|e| named(e, &edges)))
             .collect()
     }
 

@@ -154,6 +154,10 @@ pub struct Job {
     pub op: Option<Ref>,
     pub step: u16,
     pub pending: u16,
+    /// The service's operation it runs, from 1 (`Service::plan_of`); 0 for the service's own.
+    pub operation: u16,
+    /// The metrics slot it records on: its service's, or its operation's (`Recorder`).
+    pub acc: u32,
     pub failure: Option<Outcome>,
     pub degraded: bool,
     pub outcome: Outcome,
@@ -172,6 +176,9 @@ pub struct InstanceState {
     pub cancelled_in_queue: u32,
     pub work_rng: Stream,
     pub codel: Option<crate::policy::codel::Codel>,
+    /// Per operation (from 1; entry 0 unused), its busy workers here: only at a service
+    /// with a partition (`Service::partitioned`), else empty.
+    pub operation_busy: Vec<u32>,
 }
 
 impl InstanceState {
@@ -188,9 +195,10 @@ pub struct ServiceState {
     pub outlier: Option<crate::policy::outlier::Outlier>,
     /// Per instance: crashes holding it down (the balancer skips it while above 0).
     pub down: Vec<u32>,
-    /// Per step, its probability and draws when it has a `p`; empty when no step has one
-    /// (`Service::branches`), which is all `advance_job` checks on the plain path.
-    pub branches: Vec<Option<BranchState>>,
+    /// Per plan (the service's own, then each operation's), per step, its probability and
+    /// draws when it has a `p`; a plan's list is empty when no step has one
+    /// (`Plan::branches`), which is all `advance_job` checks on the plain path.
+    pub branches: Vec<Vec<Option<BranchState>>>,
 }
 
 /// A step made with a probability, and the stream of its draws (`branch.<name or
@@ -206,6 +214,10 @@ pub struct ClientState {
     pub rate_cursor: usize,
     /// The exact (unrounded) time of the last open-loop arrival, ns.
     pub last_arrival: f64,
+    /// The draws of a client's `mix` (`client.<c>` / `mix`).
+    pub mix_rng: Stream,
+    /// The criticality of the request being started (the mix entry's, else the client's).
+    pub criticality: Criticality,
 }
 
 /// Events are a small enum: the queue holds them by value, no allocation per event.

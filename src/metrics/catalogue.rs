@@ -373,6 +373,21 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "calls a half-open breaker let through as probes",
     ),
     doc(
+        "client.<c>.op.<o>.<metric>",
+        "as <metric>",
+        "any client metric above, over the requests of one operation of a client's `mix` (the client's own metrics are their sum)",
+    ),
+    doc(
+        "service.<s>.op.<o>.<metric>",
+        "as <metric>",
+        "any service metric above, over the requests of operation o alone (the service's own metrics are the sum over its operations; utilization is the share of all the service's workers that o holds)",
+    ),
+    doc(
+        "edge.<from>.<to>.op.<o>.<metric>",
+        "as <metric>",
+        "any edge metric above, over the calls to operation o of the callee (the pair's edge.<from>.<to>.* metrics are the sum over its operations)",
+    ),
+    doc(
         "window.<w>.<metric>",
         "as <metric>",
         "any metric above measured over [[window]] <w> alone: the buckets that start inside it (a fault's phase, or a start and end)",
@@ -454,7 +469,20 @@ pub fn matches(pattern: &str, name: &str) -> bool {
 /// described by its metric's entry.
 pub fn describe(name: &str) -> Option<&'static MetricDoc> {
     let name = windowed(name).unwrap_or(name);
-    CATALOGUE.iter().find(|d| matches(d.pattern, name))
+    let whole = whole_of(name);
+    CATALOGUE.iter().find(|d| matches(d.pattern, &whole))
+}
+
+/// A part's metric named as its whole's (`service.api.op.login.arrivals` →
+/// `service.api.arrivals`), which says what it measures; other names as they are.
+pub fn whole_of(name: &str) -> String {
+    if !super::select::is_part(name) {
+        return name.to_string();
+    }
+    let at = if name.starts_with("edge.") { 3 } else { 2 };
+    let mut segments: Vec<&str> = name.split('.').collect();
+    segments.drain(at..at + 2);
+    segments.join(".")
 }
 
 /// The metric a `window.<w>.<metric>` name measures.

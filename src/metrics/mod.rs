@@ -6,6 +6,8 @@ pub mod direction;
 pub mod level;
 pub mod recorder;
 pub mod recovery;
+pub mod select;
+pub mod slots;
 
 /// A run's measurements: the summary over the measured window, and one value per metric per
 /// time bucket (warm-up buckets included).

@@ -39,8 +39,12 @@ pub struct Recorder {
     pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
     names_of: Names,
-    /// Per service, the clients whose calls can reach it.
+    /// Per service slot, the clients whose calls can reach its service.
     reach: Vec<Vec<usize>>,
+    /// (part, whole) of the edges, service slots and client slots that are parts of a whole.
+    edge_totals: Vec<(usize, usize)>,
+    service_parts: Vec<(usize, usize)>,
+    client_parts: Vec<(usize, usize)>,
     bucket_ns: u64,
     bucket_start: u64,
     warmup: u64,
@@ -61,13 +65,14 @@ struct WindowTotals {
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
 }
 
-/// The names metrics are emitted under: each entity's prefix (`client.web`, `service.api`,
-/// `edge.api.db`), and per service its steps with a `p`: the step's index and the suffixes of
-/// its two metrics (`step.<label>.taken`, `step.<label>.skipped`).
+/// The names metrics are emitted under, in emission order: each slot's prefix (`client.web`,
+/// `service.api`, `service.api.op.login`, `edge.api.db`) with its slot, and per service slot
+/// its steps with a `p`: the step's index and the suffixes of its two metrics
+/// (`step.<label>.taken`, `step.<label>.skipped`).
 struct Names {
-    clients: Vec<String>,
-    services: Vec<String>,
-    edges: Vec<String>,
+    clients: Vec<(String, usize)>,
+    services: Vec<(String, usize)>,
+    edges: Vec<(String, usize)>,
     steps: Vec<Vec<(usize, String, String)>>,
 }
 
@@ -80,8 +85,20 @@ struct CallEnds {
 
 impl Recorder {
     pub fn new(model: &Model) -> Recorder {
-        let clients = vec![ClientAcc::default(); model.clients.len()];
-        let client_edges = model.clients.iter().map(|c| c.call.edge).collect();
+        let slots = super::slots::Slots::of(model);
+        let clients = vec![ClientAcc::default(); slots.clients.len()];
+        // A client's whole reads the pair's edge (for a mix, the sum of its operations'
+        // edges), each mix entry its operation's edge.
+        let pair = |edge: usize| model.edges[edge].total.unwrap_or(edge);
+        let mut client_edges: Vec<usize> =
+            model.clients.iter().map(|c| pair(c.call.edge)).collect();
+        client_edges.extend(
+            model
+                .clients
+                .iter()
+                .filter(|c| c.mix.is_some())
+                .flat_map(|c| c.calls().map(|call| call.edge)),
+        );
         let mut fallback_ends: Vec<(usize, CallEnds)> = Vec::new();
         for call in model.clients.iter().map(|c| &c.call) {
             let shared = call
@@ -91,20 +108,29 @@ impl Recorder {
                 fallback_ends.push((call.edge, CallEnds::default()));
             }
         }
-        let services: Vec<ServiceAcc> = model
-            .services
-            .iter()
-            .map(|s| ServiceAcc {
-                capacity: f64::from(s.instances) * f64::from(s.workers),
-                steps: vec![StepCount::default(); s.branches.len()],
-                ..Default::default()
+        // A slot's plan: a whole's is its service's own (empty for one with operations).
+        let plan_of = |slot: usize| match slots.services[slot].1 {
+            None => &model.services[slot].plan,
+            Some(s) => {
+                let k = slot as u32 - slots.service_base[s];
+                &model.services[s].operations[k as usize - 1].plan
+            }
+        };
+        let service_of = |slot: usize| slots.services[slot].1.unwrap_or(slot);
+        let services: Vec<ServiceAcc> = (0..slots.services.len())
+            .map(|slot| {
+                let s = &model.services[service_of(slot)];
+                ServiceAcc {
+                    capacity: f64::from(s.instances) * f64::from(s.workers),
+                    steps: vec![StepCount::default(); plan_of(slot).branches.len()],
+                    ..Default::default()
+                }
             })
             .collect();
-        let steps = model
-            .services
-            .iter()
-            .map(|s| {
-                s.branches
+        let steps = (0..slots.services.len())
+            .map(|slot| {
+                plan_of(slot)
+                    .branches
                     .iter()
                     .enumerate()
                     .filter_map(|(i, b)| b.as_ref().map(|b| (i, &b.label)))
@@ -119,24 +145,29 @@ impl Recorder {
             })
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
+        let by_service = reaching_clients(model);
+        let order = slots.order(model);
         let names_of = Names {
-            clients: model
-                .clients
-                .iter()
-                .map(|c| format!("client.{}", c.name))
-                .collect(),
-            services: model
-                .services
-                .iter()
-                .map(|s| format!("service.{}", s.name))
-                .collect(),
-            edges: model
-                .edges
-                .iter()
-                .map(|e| format!("edge.{}", e.name))
-                .collect(),
+            clients: order.clients,
+            services: order.services,
+            edges: order.edges,
             steps,
         };
+        let edge_totals: Vec<(usize, usize)> = model
+            .edges
+            .iter()
+            .enumerate()
+            .filter_map(|(e, edge)| edge.total.map(|t| (e, t)))
+            .collect();
+        let service_parts: Vec<(usize, usize)> = (model.services.len()..slots.services.len())
+            .map(|slot| (slot, service_of(slot)))
+            .collect();
+        let client_parts: Vec<(usize, usize)> = (model.clients.len()..slots.clients.len())
+            .filter_map(|slot| slots.clients[slot].1.map(|c| (slot, c)))
+            .collect();
+        let reach = (0..slots.services.len())
+            .map(|slot| by_service[service_of(slot)].clone())
+            .collect();
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
@@ -149,7 +180,10 @@ impl Recorder {
             services,
             edges,
             names_of,
-            reach: reaching_clients(model),
+            reach,
+            edge_totals,
+            service_parts,
+            client_parts,
             bucket_ns: model.bucket,
             bucket_start: 0,
             warmup: model.warmup,
@@ -214,10 +248,22 @@ impl Recorder {
     }
 
     fn close_bucket(&mut self, boundary: u64) {
+        for (e, acc) in self.edges.iter_mut().enumerate() {
+            self.breakers_open[e].close(boundary, &mut acc.breaker_open_area);
+            self.breakers_half_open[e].close(boundary, &mut acc.breaker_half_open_area);
+            self.limits[e].close(boundary, &mut acc.limit_area);
+        }
+        for &(part, whole) in &self.edge_totals {
+            let (part, whole) = two(&mut self.edges, part, whole);
+            whole.merge(part);
+        }
         for (client, &edge) in self.clients.iter_mut().zip(&self.client_edges) {
             let calls = &self.edges[edge];
             client.outcomes = calls.outcomes.clone();
             client.latency.merge(&calls.call_latency);
+        }
+        for &(part, whole) in &self.client_parts {
+            self.clients[whole].requests += self.clients[part].requests;
         }
         for (edge, ends) in &mut self.fallback_ends {
             let acc = &mut self.edges[*edge];
@@ -230,10 +276,9 @@ impl Recorder {
             l.queue.close(boundary, &mut acc.queue_area);
             l.ejected.close(boundary, &mut acc.ejected_area);
         }
-        for (e, acc) in self.edges.iter_mut().enumerate() {
-            self.breakers_open[e].close(boundary, &mut acc.breaker_open_area);
-            self.breakers_half_open[e].close(boundary, &mut acc.breaker_half_open_area);
-            self.limits[e].close(boundary, &mut acc.limit_area);
+        for &(part, whole) in &self.service_parts {
+            let (part, whole) = two(&mut self.services, part, whole);
+            whole.merge(part);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);
@@ -314,6 +359,17 @@ impl Recorder {
     }
 }
 
+/// Two distinct elements of `v`, the first shared, the second mutable.
+fn two<T>(v: &mut [T], a: usize, b: usize) -> (&T, &mut T) {
+    if a < b {
+        let (lo, hi) = v.split_at_mut(b);
+        (&lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = v.split_at_mut(a);
+        (&hi[0], &mut lo[b])
+    }
+}
+
 fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
     for (a, b) in into.iter_mut().zip(from) {
         merge(a, b);
@@ -339,13 +395,14 @@ fn emit_entities(
             out(&name, v);
         });
     };
-    for (p, a) in names.clients.iter().zip(clients) {
+    for (p, slot) in &names.clients {
+        let a = &clients[*slot];
         with_prefix(p, &mut |e| a.emit(span, e));
     }
     // End-to-end amplification: attempts reaching each service per request of the clients
     // whose calls can reach it (so an unrelated client changes nothing).
-    let per_service = names.services.iter().zip(services).zip(reach);
-    for (((p, a), reaching), steps) in per_service.zip(&names.steps) {
+    for (p, slot) in &names.services {
+        let (a, reaching, steps) = (&services[*slot], &reach[*slot], &names.steps[*slot]);
         let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
         let per_request = if requests > 0 {
             a.arrivals as f64 / requests as f64
@@ -361,7 +418,8 @@ fn emit_entities(
             }
         });
     }
-    for (p, a) in names.edges.iter().zip(edges) {
+    for (p, slot) in &names.edges {
+        let a = &edges[*slot];
         with_prefix(p, &mut |e| a.emit(span, e));
     }
 }
@@ -372,13 +430,17 @@ fn reaching_clients(model: &Model) -> Vec<Vec<usize>> {
     for (c, client) in model.clients.iter().enumerate() {
         let mut seen = vec![false; model.services.len()];
         let mut stack = vec![client.call.to];
-        stack.extend(client.call.fallback.map(|f| model.fallbacks[f].to));
+        stack.extend(
+            client
+                .calls()
+                .filter_map(|c| c.fallback.map(|f| model.fallbacks[f].to)),
+        );
         while let Some(s) = stack.pop() {
             if std::mem::replace(&mut seen[s], true) {
                 continue;
             }
             reach[s].push(c);
-            for call in model.services[s].steps.iter().flatten() {
+            for call in model.services[s].calls() {
                 stack.push(call.to);
                 stack.extend(call.fallback.map(|f| model.fallbacks[f].to));
             }

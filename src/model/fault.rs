@@ -13,6 +13,9 @@ pub struct Fault {
     /// Linear onset over [start, start + ramp) and recovery over [end − ramp, end); 0 = steps.
     pub ramp: u64,
     pub effect: Effect,
+    /// Only requests of this operation of the target service (numbered from 1, as
+    /// `CallSpec::operation`); 0 for every request.
+    pub operation: u16,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,6 +149,7 @@ mod tests {
             end,
             ramp,
             effect: Effect::Stall,
+            operation: 0,
         }
     }
 

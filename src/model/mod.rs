@@ -69,11 +69,14 @@ impl Model {
     /// policy state: a client's call once, a service's calls once per instance, a fallback call
     /// as often as the call it backs. Clients' and services' calls first, then fallbacks.
     pub fn specs_with_callers(&self) -> Vec<(&CallSpec, u32)> {
-        let client_specs = self.clients.iter().map(|c| (&c.call, 1));
+        let client_specs = self
+            .clients
+            .iter()
+            .flat_map(|c| c.calls().map(|call| (call, 1)));
         let service_specs = self
             .services
             .iter()
-            .flat_map(|s| s.steps.iter().flatten().map(move |c| (c, s.instances)));
+            .flat_map(|s| s.calls().map(move |c| (c, s.instances)));
         let main: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
         let fallbacks: Vec<(&CallSpec, u32)> = main
             .iter()
@@ -93,6 +96,41 @@ pub struct Client {
     pub name: String,
     pub load: Load,
     /// User patience: the logical request's deadline, relative to its start.
+    pub deadline: Option<u64>,
+    pub criticality: Criticality,
+    /// The request it sends; with a mix, the mix's first operation.
+    pub call: CallSpec,
+    /// A weighted mix of operations (`mix`): the share of requests the first one (`call`,
+    /// `deadline`, `criticality` above) takes, and the others. `None` for a client that sends
+    /// one kind of request, so the plain path checks one word.
+    pub mix: Option<Box<Mix>>,
+}
+
+impl Client {
+    /// Every call spec the client's requests follow: its own, then the mix's others.
+    pub fn calls(&self) -> impl Iterator<Item = &CallSpec> {
+        std::iter::once(&self.call).chain(
+            self.mix
+                .iter()
+                .flat_map(|m| m.others.iter().map(|e| &e.call)),
+        )
+    }
+}
+
+/// A client's weighted choice among operations, drawn per request.
+#[derive(Debug, Clone)]
+pub struct Mix {
+    /// The cumulative share of the first entry (the client's own `call`), in (0, 1].
+    pub first: f64,
+    pub others: Vec<MixEntry>,
+}
+
+/// One operation of a client's mix after the first.
+#[derive(Debug, Clone)]
+pub struct MixEntry {
+    /// Cumulative share: a draw below it (and at or above the entry before) picks this one;
+    /// the last is 1.
+    pub until: f64,
     pub deadline: Option<u64>,
     pub criticality: Criticality,
     pub call: CallSpec,
@@ -116,12 +154,15 @@ pub struct Service {
     pub discipline: Discipline,
     pub drop_expired: bool,
     pub balancer: BalancerKind,
-    pub work: Latency,
-    /// Calls in sequence; each step's calls run in parallel.
-    pub steps: Vec<Vec<CallSpec>>,
-    /// Per step, its probability when it has one (`p`): empty when no step of the service
-    /// has one, so the engine checks one length on the plain path.
-    pub branches: Vec<Option<Branch>>,
+    /// What a request does: its work, then its calls. For a service with operations this is
+    /// unused (no work, no calls) and each operation has its own.
+    pub plan: Plan,
+    /// Named operations (`[[service.operation]]`), sharing the service's instances, workers,
+    /// queue and balancer; empty for a service without them. A call's `CallSpec::operation`
+    /// and a job's number them from 1 (0 is the service's own `plan`).
+    pub operations: Vec<Operation>,
+    /// Some operation holds at most a share of the workers (`Operation::partition`).
+    pub partitioned: bool,
     pub admission: Option<Admission>,
     /// CoDel queue-delay shedding, per instance.
     pub codel: Option<crate::policy::codel::CodelConfig>,
@@ -129,6 +170,61 @@ pub struct Service {
     pub adaptive_lifo: Option<u64>,
     /// Outlier ejection at the balancer in front of the instances.
     pub outlier: Option<crate::policy::outlier::OutlierConfig>,
+}
+
+impl Service {
+    /// The plan of operation `operation` (0: the service's own).
+    #[inline(always)]
+    pub fn plan_of(&self, operation: u16) -> &Plan {
+        if operation == 0 {
+            &self.plan
+        } else {
+            &self.operations[usize::from(operation) - 1].plan
+        }
+    }
+
+    /// Every plan: the service's own, then its operations'.
+    pub fn plans(&self) -> impl Iterator<Item = &Plan> {
+        std::iter::once(&self.plan).chain(self.operations.iter().map(|o| &o.plan))
+    }
+
+    /// Every call spec of every plan.
+    pub fn calls(&self) -> impl Iterator<Item = &CallSpec> {
+        self.plans().flat_map(|p| p.steps.iter().flatten())
+    }
+}
+
+/// What a request at a service (or at one of its operations) does.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub work: Latency,
+    /// Calls in sequence; each step's calls run in parallel.
+    pub steps: Vec<Vec<CallSpec>>,
+    /// Per step, its probability when it has one (`p`): empty when no step has one, so the
+    /// engine checks one length on the plain path.
+    pub branches: Vec<Option<Branch>>,
+}
+
+/// One named operation of a service.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    pub name: String,
+    /// For people (`GET /product`): tables and reports show it beside the name.
+    pub label: Option<String>,
+    pub plan: Plan,
+    /// The class its requests take at this service and pass on downstream (set at the edge
+    /// from the route); `None` keeps the caller's.
+    pub criticality: Option<Criticality>,
+    /// At most this many of each instance's workers serve it at once (a server-side bulkhead).
+    pub partition: Option<Partition>,
+}
+
+/// A cap on the workers of one instance that an operation may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partition {
+    pub workers: u32,
+    /// A request finding the partition full is refused (`overloaded`) rather than queued.
+    pub refuse: bool,
 }
 
 /// A step made only with a probability: when a job reaches it, with probability `p` it
@@ -161,6 +257,9 @@ pub struct CallSpec {
     pub to: usize,
     pub edge: usize,
     pub policy: Policy,
+    /// The callee's operation it calls, numbered from 1 (`Service::plan_of`); 0 for a callee
+    /// without operations.
+    pub operation: u16,
     /// One-way network latency, applied to the request and to the reply.
     pub latency: Option<Latency>,
     pub optional: bool,
@@ -243,7 +342,10 @@ pub struct BreakerPolicy {
 
 #[derive(Debug, Clone)]
 pub struct Edge {
-    /// `from.to`, as in metric names.
+    /// `from.to`, as in metric names; `from.to.op.<operation>` for the calls to one operation.
     pub name: String,
     pub to: usize,
+    /// For an operation's edge, the pair's edge (`from.to`), whose metrics are the sum of its
+    /// operations' edges; no call records on the pair's edge itself then.
+    pub total: Option<usize>,
 }

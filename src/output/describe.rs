@@ -14,34 +14,46 @@ use crate::time::format_duration as dur;
 /// A call as the matrix shows it: who calls whom, through which policy.
 #[derive(Debug, Clone)]
 pub struct EdgeCall<'a> {
-    /// `web.gateway`, as in metric names.
+    /// `web.gateway`, as in metric names (`web.gateway.op.checkout` for one operation's).
     pub edge: String,
     pub from: String,
     pub to: String,
+    /// The callee's operation, for an operation's edge.
+    pub operation: Option<String>,
+    /// A pair's edge whose calls are all on its operations' edges (listed too).
+    pub has_parts: bool,
     pub call: &'a CallSpec,
 }
 
-/// Every edge's first call spec, in edge order: clients' calls, then services' steps.
+/// Every edge's first call spec, in edge order: clients' calls, then services' steps. A pair
+/// whose calls go to operations shows its first operation's call.
 pub fn edge_calls(model: &Model) -> Vec<EdgeCall<'_>> {
     let mut specs: Vec<(String, &CallSpec)> = Vec::new();
     for c in &model.clients {
-        specs.push((c.name.clone(), &c.call));
+        specs.extend(c.calls().map(|call| (c.name.clone(), call)));
     }
     for s in &model.services {
-        for call in s.steps.iter().flatten() {
-            specs.push((s.name.clone(), call));
-        }
+        specs.extend(s.calls().map(|call| (s.name.clone(), call)));
     }
     model
         .edges
         .iter()
         .enumerate()
         .filter_map(|(i, e)| {
-            let (from, call) = specs.iter().find(|(_, c)| c.edge == i)?;
+            let (from, call) = specs
+                .iter()
+                .find(|(_, c)| c.edge == i || model.edges[c.edge].total == Some(i))?;
+            let callee = &model.services[e.to];
             Some(EdgeCall {
                 edge: e.name.clone(),
                 from: from.clone(),
-                to: model.services[e.to].name.clone(),
+                to: callee.name.clone(),
+                operation: e.total.map(|_| {
+                    callee.operations[usize::from(call.operation) - 1]
+                        .name
+                        .clone()
+                }),
+                has_parts: e.total.is_none() && call.edge != i,
                 call,
             })
         })

@@ -57,10 +57,9 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "max ms",
         "errors",
     ]);
-    for c in &model.clients {
-        let p = format!("client.{}", c.name);
+    for (name, p) in client_rows(model) {
         t.row(vec![
-            c.name.clone(),
+            name,
             count(g(format!("{p}.requests"))),
             percent_fixed(g(format!("{p}.success_ratio"))),
             sig3(g(format!("{p}.goodput_rps"))),
@@ -86,10 +85,9 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "queue",
         "wasted s",
     ]);
-    for s in &model.services {
-        let p = format!("service.{}", s.name);
+    for (name, p) in service_rows(model) {
         t.row(vec![
-            s.name.clone(),
+            name,
             count(g(format!("{p}.arrivals"))),
             count(g(format!("{p}.served"))),
             count(g(format!("{p}.rejected"))),
@@ -112,10 +110,9 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "success",
         "errors",
     ]);
-    for e in &model.edges {
-        let p = format!("edge.{}", e.name);
+    for (name, p) in edge_rows(model) {
         t.row(vec![
-            e.name.replacen('.', " -> ", 1),
+            name,
             count(g(format!("{p}.calls"))),
             count(g(format!("{p}.attempts"))),
             format!("{:.3}", g(format!("{p}.amplification"))),
@@ -125,6 +122,64 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     }
     out.push_str(&t.render());
     out
+}
+
+/// The rows of the clients' table: each client (its name, its metric prefix), followed by its
+/// mix's operations, indented.
+fn client_rows(model: &Model) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for c in &model.clients {
+        rows.push((c.name.clone(), format!("client.{}", c.name)));
+        if c.mix.is_some() {
+            for call in c.calls() {
+                let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
+                rows.push((
+                    format!("  {}", op.name),
+                    format!("client.{}.op.{}", c.name, op.name),
+                ));
+            }
+        }
+    }
+    rows
+}
+
+/// The rows of the services' table: each service, followed by its operations (with their
+/// labels), indented.
+fn service_rows(model: &Model) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for s in &model.services {
+        rows.push((s.name.clone(), format!("service.{}", s.name)));
+        for op in &s.operations {
+            let name = match &op.label {
+                Some(label) => format!("  {} ({label})", op.name),
+                None => format!("  {}", op.name),
+            };
+            rows.push((name, format!("service.{}.op.{}", s.name, op.name)));
+        }
+    }
+    rows
+}
+
+/// The rows of the edges' table: each pair (`from -> to`), followed by its operations' edges,
+/// indented.
+fn edge_rows(model: &Model) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for (e, edge) in model
+        .edges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.total.is_none())
+    {
+        rows.push((
+            edge.name.replacen('.', " -> ", 1),
+            format!("edge.{}", edge.name),
+        ));
+        for part in model.edges.iter().filter(|p| p.total == Some(e)) {
+            let op = part.name.rsplit_once(".op.").map_or("", |(_, op)| op);
+            rows.push((format!("  {op}"), format!("edge.{}", part.name)));
+        }
+    }
+    rows
 }
 
 /// One line per fault: when it acted, goodput before, during and after, and whether the run

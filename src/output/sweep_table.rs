@@ -44,7 +44,7 @@ pub fn choose(results: &Results, patterns: &[String]) -> Result<Vec<usize>> {
     let mut chosen = Vec::new();
     for p in if explicit { patterns } else { &defaults } {
         let found: Vec<usize> = (0..results.names.len())
-            .filter(|&i| crate::wildcard::matches(p, &results.names[i]))
+            .filter(|&i| crate::metrics::select::selects(p, &results.names[i]))
             .collect();
         if found.is_empty() && explicit {
             let hint = crate::error::did_you_mean(p, results.names.iter().map(String::as_str));

@@ -18,9 +18,16 @@ pub fn policy_matrix(model: &Model) -> Table {
         ],
         &[],
     );
-    for c in describe::edge_calls(model) {
+    // A pair whose calls all name operations is shown by its operations' rows.
+    for c in describe::edge_calls(model)
+        .into_iter()
+        .filter(|c| !c.has_parts)
+    {
         let p = &c.call.policy;
         let mut call = format!("{} → {}", c.from, c.to);
+        if let Some(op) = &c.operation {
+            call += &format!(" {op}");
+        }
         if c.call.optional {
             call += " (optional)";
         }

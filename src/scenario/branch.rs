@@ -7,12 +7,14 @@ use super::document::Source;
 use super::schema::RawStep;
 use crate::model::Branch;
 
-/// The branches of a service's `calls`, given each step's path (`service.<s>.calls.<name,
-/// callee or index>`, as errors name it).
+/// The branches of a plan's `calls`, given each step's path (`service.<s>.calls.<name,
+/// callee or index>`, as errors name it) and the prefix of their streams' purposes (empty for
+/// a service's own calls, `operation.<o>.` for an operation's).
 pub(super) fn compile_branches(
     src: &Source,
     calls: &[RawStep],
     paths: &[String],
+    streams: &str,
 ) -> Res<Vec<Option<Branch>>> {
     let mut names: Vec<&str> = Vec::new();
     for (step, path) in calls.iter().zip(paths) {
@@ -62,8 +64,8 @@ pub(super) fn compile_branches(
                 ));
             }
             let (stream, label) = match step.name.as_deref() {
-                Some(name) => (format!("branch.{name}"), name.to_string()),
-                None => (format!("branch.calls.{i}"), i.to_string()),
+                Some(name) => (format!("{streams}branch.{name}"), name.to_string()),
+                None => (format!("{streams}branch.calls.{i}"), i.to_string()),
             };
             Ok(Some(Branch { p, stream, label }))
         })

@@ -62,25 +62,104 @@ impl Ctx<'_> {
             ));
         }
         let policy = self.policy(&at("policy"), c.policy.as_deref())?;
-        let fallback = self.fallback_call(&c.name, &policy)?;
-        let call = CallSpec {
+        let deadline = c.deadline.map(|d| d.0);
+        let criticality = c.criticality.unwrap_or_default();
+        let Some(mix) = &c.mix else {
+            let operation = self.callee_operation(&at("operation"), to, c.operation.as_deref())?;
+            return Ok(model::Client {
+                name: c.name.clone(),
+                load,
+                deadline,
+                criticality,
+                call: self.client_call(&c.name, to, operation, &policy)?,
+                mix: None,
+            });
+        };
+        if c.operation.is_some() {
+            return Err(self.src.error_at(
+                &at("operation"),
+                "a client sends one `operation` or a `mix` of them, not both",
+            ));
+        }
+        if mix.is_empty() {
+            return Err(self
+                .src
+                .error_at(&at("mix"), "needs at least one operation"));
+        }
+        let total: f64 = mix.iter().map(|m| m.weight).sum();
+        let mut entries = Vec::new();
+        let mut cumulative = 0.0;
+        for (i, m) in mix.iter().enumerate() {
+            let here = |f: &str| at(&format!("mix.{i}.{f}"));
+            if !(m.weight.is_finite() && m.weight > 0.0) {
+                return Err(self.src.error_at(
+                    &here("weight"),
+                    format!(
+                        "is a share of the requests: a number above 0, got {}",
+                        m.weight
+                    ),
+                ));
+            }
+            if m.deadline == Some(Dur(0)) {
+                return Err(self.src.error_at(
+                    &here("deadline"),
+                    "must be longer than zero (leave it out for the client's)",
+                ));
+            }
+            let operation = self.callee_operation(&here("operation"), to, Some(&m.operation))?;
+            if mix[..i].iter().any(|o| o.operation == m.operation) {
+                return Err(self.src.error_at(
+                    &here("operation"),
+                    format!(
+                        "`{}` is in the mix twice: give it one entry with the sum of the weights",
+                        m.operation
+                    ),
+                ));
+            }
+            cumulative += m.weight / total;
+            entries.push(model::MixEntry {
+                // The last share is exactly 1, whatever the rounding of the sum.
+                until: if i + 1 == mix.len() { 1.0 } else { cumulative },
+                deadline: m.deadline.map(|d| d.0).or(deadline),
+                criticality: m.criticality.unwrap_or(criticality),
+                call: self.client_call(&c.name, to, operation, &policy)?,
+            });
+        }
+        let first = entries.remove(0);
+        Ok(model::Client {
+            name: c.name.clone(),
+            load,
+            deadline: first.deadline,
+            criticality: first.criticality,
+            call: first.call,
+            mix: Some(Box::new(model::Mix {
+                first: first.until,
+                others: entries,
+            })),
+        })
+    }
+
+    /// A client's call to operation `operation` of `to` (0: the service itself).
+    fn client_call(
+        &mut self,
+        client: &str,
+        to: usize,
+        operation: u16,
+        policy: &model::Policy,
+    ) -> Res<CallSpec> {
+        let fallback = self.fallback_call(client, policy)?;
+        Ok(CallSpec {
             id: self.next_spec_id(),
             to,
-            edge: self.edge(&c.name, to),
-            policy,
+            operation,
+            edge: self.edge_to(client, to, operation),
+            policy: policy.clone(),
             latency: None,
             optional: false,
             fail_as: FailAs::Propagate,
             idempotent: true,
             idempotency_key: false,
             fallback,
-        };
-        Ok(model::Client {
-            name: c.name.clone(),
-            load,
-            deadline: c.deadline.map(|d| d.0),
-            criticality: c.criticality.unwrap_or_default(),
-            call,
         })
     }
 

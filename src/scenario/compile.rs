@@ -203,36 +203,22 @@ impl Ctx<'_> {
         let at = |f: &str| format!("service.{}.{f}", s.name);
         let instances = positive_u32(self.src, &at("instances"), s.instances.unwrap_or(1))?;
         let workers = positive_u32(self.src, &at("workers"), s.workers.unwrap_or(1))?;
-        let work = match &s.work {
-            Some(d) => self.dist(&at("work"), d)?,
-            None => Latency::Constant(0),
+        let operations = self.operations(s, workers)?;
+        let plan = match &operations {
+            Some(_) => model::Plan {
+                work: Latency::Constant(0),
+                steps: Vec::new(),
+                branches: Vec::new(),
+            },
+            None => self.plan(
+                &s.name,
+                &format!("service.{}", s.name),
+                "",
+                s.work.as_ref(),
+                s.calls.as_deref().unwrap_or_default(),
+            )?,
         };
-        let mut steps = Vec::new();
-        let calls = s.calls.as_deref().unwrap_or_default();
-        let too_wide = |c: &RawStep| c.parallel.as_ref().is_some_and(|p| p.len() > MAX_CALLS);
-        if calls.len() > MAX_CALLS || calls.iter().any(too_wide) {
-            return Err(self.src.error_at(
-                &at("calls"),
-                format!("at most {MAX_CALLS} steps, and {MAX_CALLS} calls in one parallel step"),
-            ));
-        }
-        let step_paths: Vec<String> = calls
-            .iter()
-            .enumerate()
-            // As the document addresses an element (`document::element_name`): by its name,
-            // else its callee, else its index.
-            .map(|(i, step)| {
-                let key = step.name.as_ref().or(step.to.as_ref());
-                at(&format!(
-                    "calls.{}",
-                    key.cloned().unwrap_or_else(|| i.to_string())
-                ))
-            })
-            .collect();
-        for (step, step_path) in calls.iter().zip(&step_paths) {
-            steps.push(self.step(&s.name, step_path, step)?);
-        }
-        let branches = super::branch::compile_branches(self.src, calls, &step_paths)?;
+        let operations = operations.unwrap_or_default();
         Ok(model::Service {
             name: s.name.clone(),
             instances,
@@ -241,9 +227,9 @@ impl Ctx<'_> {
             discipline: s.discipline.unwrap_or_default(),
             drop_expired: s.drop_expired.unwrap_or(false),
             balancer: s.balancer.unwrap_or_default(),
-            work,
-            steps,
-            branches,
+            plan,
+            partitioned: operations.iter().any(|o| o.partition.is_some()),
+            operations,
             admission: s
                 .admission
                 .as_ref()
@@ -260,6 +246,52 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
+        })
+    }
+
+    /// A plan's work and steps, written at `path` (`service.<s>` or
+    /// `service.<s>.operation.<o>`); `streams` prefixes its branches' random streams.
+    pub(super) fn plan(
+        &mut self,
+        service: &str,
+        path: &str,
+        streams: &str,
+        work: Option<&RawDist>,
+        calls: &[RawStep],
+    ) -> Res<model::Plan> {
+        let work = match work {
+            Some(d) => self.dist(&format!("{path}.work"), d)?,
+            None => Latency::Constant(0),
+        };
+        let too_wide = |c: &RawStep| c.parallel.as_ref().is_some_and(|p| p.len() > MAX_CALLS);
+        if calls.len() > MAX_CALLS || calls.iter().any(too_wide) {
+            return Err(self.src.error_at(
+                &format!("{path}.calls"),
+                format!("at most {MAX_CALLS} steps, and {MAX_CALLS} calls in one parallel step"),
+            ));
+        }
+        let step_paths: Vec<String> = calls
+            .iter()
+            .enumerate()
+            // As the document addresses an element (`document::element_name`): by its name,
+            // else its callee, else its index.
+            .map(|(i, step)| {
+                let key = step.name.as_ref().or(step.to.as_ref());
+                format!(
+                    "{path}.calls.{}",
+                    key.cloned().unwrap_or_else(|| i.to_string())
+                )
+            })
+            .collect();
+        let mut steps = Vec::new();
+        for (step, step_path) in calls.iter().zip(&step_paths) {
+            steps.push(self.step(service, step_path, step)?);
+        }
+        let branches = super::branch::compile_branches(self.src, calls, &step_paths, streams)?;
+        Ok(model::Plan {
+            work,
+            steps,
+            branches,
         })
     }
 
@@ -289,6 +321,7 @@ impl Ctx<'_> {
                 let call = RawCall {
                     to: to.clone(),
                     p: None,
+                    operation: step.operation.clone(),
                     policy: step.policy.clone(),
                     optional: step.optional,
                     latency: step.latency.clone(),
@@ -305,6 +338,7 @@ impl Ctx<'_> {
                         .error_at(&format!("{path}.parallel"), "needs at least one call"));
                 }
                 if step.idempotent.is_some()
+                    || step.operation.is_some()
                     || step.idempotency_key.is_some()
                     || step.policy.is_some()
                     || step.optional.is_some()
@@ -329,6 +363,8 @@ impl Ctx<'_> {
 
     fn call(&mut self, from: &str, path: &str, c: &RawCall) -> Res<CallSpec> {
         let to = self.service_id(&format!("{path}.to"), &c.to)?;
+        let operation =
+            self.callee_operation(&format!("{path}.operation"), to, c.operation.as_deref())?;
         let policy = self.policy(&format!("{path}.policy"), c.policy.as_deref())?;
         let latency = match &c.latency {
             Some(d) => Some(self.dist(&format!("{path}.latency"), d)?),
@@ -367,7 +403,8 @@ impl Ctx<'_> {
         Ok(CallSpec {
             id: self.next_spec_id(),
             to,
-            edge: self.edge(from, to),
+            operation,
+            edge: self.edge_to(from, to, operation),
             policy,
             latency,
             optional: c.optional.unwrap_or(false),
@@ -392,9 +429,24 @@ impl Ctx<'_> {
                 .src
                 .error_at(&path, "a fallback call's own policy cannot fall back again"));
         }
+        if !self.raw.service[to]
+            .operation
+            .as_deref()
+            .unwrap_or_default()
+            .is_empty()
+        {
+            return Err(self.src.error_at(
+                &format!("policy.{name}.fallback.to"),
+                format!(
+                    "`{}` has operations, and a fallback call cannot name one yet: fall back to a service without operations",
+                    self.raw.service[to].name
+                ),
+            ));
+        }
         let spec = CallSpec {
             id: self.next_spec_id(),
             to,
+            operation: 0,
             edge: self.edge(from, to),
             policy: own,
             latency: None,
@@ -437,7 +489,34 @@ impl Ctx<'_> {
         if let Some(i) = self.edges.iter().position(|e| e.name == name) {
             return i;
         }
-        self.edges.push(Edge { name, to });
+        self.edges.push(Edge {
+            name,
+            to,
+            total: None,
+        });
+        self.edges.len() - 1
+    }
+
+    /// The edge a call from `from` to operation `operation` of `to` records on: the pair's,
+    /// or for an operation its own, `from.to.op.<operation>`, the pair's edge made first.
+    pub(super) fn edge_to(&mut self, from: &str, to: usize, operation: u16) -> usize {
+        let pair = self.edge(from, to);
+        if operation == 0 {
+            return pair;
+        }
+        let op = &self.raw.service[to]
+            .operation
+            .as_deref()
+            .unwrap_or_default()[usize::from(operation) - 1];
+        let name = format!("{}.op.{}", self.edges[pair].name, op.name);
+        if let Some(i) = self.edges.iter().position(|e| e.name == name) {
+            return i;
+        }
+        self.edges.push(Edge {
+            name,
+            to,
+            total: Some(pair),
+        });
         self.edges.len() - 1
     }
 

@@ -8,6 +8,62 @@ use crate::error::did_you_mean;
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
+/// The operation a fault is limited to (`operation = "report"`), from 1; 0 for none given.
+/// Only latency, errors and outages act per request; the rest happen to whole instances.
+fn fault_operation(
+    src: &Source,
+    path: &str,
+    f: &RawFault,
+    target: Target,
+    scope: &Scope,
+) -> Located<u16> {
+    let Some(name) = f.operation.as_deref() else {
+        return Ok(0);
+    };
+    if !matches!(
+        f.kind,
+        FaultKind::Latency | FaultKind::Errors | FaultKind::Outage
+    ) {
+        return Err(src.error_at(
+            path,
+            "only latency, errors and outages can hit one operation; this kind happens to whole instances",
+        ));
+    }
+    let s = match target {
+        Target::Service(s) | Target::Instance(s, _) => s,
+        _ => {
+            return Err(src.error_at(
+                path,
+                "names an operation of the target service: target a service or `service#i`",
+            ));
+        }
+    };
+    let ops = &scope.services[s].operations;
+    if ops.is_empty() {
+        return Err(src.error_at(
+            path,
+            format!("`{}` has no operations", scope.services[s].name),
+        ));
+    }
+    match ops.iter().position(|o| o.name == name) {
+        Some(k) => Ok(k as u16 + 1),
+        None => {
+            let hint = did_you_mean(name, ops.iter().map(|o| o.name.as_str()));
+            Err(src.error_at(
+                path,
+                format!(
+                    "`{}` has no operation `{name}`{hint}; it has: {}",
+                    scope.services[s].name,
+                    ops.iter()
+                        .map(|o| o.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+    }
+}
+
 pub fn compile_fault(
     src: &Source,
     i: usize,
@@ -191,12 +247,14 @@ pub fn compile_fault(
             "a replacing `dist` cannot ramp; use `factor` or `add`",
         ));
     }
+    let operation = fault_operation(src, &at("operation"), f, target, scope)?;
     Ok(Fault {
         target,
         start,
         end: stop,
         ramp,
         effect,
+        operation,
     })
 }
 

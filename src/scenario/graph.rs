@@ -11,7 +11,7 @@ pub fn check_acyclic(
 ) -> Located<()> {
     // Callees of a service: its calls, and the services its calls fall back to.
     let callees = |s: usize| -> Vec<usize> {
-        let calls = services[s].steps.iter().flatten();
+        let calls = services[s].calls();
         calls
             .flat_map(|c| std::iter::once(c.to).chain(c.fallback.map(|f| fallbacks[f].to)))
             .collect()

@@ -19,6 +19,7 @@ mod limit;
 mod limits;
 mod messages;
 mod names;
+mod operation;
 mod policy;
 mod read;
 pub mod schema;

@@ -229,6 +229,21 @@ pub struct RawClient {
     pub deadline: Option<Dur>,
     pub criticality: Option<Criticality>,
     pub policy: Option<String>,
+    /// The operation of `target` it calls, when the target has operations.
+    pub operation: Option<String>,
+    /// A weighted mix of the target's operations instead of one.
+    pub mix: Option<Vec<RawMixEntry>>,
+}
+
+/// One operation of a client's `mix`: its share (`weight`, relative to the others) and,
+/// where given, its own deadline and criticality (else the client's).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMixEntry {
+    pub operation: String,
+    pub weight: f64,
+    pub deadline: Option<Dur>,
+    pub criticality: Option<Criticality>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -255,6 +270,34 @@ pub struct RawService {
     pub codel: Option<super::schema_policy::RawCodel>,
     pub adaptive_lifo: Option<u64>,
     pub outlier: Option<super::schema_policy::RawOutlier>,
+    /// `[[service.operation]]`: named operations sharing the service's workers and queue.
+    pub operation: Option<Vec<RawOperation>>,
+}
+
+/// One operation of a service: its own work and calls, as a service without operations has.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOperation {
+    pub name: String,
+    pub label: Option<String>,
+    pub work: Option<RawDist>,
+    pub calls: Option<Vec<RawStep>>,
+    pub criticality: Option<Criticality>,
+    /// A partition: at most this many of each instance's workers.
+    pub workers: Option<u32>,
+    /// With `workers`: what a request finding the partition full does.
+    pub overflow: Option<Overflow>,
+}
+
+/// What a request does when its operation's partition is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Overflow {
+    /// Waits in the service's queue for a worker of its partition.
+    #[default]
+    Queue,
+    /// Answered at once as overloaded.
+    Refuse,
 }
 
 /// Shedding by criticality at a service: a request is turned away on arrival when its
@@ -279,6 +322,8 @@ pub struct RawStep {
     pub parallel: Option<Vec<RawCall>>,
     pub name: Option<String>,
     pub p: Option<f64>,
+    /// With `to`: the callee's operation.
+    pub operation: Option<String>,
     pub policy: Option<String>,
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,
@@ -294,6 +339,7 @@ pub struct RawCall {
     /// Known only to be refused with a pointer to `p` beside `parallel`: a probability per
     /// call of a parallel step is not simulated.
     pub p: Option<f64>,
+    pub operation: Option<String>,
     pub policy: Option<String>,
     pub optional: Option<bool>,
     pub latency: Option<RawDist>,
@@ -390,6 +436,8 @@ pub struct RawFault {
     pub workers: Option<u32>,
     pub share: Option<f64>,
     pub users: Option<u32>,
+    /// On a service (or instance) with operations: only this operation's requests.
+    pub operation: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

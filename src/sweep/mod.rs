@@ -78,13 +78,8 @@ pub fn metric_names(model: &Model) -> Vec<String> {
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    let entities = model
-        .clients
-        .iter()
-        .map(|c| format!("client.{}", c.name))
-        .chain(model.services.iter().map(|s| format!("service.{}", s.name)))
-        .chain(model.edges.iter().map(|e| format!("edge.{}", e.name)));
-    names.extend(entities.map(|p| format!("{p}.in_flight_end")));
+    let order = crate::metrics::slots::Slots::of(model).order(model);
+    names.extend(order.prefixes().map(|p| format!("{p}.in_flight_end")));
     names.extend(crate::engine::RUN_METRICS.iter().map(|n| n.to_string()));
     for i in 0..model.faults.len() {
         let judged = std::iter::once(format!("fault.{i}")).chain(

@@ -777,3 +777,144 @@ fn step_probabilities_and_names_are_checked() {
         &["--set service.api.calls.db.p=2", "probability"],
     );
 }
+
+/// A shop whose database has two operations, called by name.
+const OPS: &str = r#"[scenario]
+name = "ops"
+duration = "5s"
+
+[[client]]
+name = "web"
+target = "api"
+rate = 100
+
+[[service]]
+name = "api"
+workers = 8
+calls = [ { to = "db", operation = "read" } ]
+
+[[service]]
+name = "db"
+workers = 4
+[[service.operation]]
+name = "read"
+work = "1ms"
+[[service.operation]]
+name = "report"
+work = "20ms"
+"#;
+
+#[test]
+fn operations_and_mixes_are_checked() {
+    let c = Case::new("operations");
+    let ops = |from: &str, to: &str| {
+        assert!(OPS.contains(from), "{from}");
+        OPS.replacen(from, to, 1)
+    };
+    c.rejects(
+        &ops("name = \"report\"", "name = \"read\""),
+        &[
+            "scenario.toml:22",
+            "service.db.operation.read.name",
+            "two operations",
+        ],
+    );
+    c.rejects(
+        &ops("operation = \"read\"", "operation = \"raed\""),
+        &[
+            "scenario.toml:13",
+            "service.api.calls.db.operation",
+            "did you mean `read`",
+        ],
+    );
+    c.rejects(
+        &ops("{ to = \"db\", operation = \"read\" }", "{ to = \"db\" }"),
+        &[
+            "scenario.toml:13",
+            "service.api.calls.db",
+            "name the one called",
+        ],
+    );
+    c.rejects(
+        &ops("rate = 100", "rate = 100\noperation = \"x\""),
+        &[
+            "scenario.toml:9",
+            "client.web.operation",
+            "has no operations",
+        ],
+    );
+    c.rejects(
+        &ops("workers = 4\n", "workers = 4\nwork = \"1ms\"\n"),
+        &[
+            "scenario.toml:18",
+            "service.db.work",
+            "no `work` of its own",
+        ],
+    );
+    c.rejects(
+        &ops("work = \"20ms\"", "work = \"20ms\"\nworkers = 5"),
+        &[
+            "scenario.toml:24",
+            "service.db.operation.report.workers",
+            "larger than the pool",
+        ],
+    );
+    c.rejects(
+        &ops("work = \"20ms\"", "work = \"20ms\"\noverflow = \"refuse\""),
+        &[
+            "scenario.toml:24",
+            "service.db.operation.report.overflow",
+            "give the partition's `workers`",
+        ],
+    );
+    c.rejects(
+        &ops("name = \"report\"", "name = \"a b\""),
+        &["scenario.toml:22", "not a valid name"],
+    );
+    let mixed = ops(
+        "[[service]]\nname = \"db\"",
+        "[[client]]\nname = \"batch\"\ntarget = \"db\"\nrate = 5\nmix = [ { operation = \"read\", weight = 1 }, { operation = \"report\", weight = 0 } ]\n\n[[service]]\nname = \"db\"",
+    );
+    c.rejects(
+        &mixed,
+        &["scenario.toml:19", "client.batch.mix.1.weight", "above 0"],
+    );
+    c.rejects(
+        &mixed
+            .replace("weight = 0 }", "weight = 1 }")
+            .replace("\"report\", weight", "\"read\", weight"),
+        &["scenario.toml:19", "client.batch.mix.1.operation", "twice"],
+    );
+    c.rejects(
+        &mixed
+            .replace("weight = 0 }", "weight = 1 }")
+            .replace("rate = 5\n", "rate = 5\noperation = \"read\"\n"),
+        &["client.batch.operation", "not both"],
+    );
+    c.rejects(
+        &format!("{OPS}\n[[fault]]\nkind = \"stall\"\ntarget = \"db\"\noperation = \"report\"\n"),
+        &["fault.0.operation", "whole instances"],
+    );
+    c.rejects(
+        &format!(
+            "{OPS}\n[[fault]]\nkind = \"latency\"\ntarget = \"db\"\nfactor = 3\noperation = \"reprot\"\n"
+        ),
+        &["fault.0.operation", "did you mean `report`"],
+    );
+    c.rejects(
+        &format!(
+            "{OPS}\n[[fault]]\nkind = \"latency\"\ntarget = \"api\"\nfactor = 3\noperation = \"read\"\n"
+        ),
+        &["fault.0.operation", "`api` has no operations"],
+    );
+    // Overrides address operations by name, and are checked as the file is.
+    let path = c.file(OPS);
+    c.rejects_with(
+        &path,
+        &["--set", "service.db.operation.report.workers=9"],
+        &[
+            "--set service.db.operation.report.workers=9",
+            "larger than the pool",
+        ],
+    );
+}

@@ -185,7 +185,7 @@ fn a_job_whose_earlier_call_failed_never_reaches_the_step() {
 #[test]
 fn a_scenario_without_p_has_no_branches_and_no_step_metrics() {
     let (model, m) = run_model(&scenario(1, r#"{ to = "cache" }, { to = "db" }"#, ""));
-    assert!(model.services.iter().all(|s| s.branches.is_empty()));
+    assert!(model.services.iter().all(|s| s.plan.branches.is_empty()));
     assert!(m.summary.iter().all(|(n, _)| !n.contains(".step.")));
     assert!(m.names.iter().all(|n| !n.contains(".step.")));
 }

@@ -22,6 +22,7 @@ mod generator;
 mod golden;
 mod layering;
 mod model;
+mod operations;
 mod policies;
 mod preflight;
 mod queueing;

@@ -357,6 +357,21 @@ calls = [ { to = "db" }, { to = "db", p = 0.5 } ]
 name = "db"
 work = "1ms"
 
+[[client]]
+name = "app"
+target = "api"
+rate = 20
+mix = [ { operation = "read", weight = 3 }, { operation = "write", weight = 1 } ]
+
+[[service]]
+name = "api"
+[[service.operation]]
+name = "read"
+work = "1ms"
+[[service.operation]]
+name = "write"
+calls = [ { to = "db" } ]
+
 [[fault]]
 kind = "latency"
 target = "db"
@@ -375,10 +390,23 @@ phase = "during"
     }
     for d in CATALOGUE {
         let windowed = d.pattern == "window.<w>.<metric>";
+        // A family of parts' metrics (`service.<s>.op.<o>.<metric>`) is emitted when some
+        // part's metric is.
+        let family = d
+            .pattern
+            .strip_suffix(".<metric>")
+            .filter(|p| p.ends_with(".op.<o>"));
+        let in_family = |n: &str| {
+            family.is_some_and(|f| {
+                let depth = f.split('.').count();
+                let head: Vec<&str> = n.split('.').take(depth).collect();
+                matches(f, &head.join(".")) && n.split('.').count() > depth
+            })
+        };
         assert!(
-            m.summary
-                .iter()
-                .any(|(n, _)| matches(d.pattern, n) || windowed && n.starts_with("window.slow.")),
+            m.summary.iter().any(|(n, _)| {
+                matches(d.pattern, n) || windowed && n.starts_with("window.slow.") || in_family(n)
+            }),
             "{} is never emitted",
             d.pattern
         );
@@ -430,7 +458,7 @@ work = { dist = "exponential", mean = "1ms" }
     .unwrap()
     .model;
     assert_eq!(model.services[0].workers, 7);
-    assert!((model.services[0].work.mean() - 5e6).abs() < 1.0);
+    assert!((model.services[0].plan.work.mean() - 5e6).abs() < 1.0);
     assert_eq!(model.seed, 99);
     let cascade::model::Load::Open { rate, .. } = &model.clients[0].load else {
         panic!("open loop")

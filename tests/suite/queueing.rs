@@ -82,7 +82,7 @@ fn mm1_sojourn_wait_number_in_system_and_utilization() {
 }
 
 /// Erlang C: the probability that an arrival waits in M/M/c with offered load a = lambda/mu.
-fn erlang_c(c: u32, a: f64) -> f64 {
+pub(crate) fn erlang_c(c: u32, a: f64) -> f64 {
     let mut term = 1.0;
     let mut sum = 1.0;
     for k in 1..c {
@@ -121,7 +121,7 @@ fn mmc_mean_wait_matches_erlang_c() {
 }
 
 /// Pollaczek-Khinchine: Wq = lambda E[S^2] / (2 (1 - rho)).
-fn pk_wait_ms(lambda_per_ms: f64, es_ms: f64, es2_ms2: f64) -> f64 {
+pub(crate) fn pk_wait_ms(lambda_per_ms: f64, es_ms: f64, es2_ms2: f64) -> f64 {
     let rho = lambda_per_ms * es_ms;
     lambda_per_ms * es2_ms2 / (2.0 * (1.0 - rho))
 }
