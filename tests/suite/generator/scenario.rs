@@ -23,12 +23,21 @@ pub fn generate(seed: u64) -> String {
         branch_pick: Some(Pick::new(seed ^ BRANCH_PICK)),
         ..Builder::default()
     };
+    // Operations likewise: which services have them (and how many), what callers name, from
+    // a pick of their own, so a case whose services have none is the scenario it was before.
+    let mut op_pick = Pick::new(seed ^ OPERATION_PICK);
+    g.operations = (0..5)
+        .map(|_| if op_pick.chance(0.25) { op_pick.int(1, 3) as usize } else { 0 })
+        .collect();
+    g.op_pick = Some(op_pick);
     g.build(&mut p, seed);
     g.text
 }
 
 /// Mixed into a case's seed for the pick of its steps' `p` and `name`.
 const BRANCH_PICK: u64 = 0x6272_616e_6368_6573;
+/// Mixed into a case's seed for the pick of its services' operations.
+const OPERATION_PICK: u64 = 0x6f70_6572_6174_696f;
 
 #[derive(Default)]
 struct Builder {
@@ -36,6 +45,9 @@ struct Builder {
     policies: Vec<String>,
     edges: Vec<String>,
     branch_pick: Option<Pick>,
+    op_pick: Option<Pick>,
+    /// Per service index, its number of operations (`o0`…), 0 for none.
+    operations: Vec<usize>,
 }
 
 impl Builder {
@@ -131,11 +143,16 @@ impl Builder {
                 p.one(&["round_robin", "random", "least_outstanding", "power_of_two"])
             );
         }
+        let mut work = String::new();
         if instant {
-            t += "work = \"0\"\n";
+            work = "work = \"0\"\n".to_string();
         } else if p.chance(0.9) {
             let scale = *p.one(&[200, 2_000, 10_000]);
-            t += &format!("work = {}\n", p.dist(scale));
+            work = format!("work = {}\n", p.dist(scale));
+        }
+        let ops = self.operations[i];
+        if ops == 0 {
+            t += &work;
         }
         if p.chance(0.2) {
             t += &admission(p);
@@ -171,10 +188,74 @@ impl Builder {
                 .enumerate()
                 .map(|(j, step)| self.branch(j, step))
                 .collect();
-            t += &format!("calls = [\n  {},\n]\n", steps.join(",\n  "));
+            let calls = format!("calls = [\n  {},\n]\n", steps.join(",\n  "));
+            if ops == 0 {
+                t += &calls;
+            } else {
+                work += &calls;
+            }
+        }
+        if ops > 0 {
+            t += &self.operation_tables(ops, workers, work, instant);
         }
         self.text += &t;
         instances
+    }
+
+    /// A service's `ops` operations: `o0` does what the service would have (`first`: its
+    /// work and calls), the others their own work; some partitioned, labelled or classed.
+    fn operation_tables(&mut self, ops: usize, workers: u64, first: String, instant: bool) -> String {
+        let o = self.op_pick.as_mut().expect("set by generate");
+        let mut t = String::new();
+        for k in 0..ops {
+            t += &format!("[[service.operation]]\nname = \"o{k}\"\n");
+            if k == 0 {
+                t += &first;
+            } else if instant {
+                t += "work = \"0\"\n";
+            } else if o.chance(0.9) {
+                let scale = *o.one(&[200, 2_000, 10_000]);
+                t += &format!("work = {}\n", o.dist(scale));
+            }
+            if o.chance(0.3) {
+                t += &format!("label = \"GET /o{k}\"\n");
+            }
+            if o.chance(0.3) {
+                t += &format!(
+                    "criticality = \"{}\"\n",
+                    o.one(&["critical_plus", "critical", "sheddable_plus", "sheddable"])
+                );
+            }
+            if o.chance(0.3) {
+                t += &format!("workers = {}\n", o.int(1, workers));
+                if o.chance(0.6) {
+                    t += &format!("overflow = \"{}\"\n", o.one(&["queue", "refuse"]));
+                }
+            }
+        }
+        t
+    }
+
+    /// ` operation = "oK"` for a call to service `to` when it has operations, else nothing.
+    fn operation_key(&mut self, names: &[String], to: &str) -> Option<String> {
+        let i = names.iter().position(|n| n == to)?;
+        let ops = self.operations[i];
+        (ops > 0).then(|| {
+            let o = self.op_pick.as_mut().expect("set by generate");
+            format!("operation = \"o{}\"", o.int(0, ops as u64 - 1))
+        })
+    }
+
+    /// The services in `names` a fallback may call: those without operations.
+    fn without_operations(&self, names: &[String]) -> Vec<String> {
+        names
+            .iter()
+            .filter(|n| {
+                let i: usize = n[1..].parse().expect("services are s<i>");
+                self.operations[i] == 0
+            })
+            .cloned()
+            .collect()
     }
 
     /// Step `j` (`{ to = … }` or `{ parallel = … }`), sometimes made with a probability `p`
@@ -216,13 +297,13 @@ impl Builder {
             self.edges.push(edge);
         }
         let mut k = vec![format!("to = \"{to}\"")];
+        k.extend(self.operation_key(names, &to));
         if p.chance(0.7) {
-            // Fallback calls go to services after the callee's caller, never back up.
+            // Fallback calls go to services after the callee's caller, never back up, and
+            // never to a service with operations (a fallback cannot name one).
             let from_index = names.iter().position(|n| n == from).unwrap();
-            k.push(format!(
-                "policy = \"{}\"",
-                self.policy(p, &names[from_index + 1..])
-            ));
+            let fallback_to = self.without_operations(&names[from_index + 1..]);
+            k.push(format!("policy = \"{}\"", self.policy(p, &fallback_to)));
         }
         if p.chance(0.3) {
             k.push(format!("optional = {}", p.chance(0.7)));
@@ -299,11 +380,49 @@ impl Builder {
             );
         }
         if p.chance(0.7) {
-            // A client's fallback may call any service, its own target too: none calls a
-            // client back, so the graph stays acyclic.
-            t += &format!("policy = \"{}\"\n", self.policy(p, names));
+            // A client's fallback may call any service without operations, its own target
+            // too: none calls a client back, so the graph stays acyclic.
+            let fallback_to = self.without_operations(names);
+            t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to));
         }
+        t += &self.client_operations(names, &target);
         self.text += &t;
+    }
+}
+
+impl Builder {
+    /// A client's `operation`, or a `mix` of them, when its target has operations.
+    fn client_operations(&mut self, names: &[String], target: &str) -> String {
+        let i: usize = target[1..].parse().expect("services are s<i>");
+        let ops = self.operations[i];
+        if ops == 0 {
+            return String::new();
+        }
+        let o = self.op_pick.as_mut().expect("set by generate");
+        if o.chance(0.4) {
+            return format!("{}\n", self.operation_key(names, target).expect("has operations"));
+        }
+        let chosen: Vec<usize> = (0..ops).filter(|_| o.chance(0.8)).collect();
+        let entries: Vec<String> = chosen
+            .into_iter()
+            .map(|k| {
+                let mut e = format!("operation = \"o{k}\", weight = {}", o.real(0.1, 5.0));
+                if o.chance(0.3) {
+                    e += &format!(", deadline = {}", o.dur(1_000, 300_000));
+                }
+                if o.chance(0.3) {
+                    e += &format!(
+                        ", criticality = \"{}\"",
+                        o.one(&["critical_plus", "critical", "sheddable_plus", "sheddable"])
+                    );
+                }
+                format!("{{ {e} }}")
+            })
+            .collect();
+        if entries.is_empty() {
+            return "operation = \"o0\"\n".to_string();
+        }
+        format!("mix = [ {} ]\n", entries.join(", "))
     }
 }
 
