@@ -21,8 +21,10 @@ fn render() -> Vec<u8> {
     let mut out = Vec::new();
     let pages = std::iter::once(&cmd).chain(cmd.get_subcommands().filter(|s| !s.is_hide_set()));
     for page in pages {
-        // Only the writer can fail, and this one is memory.
+        // Each page's footer names the program and its version, as cascade(1)'s does (a
+        // subcommand has no version of its own). Only the writer can fail, and it is memory.
         Man::new(page.clone())
+            .source(format!("cascade {}", env!("CARGO_PKG_VERSION")))
             .render(&mut out)
             .expect("a man page rendered to memory");
     }
