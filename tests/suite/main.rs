@@ -22,6 +22,7 @@ mod finite;
 mod fuzz;
 mod generator;
 mod golden;
+mod golden_diff;
 mod layering;
 mod model;
 mod policies;
