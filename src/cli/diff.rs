@@ -75,8 +75,8 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode> {
     let mut totals = [0usize; 4];
     for pair in &pairs {
         let section = compare_pair(pair, &args.metrics, t);
-        for (total, c) in totals.iter_mut().zip(ORDER) {
-            *total += section.iter().filter(|s| s.change() == Some(c)).count();
+        for (total, n) in totals.iter_mut().zip(tally(&section)) {
+            *total += n;
         }
         out.push_str(&render(pair, &section, args.all_metrics));
     }
@@ -188,9 +188,12 @@ fn run_pairs(da: &Path, a: &[RunData], db: &Path, b: &[RunData]) -> Result<Vec<P
         .collect())
 }
 
-/// A sweep's points by (variant, parameter values in the order of `paths`), each with its
-/// replications' samples from runs.csv.
-fn sweep_points(s: &SweepData, paths: &[&str]) -> Result<BTreeMap<(String, Vec<String>), Samples>> {
+/// A sweep's point: its variant and its parameters' values, in a common order of paths.
+type PointKey = (String, Vec<String>);
+
+/// A sweep's points in the order points.csv lists them, keyed by variant and parameter values
+/// in the order of `paths`, each with its replications' samples from runs.csv.
+fn sweep_points(s: &SweepData, paths: &[&str]) -> Result<Vec<(PointKey, Samples)>> {
     let order: Vec<usize> = paths
         .iter()
         .map(|p| {
@@ -201,30 +204,28 @@ fn sweep_points(s: &SweepData, paths: &[&str]) -> Result<BTreeMap<(String, Vec<S
         })
         .collect();
     let reps = read_replications(&s.dir, s.params.len())?;
-    let mut points = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    let mut points = Vec::new();
+    // points.csv has a row per metric: each point and variant is taken at its first.
     for row in &s.rows {
-        let values: Vec<String> = order.iter().map(|&i| row.values[i].clone()).collect();
-        let key = (row.variant.clone(), values);
-        if points.contains_key(&key) {
+        if !seen.insert((row.point, row.variant.as_str())) {
             continue;
         }
+        let values: Vec<String> = order.iter().map(|&i| row.values[i].clone()).collect();
         let mut samples = Samples::new();
-        for rep in reps
-            .get(&(row.point, row.variant.clone()))
-            .into_iter()
-            .flatten()
-        {
-            for (name, v) in rep.1 {
+        let runs = reps.get(&(row.point, row.variant.clone()));
+        for metrics in runs.into_iter().flat_map(BTreeMap::values) {
+            for (name, v) in metrics {
                 samples.entry(name.clone()).or_default().push(*v);
             }
         }
-        points.insert(key, samples);
+        points.push(((row.variant.clone(), values), samples));
     }
     Ok(points)
 }
 
 /// `client.web.rate=100, retry.attempts=2` and the variant, unless it is the base.
-fn point_label(paths: &[&str], variant: &str, values: &[String]) -> String {
+fn point_label(paths: &[&str], (variant, values): &PointKey) -> String {
     let mut parts: Vec<String> = paths
         .iter()
         .zip(values)
@@ -236,8 +237,8 @@ fn point_label(paths: &[&str], variant: &str, values: &[String]) -> String {
     parts.join(", ")
 }
 
-/// Points matched by parameter values and variant; the two sweeps must have swept the same
-/// parameters over the same points, and what differs is named.
+/// Points matched by parameter values and variant, in A's order; the two sweeps must have
+/// swept the same parameters over the same points, and what differs is named.
 fn sweep_pairs(a: &SweepData, b: &SweepData) -> Result<Vec<Pair>> {
     let paths_of = |s: &SweepData| -> Vec<String> {
         let mut p: Vec<String> = s.params.iter().map(|p| p.path.clone()).collect();
@@ -262,43 +263,29 @@ fn sweep_pairs(a: &SweepData, b: &SweepData) -> Result<Vec<Pair>> {
         )));
     }
     let paths: Vec<&str> = a.params.iter().map(|p| p.path.as_str()).collect();
-    let (pa, mut pb) = (sweep_points(a, &paths)?, sweep_points(b, &paths)?);
-    let lone = |key: &(String, Vec<String>), one: &SweepData, other: &SweepData| {
+    let pa = sweep_points(a, &paths)?;
+    let mut pb: BTreeMap<PointKey, Samples> = sweep_points(b, &paths)?.into_iter().collect();
+    let lone = |key: &PointKey, one: &SweepData, other: &SweepData| {
         Error::Usage(format!(
             "point {} is in `{}` but not in `{}`: diff compares sweeps over the same points",
-            point_label(&paths, &key.0, &key.1),
+            point_label(&paths, key),
             one.dir.display(),
             other.dir.display()
         ))
     };
-    if let Some(key) = pa.keys().find(|k| !pb.contains_key(*k)) {
+    if let Some((key, _)) = pa.iter().find(|(k, _)| !pb.contains_key(k)) {
         return Err(lone(key, a, b));
     }
-    if let Some(key) = pb.keys().find(|k| !pa.contains_key(*k)) {
+    let in_a: BTreeSet<&PointKey> = pa.iter().map(|(k, _)| k).collect();
+    if let Some(key) = pb.keys().find(|k| !in_a.contains(k)) {
         return Err(lone(key, b, a));
     }
-    // In A's order: its points as points.csv lists them, each variant within.
-    let mut order: Vec<(String, Vec<String>)> = Vec::new();
-    for row in &a.rows {
-        let values: Vec<String> = paths
-            .iter()
-            .map(|p| {
-                let i = a.params.iter().position(|q| q.path == *p).expect("listed");
-                row.values[i].clone()
-            })
-            .collect();
-        let key = (row.variant.clone(), values);
-        if !order.contains(&key) {
-            order.push(key);
-        }
-    }
-    let mut pa = pa;
-    Ok(order
+    Ok(pa
         .into_iter()
-        .map(|key| Pair {
-            label: point_label(&paths, &key.0, &key.1),
-            a: pa.remove(&key).expect("a point of A"),
+        .map(|(key, samples)| Pair {
+            label: point_label(&paths, &key),
             b: pb.remove(&key).expect("matched above"),
+            a: samples,
         })
         .collect())
 }
@@ -371,6 +358,11 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// How many lines got each verdict, in `ORDER`.
+fn tally(lines: &[Line]) -> [usize; 4] {
+    ORDER.map(|k| lines.iter().filter(|l| l.change() == Some(k)).count())
+}
+
 fn counts(c: &[usize; 4]) -> String {
     format!(
         "{} improved, {} regressed, {} changed, {} within noise",
@@ -431,10 +423,7 @@ fn render(pair: &Pair, lines: &[Line], all: bool) -> String {
     if shown > 0 {
         out.push_str(&table.render());
     }
-    let mut c = [0usize; 4];
-    for (n, k) in c.iter_mut().zip(ORDER) {
-        *n = lines.iter().filter(|l| l.change() == Some(k)).count();
-    }
+    let c = tally(lines);
     out.push_str(&counts(&c));
     for (n, side) in only.iter().zip(["a", "b"]) {
         if *n > 0 {

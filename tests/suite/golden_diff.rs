@@ -18,7 +18,10 @@ fn golden_diff_of_two_runs() {
     let (a, b) = (dir.join("a"), dir.join("b"));
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     cascade(&["run", &small(), "--out", a, "--quiet"], 0);
-    cascade(&["run", &small(), "--out", b, "--quiet", "--set", SLOWER], 0);
+    cascade(
+        &["run", &small(), "--out", b, "--quiet", "--set", SLOWER],
+        0,
+    );
     let o = cascade(&["diff", a, b], 0);
     assert_golden("diff/runs.txt", &command_text(&o, &dir));
 }
