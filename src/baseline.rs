@@ -161,38 +161,52 @@ pub fn compare(
                 .iter()
                 .filter_map(|r| r.get(name.as_str()).copied())
                 .collect();
-            let (b, n) = (summarize(old), summarize(&new));
-            let relative = if b.mean == n.mean {
-                0.0
-            } else if b.mean == 0.0 {
-                f64::INFINITY.copysign(n.mean)
-            } else {
-                (n.mean - b.mean) / b.mean.abs()
-            };
-            let p = welch(old, &new).map(|w| w.p);
-            let significant = p.is_none_or(|p| p < t.significance);
-            let change = if !significant || relative.abs() <= t.noise {
-                Change::Noise
-            } else {
-                let up = relative > 0.0;
-                match better(name) {
-                    None => Change::Changed,
-                    Some(Better::Higher) if up => Change::Improved,
-                    Some(Better::Lower) if !up => Change::Improved,
-                    Some(_) => Change::Regressed,
-                }
-            };
-            Some(Comparison {
-                metric: name.clone(),
-                base: b,
-                now: n,
-                relative,
-                p,
-                change,
-                gated: gated(name),
-            })
+            Some(compare_samples(name, old, &new, gated(name), t))
         })
         .collect()
+}
+
+/// One metric's verdict from its samples on each side (one value per replication): the
+/// relative change of the means, Welch's p with two or more on both sides, and improved /
+/// regressed / changed / noise by the metric's better direction. `cascade diff` judges two
+/// result directories with it, so both commands give the same verdict on the same numbers.
+pub fn compare_samples(
+    name: &str,
+    old: &[f64],
+    new: &[f64],
+    gated: bool,
+    t: Thresholds,
+) -> Comparison {
+    let (b, n) = (summarize(old), summarize(new));
+    let relative = if b.mean == n.mean {
+        0.0
+    } else if b.mean == 0.0 {
+        f64::INFINITY.copysign(n.mean)
+    } else {
+        (n.mean - b.mean) / b.mean.abs()
+    };
+    let p = welch(old, new).map(|w| w.p);
+    let significant = p.is_none_or(|p| p < t.significance);
+    let change = if !significant || relative.abs() <= t.noise {
+        Change::Noise
+    } else {
+        let up = relative > 0.0;
+        match better(name) {
+            None => Change::Changed,
+            Some(Better::Higher) if up => Change::Improved,
+            Some(Better::Lower) if !up => Change::Improved,
+            Some(_) => Change::Regressed,
+        }
+    };
+    Comparison {
+        metric: name.to_string(),
+        base: b,
+        now: n,
+        relative,
+        p,
+        change,
+        gated,
+    }
 }
 
 #[cfg(test)]

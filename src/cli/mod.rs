@@ -3,7 +3,10 @@
 mod baseline;
 mod chart;
 mod check;
+mod completions;
+mod diff;
 mod junit;
+mod man;
 mod merge;
 mod metrics;
 mod report;
@@ -41,12 +44,18 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Join the directories of a sweep's shards into the files of the whole sweep.
     Merge(merge::MergeArgs),
-    /// List every metric name with its unit and meaning.
-    Metrics,
+    /// List every metric name with its unit and meaning (--json for tools).
+    Metrics(metrics::MetricsArgs),
     /// Draw SVG (and PNG) charts of a run's or a sweep's directory into DIR/charts/.
     Chart(chart::ChartArgs),
     /// Write a self-contained HTML (or Markdown) design-review report of a run or a sweep.
     Report(report::ReportArgs),
+    /// Compare two runs' or two sweeps' directories metric by metric (B against A).
+    Diff(diff::DiffArgs),
+    /// Print the shell completion script for SHELL.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), subcommands included: `cascade man | man -l -`.
+    Man,
 }
 
 /// Options shared by every command that loads a scenario.
@@ -114,8 +123,11 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Merge(a) => merge::merge(a),
-        Command::Metrics => metrics::metrics(),
+        Command::Metrics(a) => metrics::metrics(a),
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),
+        Command::Diff(a) => diff::diff(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man => man::man(),
     }
 }
