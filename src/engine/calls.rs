@@ -10,6 +10,7 @@ use crate::policy::bulkhead::Admission;
 use crate::random::unit;
 
 impl Simulation {
+    #[inline(always)]
     pub(super) fn start_client_request(&mut self, client: u32, user: u32) {
         let c = &self.model.clients[client as usize];
         if c.mix.is_some() {
@@ -384,7 +385,7 @@ impl Simulation {
             failure: None,
             degraded: false,
             outcome: Outcome::Ok,
-            retry_after: None,
+            retry_after: NO_RETRY_AFTER,
             paused: 0,
             answered: false,
         };

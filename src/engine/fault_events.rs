@@ -3,7 +3,7 @@
 //! an overload's extra closed-loop users come and go.
 
 use super::sim::Simulation;
-use super::state::{Event, JobState};
+use super::state::{Event, JobState, NO_RETRY_AFTER};
 use crate::model::fault::{Cut, Effect, Target};
 use crate::model::{Load, Outcome};
 
@@ -176,7 +176,7 @@ impl Simulation {
                 let job = self.jobs.get_mut(jr).expect("live victim");
                 job.state = JobState::Replying;
                 job.outcome = Outcome::Unavailable;
-                job.retry_after = None;
+                job.retry_after = NO_RETRY_AFTER;
                 // Answered through the queue, so a caller retrying at once meets the instance
                 // already down, not half torn down.
                 self.queue.push(now, Event::Answer(jr));

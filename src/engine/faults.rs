@@ -5,7 +5,7 @@
 use super::arena::Ref;
 use super::rng::{Stream, stream};
 use super::sim::{Simulation, spec_of};
-use super::state::Event;
+use super::state::{Event, NO_RETRY_AFTER};
 use crate::model::fault::{Effect, Fault, Target};
 use crate::model::{Model, Outcome};
 use crate::random::unit;
@@ -189,7 +189,7 @@ impl Simulation {
                 let job = self.jobs.get_mut(jr).expect("arriving job");
                 job.state = super::state::JobState::Replying;
                 job.outcome = outcome;
-                job.retry_after = retry_after;
+                job.retry_after = retry_after.unwrap_or(NO_RETRY_AFTER);
                 match after {
                     0 => self.send_reply(jr),
                     d => self.queue.push(now + d, Event::Answer(jr)),

@@ -29,17 +29,20 @@ impl Simulation {
             return;
         }
         let svc = &self.model.services[s];
-        let inst = &self.services[s].instances[i];
-        let queued = inst.waiting() as u64;
-        let room = queued < svc.queue;
-        let mut start = self.may_start(s, i as u32, inst.busy);
         if svc.partitioned {
-            match self.partition_admits(jr, s, i) {
-                Some(fits) => start &= fits,
-                // Its partition is full and refuses the overflow: answered at once.
-                None => return self.refuse(jr, a),
-            }
+            return self.arrive_partitioned(jr, s, i, a);
         }
+        let inst = &self.services[s].instances[i];
+        let room = (inst.waiting() as u64) < svc.queue;
+        let start = self.may_start(s, i as u32, inst.busy);
+        self.admit(jr, s, i, a, start, room);
+    }
+
+    /// An arriving job `jr` (on slot `a`) starts on a free worker (`start`), waits in the
+    /// queue (`room`), or is turned away as overloaded.
+    #[inline(always)]
+    pub(super) fn admit(&mut self, jr: Ref, s: usize, i: usize, a: usize, start: bool, room: bool) {
+        let now = self.now;
         let acc = &mut self.rec.services[a];
         acc.admitted += u64::from(start || room);
         if start {
@@ -78,7 +81,7 @@ impl Simulation {
         self.rec.services[job.acc as usize].shed[class] += 1;
         job.state = JobState::Replying;
         job.outcome = Outcome::Overloaded;
-        job.retry_after = adm.retry_after;
+        job.retry_after = adm.retry_after.unwrap_or(NO_RETRY_AFTER);
         self.send_reply(jr);
         true
     }
@@ -276,12 +279,7 @@ impl Simulation {
         let svc = &self.model.services[s];
         let inst = &self.services[s].instances[i];
         // First in, first out, with nothing to skip: the head of the queue starts.
-        let plain = svc.discipline == Discipline::Fifo
-            && svc.adaptive_lifo.is_none()
-            && !svc.drop_expired
-            && !svc.partitioned
-            && inst.codel.is_none()
-            && inst.cancelled_in_queue == 0;
+        let plain = svc.plain_dispatch && inst.cancelled_in_queue == 0;
         if !plain {
             return self.dispatch_next_checked(s, i);
         }
@@ -407,8 +405,8 @@ impl Simulation {
     pub(super) fn deliver_reply(&mut self, jr: Ref) {
         let now = self.now;
         let job = self.jobs.get(jr).expect("replying job");
-        let (caller, sent, outcome, retry_after) =
-            (job.caller, job.sent, job.outcome, job.retry_after);
+        let (caller, sent, outcome) = (job.caller, job.sent, job.outcome);
+        let retry_after = (job.retry_after != NO_RETRY_AFTER).then_some(job.retry_after);
         let (service, instance) = (job.service as usize, job.instance);
         self.free_job(jr);
         let Some(call) = self.calls.get_mut(caller) else {

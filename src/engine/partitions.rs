@@ -9,30 +9,29 @@ use crate::model::{Outcome, Service};
 use std::collections::VecDeque;
 
 impl Simulation {
-    /// Whether the arriving job `jr` may take a free worker as far as its partition goes:
-    /// `Some(true)` when it has room (or the operation has no partition), `Some(false)` when
-    /// full and the job should queue, `None` when full and the operation refuses overflow.
+    /// `arrive` at a service with a partition: the job takes a free worker only if its
+    /// operation's partition has room too; when the partition is full it queues, or is turned
+    /// away as overloaded if its operation refuses the overflow.
     #[inline(never)]
-    pub(super) fn partition_admits(&self, jr: Ref, s: usize, i: usize) -> Option<bool> {
+    pub(super) fn arrive_partitioned(&mut self, jr: Ref, s: usize, i: usize, a: usize) {
         let op = self.jobs.get(jr).expect("arriving job").operation;
         let svc = &self.model.services[s];
-        let busy = &self.services[s].instances[i].operation_busy;
-        match partition_of(svc, op) {
-            None => Some(true),
-            Some(p) if busy[usize::from(op)] < p.workers => Some(true),
-            Some(p) if p.refuse => None,
-            Some(_) => Some(false),
-        }
-    }
-
-    /// Answers the arriving job `jr` (on slot `acc`) as overloaded: turned away on arrival.
-    #[inline(never)]
-    pub(super) fn refuse(&mut self, jr: Ref, acc: usize) {
-        self.rec.services[acc].rejected += 1;
-        let job = self.jobs.get_mut(jr).expect("arriving job");
-        job.state = JobState::Replying;
-        job.outcome = Outcome::Overloaded;
-        self.send_reply(jr);
+        let inst = &self.services[s].instances[i];
+        let room = (inst.waiting() as u64) < svc.queue;
+        let fits = match partition_of(svc, op) {
+            None => true,
+            Some(p) if inst.operation_busy[usize::from(op)] < p.workers => true,
+            Some(p) if p.refuse => {
+                self.rec.services[a].rejected += 1;
+                let job = self.jobs.get_mut(jr).expect("arriving job");
+                job.state = JobState::Replying;
+                job.outcome = Outcome::Overloaded;
+                return self.send_reply(jr);
+            }
+            Some(_) => false,
+        };
+        let start = fits && self.may_start(s, i as u32, inst.busy);
+        self.admit(jr, s, i, a, start, room);
     }
 }
 

@@ -43,6 +43,9 @@ pub enum Phase {
     Fallback,
 }
 
+/// A job's reply carries no Retry-After (`Job::retry_after`).
+pub const NO_RETRY_AFTER: u64 = u64::MAX;
+
 /// No policy state: the call's policy keeps none.
 pub const NO_SLOT: u32 = u32::MAX;
 
@@ -161,8 +164,9 @@ pub struct Job {
     pub failure: Option<Outcome>,
     pub degraded: bool,
     pub outcome: Outcome,
-    /// A Retry-After the reply carries (ns), for overloaded or unavailable answers.
-    pub retry_after: Option<u64>,
+    /// A Retry-After the reply carries (ns), for overloaded or unavailable answers;
+    /// `NO_RETRY_AFTER` for none (a plain word keeps the job within 112 bytes).
+    pub retry_after: u64,
     /// How long stalls have paused its work so far (its `WorkDone` moved back by that).
     pub paused: u64,
     /// Its answer has been given (counted in the service's answers).

@@ -163,6 +163,9 @@ pub struct Service {
     pub operations: Vec<Operation>,
     /// Some operation holds at most a share of the workers (`Operation::partition`).
     pub partitioned: bool,
+    /// A freed worker simply takes the head of the queue: FIFO, no adaptive LIFO, no
+    /// `drop_expired`, no CoDel, no partition. One flag for the engine's plain path.
+    pub plain_dispatch: bool,
     pub admission: Option<Admission>,
     /// CoDel queue-delay shedding, per instance.
     pub codel: Option<crate::policy::codel::CodelConfig>,

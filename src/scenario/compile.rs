@@ -219,16 +219,26 @@ impl Ctx<'_> {
             )?,
         };
         let operations = operations.unwrap_or_default();
+        let partitioned = operations.iter().any(|o| o.partition.is_some());
+        let discipline = s.discipline.unwrap_or_default();
+        let drop_expired = s.drop_expired.unwrap_or(false);
+        let adaptive_lifo = service_policy::adaptive_lifo(self.src, &at("adaptive_lifo"), s)?;
+        let plain_dispatch = discipline == model::Discipline::Fifo
+            && adaptive_lifo.is_none()
+            && !drop_expired
+            && s.codel.is_none()
+            && !partitioned;
         Ok(model::Service {
             name: s.name.clone(),
             instances,
             workers,
             queue: s.queue.unwrap_or(u64::MAX),
-            discipline: s.discipline.unwrap_or_default(),
-            drop_expired: s.drop_expired.unwrap_or(false),
+            discipline,
+            drop_expired,
             balancer: s.balancer.unwrap_or_default(),
             plan,
-            partitioned: operations.iter().any(|o| o.partition.is_some()),
+            partitioned,
+            plain_dispatch,
             operations,
             admission: s
                 .admission
@@ -240,7 +250,7 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|c| service_policy::codel(self.src, &at("codel"), c))
                 .transpose()?,
-            adaptive_lifo: service_policy::adaptive_lifo(self.src, &at("adaptive_lifo"), s)?,
+            adaptive_lifo,
             outlier: s
                 .outlier
                 .as_ref()

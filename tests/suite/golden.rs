@@ -31,6 +31,30 @@ fn golden_run_with_a_variant() {
     );
 }
 
+/// The gateway of scenarios/ (operations, a client's mix, cache-aside steps, a partition, a
+/// fault on one operation) with its variant: every per-operation metric pinned.
+#[test]
+fn golden_run_with_operations() {
+    let dir = scratch("golden-operations");
+    let out = dir.join("run");
+    let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
+    let o = cascade(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert_golden("operations/command.txt", &command_text(&o, &dir));
+    assert_golden_dir(
+        "operations/files",
+        &out,
+        &["summary.json", "no-cap/summary.json"],
+    );
+}
+
 #[test]
 fn golden_sweep_with_exports() {
     let dir = scratch("golden-sweep");

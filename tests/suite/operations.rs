@@ -330,3 +330,21 @@ fn an_operations_criticality_is_the_class_its_requests_are_shed_by() {
         metric(&m, "service.server.op.large.shed.sheddable")
     );
 }
+
+#[test]
+fn the_gateway_scenario_holds_its_reads_and_fails_its_gate_without_the_partition() {
+    let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
+    let path = scenario.to_str().unwrap();
+    cascade(&["check", path], 0);
+    let o = cascade(
+        &[
+            "check",
+            path,
+            "--set",
+            "service.gateway.operation.checkout.workers=64",
+        ],
+        1,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("2 failed"), "{text}");
+}

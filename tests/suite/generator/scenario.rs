@@ -27,7 +27,13 @@ pub fn generate(seed: u64) -> String {
     // a pick of their own, so a case whose services have none is the scenario it was before.
     let mut op_pick = Pick::new(seed ^ OPERATION_PICK);
     g.operations = (0..5)
-        .map(|_| if op_pick.chance(0.25) { op_pick.int(1, 3) as usize } else { 0 })
+        .map(|_| {
+            if op_pick.chance(0.25) {
+                op_pick.int(1, 3) as usize
+            } else {
+                0
+            }
+        })
         .collect();
     g.op_pick = Some(op_pick);
     g.build(&mut p, seed);
@@ -204,7 +210,13 @@ impl Builder {
 
     /// A service's `ops` operations: `o0` does what the service would have (`first`: its
     /// work and calls), the others their own work; some partitioned, labelled or classed.
-    fn operation_tables(&mut self, ops: usize, workers: u64, first: String, instant: bool) -> String {
+    fn operation_tables(
+        &mut self,
+        ops: usize,
+        workers: u64,
+        first: String,
+        instant: bool,
+    ) -> String {
         let o = self.op_pick.as_mut().expect("set by generate");
         let mut t = String::new();
         for k in 0..ops {
@@ -400,7 +412,10 @@ impl Builder {
         }
         let o = self.op_pick.as_mut().expect("set by generate");
         if o.chance(0.4) {
-            return format!("{}\n", self.operation_key(names, target).expect("has operations"));
+            return format!(
+                "{}\n",
+                self.operation_key(names, target).expect("has operations")
+            );
         }
         let chosen: Vec<usize> = (0..ops).filter(|_| o.chance(0.8)).collect();
         let entries: Vec<String> = chosen
