@@ -31,10 +31,14 @@ impl Simulation {
     /// one is passed over without a call. Sets the job's step; past the last, the job is done.
     fn next_taken_step(&mut self, jr: Ref, s: usize, operation: u16, mut step: usize) -> usize {
         let acc = self.jobs.get(jr).expect("advancing job").acc as usize;
+        let (now, faults) = (self.now, &self.model.faults);
         let branches = &mut self.services[s].branches[usize::from(operation)];
         let counts = &mut self.rec.services[acc].steps;
         while let Some(Some(b)) = branches.get_mut(step) {
-            let taken = if b.p >= 1.0 {
+            let taken = if !b.faults.is_empty() {
+                let p = (b.faults.iter()).fold(b.p, |p, &f| faults[f as usize].branch_p(p, now));
+                unit(&mut b.rng) < p
+            } else if b.p >= 1.0 {
                 true
             } else if b.p <= 0.0 {
                 false

@@ -37,6 +37,8 @@ impl FaultIndex {
         for (i, f) in model.faults.iter().enumerate() {
             let i = i as u32;
             match (f.target, &f.effect) {
+                // Acts on a step's draws (`BranchState::faults`), not on arrivals.
+                (_, Effect::Branch { .. }) => {}
                 (
                     Target::Service(s) | Target::Instance(s, _),
                     Effect::Stall | Effect::Capacity(_),
@@ -166,7 +168,8 @@ impl Simulation {
                 Effect::Latency(_)
                 | Effect::Stall
                 | Effect::Capacity(_)
-                | Effect::Overload { .. } => {}
+                | Effect::Overload { .. }
+                | Effect::Branch { .. } => {}
             }
             if hit.is_some() {
                 break;

@@ -86,6 +86,20 @@ fn specs_by_id(model: &Model) -> Vec<CallSpec> {
         .collect()
 }
 
+/// The `branch` faults on step `step` of operation `operation` (0: the service's own plan) of
+/// the service named `service`.
+fn branch_faults(model: &Model, service: &str, operation: usize, step: usize) -> Vec<u32> {
+    use crate::model::fault::{Effect, Target};
+    (model.faults.iter().enumerate())
+        .filter(|(_, f)| {
+            matches!(f.target, Target::Service(s) if model.services[s].name == service)
+                && usize::from(f.operation) == operation
+                && matches!(f.effect, Effect::Branch { step: at, .. } if at == step)
+        })
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
 impl Simulation {
     pub fn new(model: Model) -> Simulation {
         let seed = model.seed;
@@ -128,13 +142,16 @@ impl Simulation {
                 down: vec![0; s.instances as usize],
                 branches: s
                     .plans()
-                    .map(|plan| {
+                    .enumerate()
+                    .map(|(operation, plan)| {
                         plan.branches
                             .iter()
-                            .map(|b| {
+                            .enumerate()
+                            .map(|(step, b)| {
                                 b.as_ref().map(|b| BranchState {
                                     p: b.p,
                                     rng: stream(seed, &format!("service.{}", s.name), &b.stream),
+                                    faults: branch_faults(&model, &s.name, operation, step),
                                 })
                             })
                             .collect()

@@ -210,6 +210,10 @@ pub struct ServiceState {
 pub struct BranchState {
     pub p: f64,
     pub rng: Stream,
+    /// The `branch` faults that change its probability (indices into the model's faults);
+    /// while there is one, every job reaching the step draws, whatever the probability, so
+    /// the fault moves no draw of the run.
+    pub faults: Vec<u32>,
 }
 
 pub struct ClientState {

@@ -57,6 +57,10 @@ pub enum Effect {
     Capacity(Cut),
     /// A client's open-loop rate multiplied by `factor`, or `users` more closed-loop users.
     Overload { factor: f64, users: u32 },
+    /// Step `step` of the target service's plan (its operation's, `Fault::operation`) is made
+    /// with probability `p` instead of its own (at full intensity; in between on the ramps),
+    /// then comes back linearly over `warm` after `end` (a cache flushed, then warming).
+    Branch { step: usize, p: f64, warm: u64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,7 +114,25 @@ impl Fault {
             Effect::Crash { .. } => "crash",
             Effect::Capacity(_) => "capacity",
             Effect::Overload { .. } => "overload",
+            Effect::Branch { .. } => "branch",
         }
+    }
+
+    /// The probability of a step whose own is `base`, under this `branch` fault at `now`:
+    /// `p` at full intensity, on the ramps in between, and after `end` back to `base` linearly
+    /// over `warm`. `base` for any other fault, and outside the fault's reach.
+    pub fn branch_p(&self, base: f64, now: u64) -> f64 {
+        let Effect::Branch { p, warm, .. } = self.effect else {
+            return base;
+        };
+        let weight = if self.active(now) {
+            self.intensity(now)
+        } else if now >= self.end && now - self.end < warm {
+            1.0 - (now - self.end) as f64 / warm as f64
+        } else {
+            0.0
+        };
+        base + (p - base) * weight
     }
 }
 

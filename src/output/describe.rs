@@ -294,6 +294,14 @@ pub fn fault_effect(f: &Fault) -> String {
                 format!("load ×{}", short(*factor))
             }
         }
+        Effect::Branch { p, warm, .. } => {
+            let back = if *warm > 0 {
+                format!(", back over {}", dur(*warm))
+            } else {
+                String::new()
+            };
+            format!("a step made {} of the time{back}", pct(*p))
+        }
     }
 }
 

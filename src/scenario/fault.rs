@@ -8,6 +8,79 @@ use crate::error::did_you_mean;
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{Edge, Outcome, Service};
 
+/// A `branch` fault's effect: the named step (with a `p`) of the target service's plan, or of
+/// its operation's, and the probability it takes.
+fn branch(
+    src: &Source,
+    at: &dyn Fn(&str) -> String,
+    f: &RawFault,
+    target: Target,
+    operation: u16,
+    scope: &Scope,
+) -> Located<Effect> {
+    let Target::Service(s) = target else {
+        return Err(src.error_at(
+            &at("target"),
+            "a branch fault changes a step of a service's calls, for every instance: target a service",
+        ));
+    };
+    let svc = &scope.services[s];
+    if operation == 0 && !svc.operations.is_empty() {
+        return Err(src.error_at(
+            &at("operation"),
+            format!(
+                "`{}` has operations: name the one whose step changes",
+                svc.name
+            ),
+        ));
+    }
+    let plan = svc.plan_of(operation);
+    // Named steps only: a fault keyed by an index would silently follow another step when
+    // steps are inserted.
+    let named: Vec<(usize, &str)> = plan
+        .branches
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.label.as_str())))
+        .filter(|(_, label)| !label.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let Some(name) = f.step.as_deref() else {
+        return Err(src.error_at(
+            &at("step"),
+            "a branch fault needs the `step` it changes: a named step with a `p`",
+        ));
+    };
+    let Some(&(step, _)) = named.iter().find(|(_, label)| *label == name) else {
+        let hint = did_you_mean(name, named.iter().map(|(_, l)| *l));
+        let list = if named.is_empty() {
+            "none".to_string()
+        } else {
+            named.iter().map(|(_, l)| *l).collect::<Vec<_>>().join(", ")
+        };
+        return Err(src.error_at(
+            &at("step"),
+            format!("no named step with a `p` is called `{name}`{hint}; named steps with a `p` there: {list}"),
+        ));
+    };
+    let p = f.p.ok_or_else(|| {
+        src.error_at(
+            &at("p"),
+            "a branch fault needs `p`: the step's probability while it acts",
+        )
+    })?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(src.error_at(
+            &at("p"),
+            format!("is a probability: a number from 0 to 1, got {p}"),
+        ));
+    }
+    Ok(Effect::Branch {
+        step,
+        p,
+        warm: f.warm.map_or(0, |d| d.0),
+    })
+}
+
 /// The operation a fault is limited to (`operation = "report"`), from 1; 0 for none given.
 /// Only latency, errors and outages act per request; the rest happen to whole instances.
 fn fault_operation(
@@ -22,11 +95,11 @@ fn fault_operation(
     };
     if !matches!(
         f.kind,
-        FaultKind::Latency | FaultKind::Errors | FaultKind::Outage
+        FaultKind::Latency | FaultKind::Errors | FaultKind::Outage | FaultKind::Branch
     ) {
         return Err(src.error_at(
             path,
-            "only latency, errors and outages can hit one operation; this kind happens to whole instances",
+            "only latency, errors, outages and branch faults can hit one operation; this kind happens to whole instances",
         ));
     }
     let s = match target {
@@ -96,6 +169,7 @@ pub fn compile_fault(
         FaultKind::Crash => &["mode", "restart", "cold_start", "cold_factor"],
         FaultKind::Capacity => &["workers", "share", "ramp"],
         FaultKind::Overload => &["factor", "users", "ramp"],
+        FaultKind::Branch => &["step", "p", "ramp", "warm"],
     };
     let present = [
         ("rate", f.rate.is_some()),
@@ -113,6 +187,9 @@ pub fn compile_fault(
         ("workers", f.workers.is_some()),
         ("share", f.share.is_some()),
         ("users", f.users.is_some()),
+        ("step", f.step.is_some()),
+        ("p", f.p.is_some()),
+        ("warm", f.warm.is_some()),
     ];
     if let Some(k) = stray_key(&present, allowed) {
         let takes = if allowed.is_empty() {
@@ -155,6 +232,7 @@ pub fn compile_fault(
             "stalls, crashes and capacity cuts happen to instances: target a service or `service#i`",
         ));
     }
+    let operation = fault_operation(src, &at("operation"), f, target, scope)?;
     let effect = match f.kind {
         FaultKind::Latency => {
             let slowdown = match (f.factor, f.add, &f.dist) {
@@ -240,6 +318,7 @@ pub fn compile_fault(
             }
         }),
         FaultKind::Overload => overload(src, &at, f, target, scope)?,
+        FaultKind::Branch => branch(src, &at, f, target, operation, scope)?,
     };
     if ramp > 0 && matches!(effect, Effect::Latency(Slowdown::Replace(_))) {
         return Err(src.error_at(
@@ -247,7 +326,6 @@ pub fn compile_fault(
             "a replacing `dist` cannot ramp; use `factor` or `add`",
         ));
     }
-    let operation = fault_operation(src, &at("operation"), f, target, scope)?;
     Ok(Fault {
         target,
         start,

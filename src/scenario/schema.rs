@@ -438,6 +438,11 @@ pub struct RawFault {
     pub users: Option<u32>,
     /// On a service (or instance) with operations: only this operation's requests.
     pub operation: Option<String>,
+    /// A `branch` fault: the named step whose probability it changes, the probability, and
+    /// how long it takes to come back after `end`.
+    pub step: Option<String>,
+    pub p: Option<f64>,
+    pub warm: Option<Dur>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -450,6 +455,7 @@ pub enum FaultKind {
     Crash,
     Capacity,
     Overload,
+    Branch,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]

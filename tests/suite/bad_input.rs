@@ -918,3 +918,63 @@ fn operations_and_mixes_are_checked() {
         ],
     );
 }
+
+#[test]
+fn branch_faults_are_checked() {
+    let c = Case::new("branch-faults");
+    let text = GOOD.replace(
+        "calls = [ { to = \"db\", policy = \"db-client\" } ]",
+        "calls = [ { to = \"db\", policy = \"db-client\", p = 0.1, name = \"miss\" } ]",
+    );
+    let with = |keys: &str| format!("{text}\n[[fault]]\nkind = \"branch\"\n{keys}\n");
+    c.rejects(
+        &with("target = \"api\"\np = 1"),
+        &["fault.0.step", "needs the `step`"],
+    );
+    c.rejects(
+        &with("target = \"api\"\nstep = \"mis\"\np = 1"),
+        &["fault.0.step", "did you mean `miss`", "there: miss"],
+    );
+    c.rejects(
+        &with("target = \"api\"\nstep = \"miss\""),
+        &["fault.0.p", "needs `p`"],
+    );
+    c.rejects(
+        &with("target = \"api\"\nstep = \"miss\"\np = 1.5"),
+        &["fault.0.p", "probability"],
+    );
+    c.rejects(
+        &with("target = \"api#0\"\nstep = \"miss\"\np = 1"),
+        &["fault.0.target", "target a service"],
+    );
+    c.rejects(
+        &with("target = \"db\"\nstep = \"miss\"\np = 1"),
+        &["fault.0.step", "there: none"],
+    );
+    c.rejects(
+        &with("target = \"api\"\nstep = \"miss\"\np = 1\nfactor = 2"),
+        &["fault.0.factor", "which takes: step, p, ramp, warm"],
+    );
+    c.rejects(
+        &format!(
+            "{text}\n[[fault]]\nkind = \"latency\"\ntarget = \"api\"\nfactor = 2\nwarm = \"1s\"\n"
+        ),
+        &["fault.0.warm", "does not apply"],
+    );
+    let ops = OPS.replace(
+        "name = \"read\"\nwork = \"1ms\"",
+        "name = \"read\"\nwork = \"1ms\"\ncalls = [ { to = \"disk\", p = 0.1, name = \"miss\" } ]",
+    ) + "\n[[service]]\nname = \"disk\"\n";
+    c.rejects(
+        &format!("{ops}\n[[fault]]\nkind = \"branch\"\ntarget = \"db\"\nstep = \"miss\"\np = 1\n"),
+        &["fault.0.operation", "name the one whose step changes"],
+    );
+    c.rejects(
+        &format!("{ops}\n[[fault]]\nkind = \"branch\"\ntarget = \"db\"\noperation = \"report\"\nstep = \"miss\"\np = 1\n"),
+        &["fault.0.step", "there: none"],
+    );
+    let good = c.file(&format!(
+        "{ops}\n[[fault]]\nkind = \"branch\"\ntarget = \"db\"\noperation = \"read\"\nstep = \"miss\"\np = 1\nwarm = \"2s\"\n"
+    ));
+    crate::support::cascade(&["validate", good.to_str().unwrap()], 0);
+}

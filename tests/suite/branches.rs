@@ -189,3 +189,70 @@ fn a_scenario_without_p_has_no_branches_and_no_step_metrics() {
     assert!(m.summary.iter().all(|(n, _)| !n.contains(".step.")));
     assert!(m.names.iter().all(|n| !n.contains(".step.")));
 }
+
+/// The cache-aside step of `api` (a miss 5% of the time) with a `branch` fault's keys.
+fn cold_cache(fault: &str) -> String {
+    scenario(
+        21,
+        r#"{ to = "cache" }, { to = "db", p = 0.05, name = "miss" }"#,
+        &format!("\n[[fault]]\nkind = \"branch\"\ntarget = \"api\"\nstep = \"miss\"\n{fault}\n"),
+    )
+}
+
+#[test]
+fn a_branch_fault_sends_every_request_down_the_step_while_it_is_full() {
+    // A flushed cache: every read misses from 2 s to 4 s (2,000 requests at 1,000/s).
+    let m = run(&cold_cache("p = 1\nstart = \"2s\"\nend = \"4s\""));
+    let during = metric(&m, "fault.0.goodput_during_rps");
+    assert!(during > 900.0, "{during}");
+    let series = m.series_of("edge.api.db.calls").unwrap();
+    // Buckets of 1 s: buckets 2 and 3 are the fault's, every request calls the database.
+    let requests = m.series_of("client.web.requests").unwrap();
+    for b in [2, 3] {
+        assert_eq!(series[b], requests[b], "bucket {b}");
+    }
+    // Outside it, the 5% of before: binomial around 50 per bucket.
+    for b in [0, 1, 5, 6, 7, 8, 9] {
+        assert!(
+            (series[b] - 50.0).abs() < 4.0 * (1000.0f64 * 0.05 * 0.95).sqrt(),
+            "bucket {b}: {}",
+            series[b]
+        );
+    }
+}
+
+#[test]
+fn a_warming_cache_comes_back_linearly_after_the_fault() {
+    // Full misses for 1 s from 2 s, then back to 5% linearly over 4 s: the misses of 3 s to 7 s
+    // are 1,000/s x the mean of the ramp, 4,000 x (0.05 + 0.95 / 2) = 2,100.
+    let m = run(&cold_cache(
+        "p = 1\nstart = \"2s\"\nend = \"3s\"\nwarm = \"4s\"",
+    ));
+    let series = m.series_of("edge.api.db.calls").unwrap();
+    let warming: f64 = series[3..7].iter().sum();
+    // Binomial, each call with its own p: the variance is below 4,000 x 0.25.
+    assert!(
+        (warming - 2100.0).abs() < 4.0 * 1000.0f64.sqrt(),
+        "{warming}"
+    );
+    // The ramp falls: each second of it misses less than the one before.
+    assert!(
+        series[3] > series[4] && series[4] > series[5] && series[5] > series[6],
+        "{series:?}"
+    );
+    assert!((series[7] - 50.0).abs() < 30.0, "{}", series[7]);
+}
+
+#[test]
+fn a_branch_fault_that_changes_nothing_moves_no_draw() {
+    // A fault that keeps the step's own p: the run is the run without it, draw for draw.
+    let with = run(&cold_cache("p = 0.05\nstart = \"2s\"\nend = \"4s\""));
+    let without = run(&scenario(
+        21,
+        r#"{ to = "cache" }, { to = "db", p = 0.05, name = "miss" }"#,
+        "",
+    ));
+    for (name, v) in &without.summary {
+        assert_eq!(with.get(name), Some(*v), "{name}");
+    }
+}
