@@ -256,3 +256,16 @@ fn a_branch_fault_that_changes_nothing_moves_no_draw() {
         assert_eq!(with.get(name), Some(*v), "{name}");
     }
 }
+
+#[test]
+fn the_cold_cache_scenario_holds_its_gate_and_fails_it_without_the_retry_budget() {
+    let scenario = crate::support::golden::repo().join("scenarios/cold-cache.toml");
+    let path = scenario.to_str().unwrap();
+    cascade(&["check", path], 0);
+    let o = cascade(&["check", path, "--set", "policy.db.retry.budget=1"], 1);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("amplification") && text.contains("1 failed"),
+        "{text}"
+    );
+}
