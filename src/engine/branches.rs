@@ -5,6 +5,7 @@
 
 use super::arena::Ref;
 use super::sim::Simulation;
+use crate::model::{Branch, Rule};
 use crate::random::unit;
 
 impl Simulation {
@@ -32,9 +33,28 @@ impl Simulation {
     fn next_taken_step(&mut self, jr: Ref, s: usize, operation: u16, mut step: usize) -> usize {
         let acc = self.jobs.get(jr).expect("advancing job").acc as usize;
         let (now, faults) = (self.now, &self.model.faults);
+        let plan = self.model.services[s].plan_of(operation);
         let branches = &mut self.services[s].branches[usize::from(operation)];
-        let counts = &mut self.rec.services[acc].steps;
-        while let Some(Some(b)) = branches.get_mut(step) {
+        let rec = &mut self.rec.services[acc];
+        // Entered after a step was made (`child_done`): the last step of a choice's option
+        // goes on past the choice.
+        if let Some(Some(Branch { exit: Some(exit), .. })) = step.checked_sub(1).map(|p| &plan.branches[p]) {
+            step = *exit;
+        }
+        while let Some(Some(rule)) = plan.branches.get(step) {
+            let b = branches[step].as_mut().expect("a state beside every branch");
+            let exit = rule.exit;
+            match &rule.rule {
+                Rule::Always => break,
+                Rule::Choose { until, starts } => {
+                    let u = unit(&mut b.rng);
+                    let k = until.iter().position(|&x| u < x).unwrap_or(until.len() - 1);
+                    rec.options[b.option_base as usize + k] += 1;
+                    step = starts[k];
+                    continue;
+                }
+                Rule::Maybe(_) => {}
+            }
             let taken = if !b.faults.is_empty() {
                 let p = (b.faults.iter()).fold(b.p, |p, &f| faults[f as usize].branch_p(p, now));
                 unit(&mut b.rng) < p
@@ -46,11 +66,11 @@ impl Simulation {
                 unit(&mut b.rng) < b.p
             };
             if taken {
-                counts[step].taken += 1;
+                rec.steps[step].taken += 1;
                 break;
             }
-            counts[step].skipped += 1;
-            step += 1;
+            rec.steps[step].skipped += 1;
+            step = exit.unwrap_or(step + 1);
         }
         self.jobs.get_mut(jr).expect("advancing job").step = step as u16;
         step

@@ -9,7 +9,7 @@ use super::rng::{Stream, stream};
 use super::state::*;
 use crate::metrics::RunMetrics;
 use crate::metrics::recorder::Recorder;
-use crate::model::{CallSpec, Load, Model};
+use crate::model::{CallSpec, Load, Model, Rule};
 use rand_distr::{Distribution, Exp1};
 
 pub struct Simulation {
@@ -144,14 +144,22 @@ impl Simulation {
                     .plans()
                     .enumerate()
                     .map(|(operation, plan)| {
+                        let mut options = 0;
                         plan.branches
                             .iter()
                             .enumerate()
                             .map(|(step, b)| {
                                 b.as_ref().map(|b| BranchState {
-                                    p: b.p,
+                                    p: b.p().unwrap_or(1.0),
                                     rng: stream(seed, &format!("service.{}", s.name), &b.stream),
                                     faults: branch_faults(&model, &s.name, operation, step),
+                                    option_base: {
+                                        let base = options;
+                                        if let Rule::Choose { until, .. } = &b.rule {
+                                            options += until.len() as u32;
+                                        }
+                                        base
+                                    },
                                 })
                             })
                             .collect()

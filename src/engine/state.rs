@@ -214,6 +214,8 @@ pub struct BranchState {
     /// while there is one, every job reaching the step draws, whatever the probability, so
     /// the fault moves no draw of the run.
     pub faults: Vec<u32>,
+    /// For a `choose` step, where its options' counts start in `ServiceAcc::options`.
+    pub option_base: u32,
 }
 
 pub struct ClientState {

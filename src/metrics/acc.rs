@@ -143,6 +143,9 @@ pub struct ServiceAcc {
     /// step when a step of the service has a `p` (`Service::branches`), else none. Emitted by
     /// the recorder, which holds their names.
     pub steps: Vec<StepCount>,
+    /// Per option of each `choose` step, how often a job reaching it drew that option (the
+    /// recorder holds which entries are whose).
+    pub options: Vec<u64>,
 }
 
 /// How often a step with a `p` was made (its draw said yes) or skipped.
@@ -177,6 +180,9 @@ impl ServiceAcc {
             a.taken += b.taken;
             a.skipped += b.skipped;
         }
+        for (a, b) in self.options.iter_mut().zip(&o.options) {
+            *a += b;
+        }
     }
     /// Clears the window's values, keeping the capacity and the histogram's allocation.
     pub fn reset(&mut self) {
@@ -198,6 +204,7 @@ impl ServiceAcc {
         self.queue_area = 0;
         self.wasted_ns = 0.0;
         self.steps.fill(StepCount::default());
+        self.options.fill(0);
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         let span = span_ns as f64;

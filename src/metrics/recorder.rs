@@ -4,7 +4,7 @@
 use super::RunMetrics;
 use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc, StepCount};
 use super::level::Level;
-use crate::model::Model;
+use crate::model::{Model, Rule};
 use crate::outcome::Outcome;
 use crate::stats::hist::LatencyHist;
 
@@ -73,7 +73,39 @@ struct Names {
     clients: Vec<(String, usize)>,
     services: Vec<(String, usize)>,
     edges: Vec<(String, usize)>,
-    steps: Vec<Vec<(usize, String, String)>>,
+    steps: Vec<Vec<StepMetric>>,
+}
+
+/// A metric of a plan's branches: a step with a `p` (its index, and the names of its taken and
+/// skipped counts) or one option of a `choose` step (its entry in `ServiceAcc::options`).
+enum StepMetric {
+    Maybe(usize, String, String),
+    Option(usize, String),
+}
+
+/// The branch metrics of `plan`, in step order: `step.<label>.taken` and `.skipped` for a step
+/// with a `p`, `step.<label>.option.<k>` for each option of a `choose`.
+fn step_metrics(plan: &crate::model::Plan) -> Vec<StepMetric> {
+    let mut out = Vec::new();
+    let mut options = 0;
+    for (i, b) in plan.branches.iter().enumerate() {
+        let Some(b) = b else { continue };
+        match &b.rule {
+            Rule::Maybe(_) => out.push(StepMetric::Maybe(
+                i,
+                format!("step.{}.taken", b.label),
+                format!("step.{}.skipped", b.label),
+            )),
+            Rule::Choose { until, .. } => {
+                for k in 0..until.len() {
+                    out.push(StepMetric::Option(options, format!("step.{}.option.{k}", b.label)));
+                    options += 1;
+                }
+            }
+            Rule::Always => {}
+        }
+    }
+    out
 }
 
 /// How some logical calls ended: their outcomes and latencies.
@@ -123,26 +155,13 @@ impl Recorder {
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
+                    options: vec![0; step_metrics(plan_of(slot)).iter().filter(|m| matches!(m, StepMetric::Option(..))).count()],
                     ..Default::default()
                 }
             })
             .collect();
         let steps = (0..slots.services.len())
-            .map(|slot| {
-                plan_of(slot)
-                    .branches
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, b)| b.as_ref().map(|b| (i, &b.label)))
-                    .map(|(i, label)| {
-                        (
-                            i,
-                            format!("step.{label}.taken"),
-                            format!("step.{label}.skipped"),
-                        )
-                    })
-                    .collect()
-            })
+            .map(|slot| step_metrics(plan_of(slot)))
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
         let by_service = reaching_clients(model);
@@ -412,9 +431,14 @@ fn emit_entities(
         with_prefix(p, &mut |e| {
             a.emit(span, e);
             e("attempts_per_request", per_request);
-            for (i, taken, skipped) in steps {
-                e(taken, a.steps[*i].taken as f64);
-                e(skipped, a.steps[*i].skipped as f64);
+            for m in steps {
+                match m {
+                    StepMetric::Maybe(i, taken, skipped) => {
+                        e(taken, a.steps[*i].taken as f64);
+                        e(skipped, a.steps[*i].skipped as f64);
+                    }
+                    StepMetric::Option(k, name) => e(name, a.options[*k] as f64),
+                }
             }
         });
     }

@@ -230,17 +230,42 @@ pub struct Partition {
     pub refuse: bool,
 }
 
-/// A step made only with a probability: when a job reaches it, with probability `p` it
-/// makes the step's calls, otherwise it goes on to the next step at once.
+/// A step that is not simply made in turn: made only with a probability, the head of a
+/// weighted choice among sequences of steps, or the last step of one of those sequences.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Branch {
-    /// In [0, 1]; 0 and 1 draw nothing.
-    pub p: f64,
+    pub rule: Rule,
     /// The purpose of its random stream under `service.<s>`: `branch.<name>`, or
-    /// `branch.calls.<index>` for an unnamed step.
+    /// `branch.calls.<index>` for an unnamed step (empty for `Rule::Always`).
     pub stream: String,
     /// Its metrics' segment, `service.<s>.step.<label>.taken`: the step's name, or its index.
     pub label: String,
+    /// The last step of a choice's option: after it (made or skipped), the job goes on at
+    /// this step, the first after the whole choice.
+    pub exit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rule {
+    /// Made in turn (a step that only closes an option).
+    Always,
+    /// Made with probability `p`, in [0, 1]; 0 and 1 draw nothing. When a job reaches it,
+    /// with probability `p` it makes the step's calls, otherwise it goes on at once.
+    Maybe(f64),
+    /// The head of a weighted choice (a step without calls of its own): option `k` is drawn
+    /// with the share `until[k] - until[k - 1]` and the job goes on at `starts[k]`, the
+    /// option's first step (the choice's exit for an option without steps).
+    Choose { until: Vec<f64>, starts: Vec<usize> },
+}
+
+impl Branch {
+    /// The step's probability, for a step with a `p`.
+    pub fn p(&self) -> Option<f64> {
+        match self.rule {
+            Rule::Maybe(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// Criticality shedding: per class (in `Criticality` order), the load at which it is shed.

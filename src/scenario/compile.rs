@@ -273,31 +273,24 @@ impl Ctx<'_> {
             Some(d) => self.dist(&format!("{path}.work"), d)?,
             None => Latency::Constant(0),
         };
+        let laid = super::branch::layout(self.src, calls, path, streams)?;
         let too_wide = |c: &RawStep| c.parallel.as_ref().is_some_and(|p| p.len() > MAX_CALLS);
-        if calls.len() > MAX_CALLS || calls.iter().any(too_wide) {
+        let wide = laid.steps.iter().filter_map(|(raw, _)| *raw).any(too_wide);
+        if laid.steps.len() > MAX_CALLS || wide {
             return Err(self.src.error_at(
                 &format!("{path}.calls"),
-                format!("at most {MAX_CALLS} steps, and {MAX_CALLS} calls in one parallel step"),
+                format!("at most {MAX_CALLS} steps (those inside `choose` options included), and {MAX_CALLS} calls in one parallel step"),
             ));
         }
-        let step_paths: Vec<String> = calls
-            .iter()
-            .enumerate()
-            // As the document addresses an element (`document::element_name`): by its name,
-            // else its callee, else its index.
-            .map(|(i, step)| {
-                let key = step.name.as_ref().or(step.to.as_ref());
-                format!(
-                    "{path}.calls.{}",
-                    key.cloned().unwrap_or_else(|| i.to_string())
-                )
-            })
-            .collect();
         let mut steps = Vec::new();
-        for (step, step_path) in calls.iter().zip(&step_paths) {
-            steps.push(self.step(service, step_path, step)?);
+        for (raw, step_path) in &laid.steps {
+            steps.push(match raw {
+                Some(step) => self.step(service, step_path, step)?,
+                // A choice's head makes no call of its own.
+                None => Vec::new(),
+            });
         }
-        let branches = super::branch::compile_branches(self.src, calls, &step_paths, streams)?;
+        let branches = laid.branches;
         Ok(model::Plan {
             work,
             steps,
@@ -367,7 +360,7 @@ impl Ctx<'_> {
             }
             _ => Err(self
                 .src
-                .error_at(path, "a call step needs exactly one of `to` or `parallel`")),
+                .error_at(path, "a call step needs exactly one of `to`, `parallel` or `choose`")),
         }
     }
 

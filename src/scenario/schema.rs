@@ -322,6 +322,8 @@ pub struct RawStep {
     pub parallel: Option<Vec<RawCall>>,
     pub name: Option<String>,
     pub p: Option<f64>,
+    /// A weighted choice among sequences of steps, instead of `to` or `parallel`.
+    pub choose: Option<Vec<RawOption>>,
     /// With `to`: the callee's operation.
     pub operation: Option<String>,
     pub policy: Option<String>,
@@ -330,6 +332,15 @@ pub struct RawStep {
     pub fail_as: Option<String>,
     pub idempotent: Option<bool>,
     pub idempotency_key: Option<bool>,
+}
+
+/// One option of a `choose` step: its share (relative to the other options) and the steps it
+/// makes in turn (none: the option does nothing).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOption {
+    pub weight: f64,
+    pub calls: Option<Vec<RawStep>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -269,3 +269,37 @@ fn the_cold_cache_scenario_holds_its_gate_and_fails_it_without_the_retry_budget(
         "{text}"
     );
 }
+
+#[test]
+fn a_choice_makes_one_weighted_sequence_and_then_goes_on_after_it() {
+    // 60% the cache then (half the time) the database, 20% the database alone, 20% nothing;
+    // every job then calls the log, whichever option it took.
+    let text = scenario(
+        31,
+        r#"{ to = "cache" }, { name = "route", choose = [
+            { weight = 3, calls = [ { to = "db", p = 0.5, name = "miss" }, { to = "cache" } ] },
+            { weight = 1, calls = [ { to = "db" } ] },
+            { weight = 1 },
+        ] }, { to = "db", name = "log" }"#,
+        "",
+    );
+    let (model, m) = run_model(&text);
+    assert_counts_balance(&model, &m);
+    let n = metric(&m, "client.web.requests");
+    let option = |k: usize| metric(&m, &format!("service.api.step.route.option.{k}"));
+    assert_eq!(option(0) + option(1) + option(2), n);
+    for (k, share) in [(0, 0.6), (1, 0.2), (2, 0.2)] {
+        let sd = (n * share * (1.0 - share)).sqrt();
+        assert!((option(k) - n * share).abs() < 4.0 * sd, "option {k}: {} of {n}", option(k));
+    }
+    // Option 0's steps, in order: its `miss` is reached by exactly the jobs that took it, and
+    // its second cache call by all of them (after a miss or not).
+    let miss = metric(&m, "service.api.step.miss.taken") + metric(&m, "service.api.step.miss.skipped");
+    assert_eq!(miss, option(0));
+    assert_eq!(metric(&m, "edge.api.cache.calls"), n + option(0));
+    // The database: misses, option 1, and every job's last step (`log`).
+    assert_eq!(
+        metric(&m, "edge.api.db.calls"),
+        metric(&m, "service.api.step.miss.taken") + option(1) + n
+    );
+}
