@@ -31,6 +31,7 @@ mod preflight;
 mod queueing;
 mod recovery;
 mod report;
+mod seed_operations;
 mod shards;
 mod sweep;
 mod trace;
