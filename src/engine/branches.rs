@@ -38,11 +38,16 @@ impl Simulation {
         let rec = &mut self.rec.services[acc];
         // Entered after a step was made (`child_done`): the last step of a choice's option
         // goes on past the choice.
-        if let Some(Some(Branch { exit: Some(exit), .. })) = step.checked_sub(1).map(|p| &plan.branches[p]) {
+        if let Some(Some(Branch {
+            exit: Some(exit), ..
+        })) = step.checked_sub(1).map(|p| &plan.branches[p])
+        {
             step = *exit;
         }
         while let Some(Some(rule)) = plan.branches.get(step) {
-            let b = branches[step].as_mut().expect("a state beside every branch");
+            let b = branches[step]
+                .as_mut()
+                .expect("a state beside every branch");
             let exit = rule.exit;
             match &rule.rule {
                 Rule::Always => break,

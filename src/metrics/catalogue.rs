@@ -178,6 +178,11 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "jobs that reached that step and went on to the next without calling: taken + skipped = jobs that reached it",
     ),
     doc(
+        "service.<s>.step.<step>.option.<k>",
+        "count",
+        "jobs that reached a `choose` step (<step>: its name, or its index from 0) and drew its option k (from 0, in the order written): the options' counts add up to the jobs that reached it",
+    ),
+    doc(
         "service.<s>.utilization",
         "ratio",
         "time-average share of all workers that are busy",

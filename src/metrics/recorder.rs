@@ -98,7 +98,10 @@ fn step_metrics(plan: &crate::model::Plan) -> Vec<StepMetric> {
             )),
             Rule::Choose { until, .. } => {
                 for k in 0..until.len() {
-                    out.push(StepMetric::Option(options, format!("step.{}.option.{k}", b.label)));
+                    out.push(StepMetric::Option(
+                        options,
+                        format!("step.{}.option.{k}", b.label),
+                    ));
                     options += 1;
                 }
             }
@@ -155,7 +158,13 @@ impl Recorder {
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
-                    options: vec![0; step_metrics(plan_of(slot)).iter().filter(|m| matches!(m, StepMetric::Option(..))).count()],
+                    options: vec![
+                        0;
+                        step_metrics(plan_of(slot))
+                            .iter()
+                            .filter(|m| matches!(m, StepMetric::Option(..)))
+                            .count()
+                    ],
                     ..Default::default()
                 }
             })

@@ -28,7 +28,7 @@ pub(super) fn layout<'a>(
         steps: Vec::new(),
         branches: Vec::new(),
     };
-    let mut names: Vec<&str> = Vec::new();
+    let mut names: Vec<(&str, String)> = Vec::new();
     let mut ctx = Walk {
         src,
         streams,
@@ -47,7 +47,8 @@ pub(super) fn layout<'a>(
 struct Walk<'w, 'a> {
     src: &'w Source,
     streams: &'w str,
-    names: &'w mut Vec<&'a str>,
+    /// The names seen so far, with the paths they were written at.
+    names: &'w mut Vec<(&'a str, String)>,
     out: &'w mut Layout<'a>,
     /// Some step has a `p` or a `choose`.
     any: bool,
@@ -62,7 +63,10 @@ impl<'a> Walk<'_, 'a> {
             // As the document addresses an element (`document::element_name`): by its name,
             // else its callee, else its index.
             let at_key = step.name.as_ref().or(step.to.as_ref());
-            let at = format!("{path}.{}", at_key.cloned().unwrap_or_else(|| i.to_string()));
+            let at = format!(
+                "{path}.{}",
+                at_key.cloned().unwrap_or_else(|| i.to_string())
+            );
             let index = format!("{key}{i}");
             self.name(step, &at)?;
             if !top && step.p.is_some() && step.name.is_none() {
@@ -74,7 +78,10 @@ impl<'a> Walk<'_, 'a> {
             check_parallel_elements(self.src, &at, step)?;
             let (stream, label) = match step.name.as_deref() {
                 Some(name) => (format!("{}branch.{name}", self.streams), name.to_string()),
-                None => (format!("{}branch.calls.{index}", self.streams), index.clone()),
+                None => (
+                    format!("{}branch.calls.{index}", self.streams),
+                    index.clone(),
+                ),
             };
             match &step.choose {
                 None => {
@@ -123,10 +130,9 @@ impl<'a> Walk<'_, 'a> {
             ));
         }
         if step.to.is_some() || step.parallel.is_some() {
-            return Err(self.src.error_at(
-                at,
-                "a step has exactly one of `to`, `parallel` or `choose`",
-            ));
+            return Err(self
+                .src
+                .error_at(at, "a step has exactly one of `to`, `parallel` or `choose`"));
         }
         let beside = [
             ("p", step.p.is_some()),
@@ -145,7 +151,9 @@ impl<'a> Walk<'_, 'a> {
             ));
         }
         if options.is_empty() {
-            return Err(self.src.error_at(&format!("{at}.choose"), "needs at least one option"));
+            return Err(self
+                .src
+                .error_at(&format!("{at}.choose"), "needs at least one option"));
         }
         let total: f64 = options.iter().map(|o| o.weight).sum();
         for (k, o) in options.iter().enumerate() {
@@ -166,10 +174,19 @@ impl<'a> Walk<'_, 'a> {
         let mut cumulative = 0.0;
         for (k, o) in options.iter().enumerate() {
             cumulative += o.weight / total;
-            until.push(if k + 1 == options.len() { 1.0 } else { cumulative });
+            until.push(if k + 1 == options.len() {
+                1.0
+            } else {
+                cumulative
+            });
             starts.push(self.out.steps.len());
             let calls = o.calls.as_deref().unwrap_or_default();
-            self.sequence(calls, &format!("{at}.choose.{k}.calls"), &format!("{index}.{k}."), false)?;
+            self.sequence(
+                calls,
+                &format!("{at}.choose.{k}.calls"),
+                &format!("{index}.{k}."),
+                false,
+            )?;
             ends.push(self.out.steps.len());
         }
         let exit = self.out.steps.len();
@@ -216,11 +233,14 @@ impl<'a> Walk<'_, 'a> {
                 format!("`{name}` is not a valid step name: digits alone read as a step's index; use a letter too"),
             ));
         }
-        if self.names.contains(&name) {
-            // Both are written at the same path: point at the second.
-            return Err(self.src.error_at_nth(&at, 1, format!("two steps are named `{name}`")));
+        if let Some((_, first)) = self.names.iter().find(|(n, _)| *n == name) {
+            // Both written at the same path (same sequence): point at the second.
+            let nth = usize::from(*first == at);
+            return Err(self
+                .src
+                .error_at_nth(&at, nth, format!("two steps are named `{name}`")));
         }
-        self.names.push(name);
+        self.names.push((name, at));
         Ok(())
     }
 }

@@ -358,9 +358,10 @@ impl Ctx<'_> {
                     .map(|c| self.call(from, &format!("{path}.parallel.{}", c.to), c))
                     .collect()
             }
-            _ => Err(self
-                .src
-                .error_at(path, "a call step needs exactly one of `to`, `parallel` or `choose`")),
+            _ => Err(self.src.error_at(
+                path,
+                "a call step needs exactly one of `to`, `parallel` or `choose`",
+            )),
         }
     }
 

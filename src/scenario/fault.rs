@@ -41,7 +41,11 @@ fn branch(
         .branches
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| b.as_ref().filter(|b| b.p().is_some()).map(|b| (i, b.label.as_str())))
+        .filter_map(|(i, b)| {
+            b.as_ref()
+                .filter(|b| b.p().is_some())
+                .map(|b| (i, b.label.as_str()))
+        })
         .filter(|(_, label)| !label.chars().all(|c| c.is_ascii_digit()))
         .collect();
     let Some(name) = f.step.as_deref() else {

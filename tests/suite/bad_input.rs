@@ -765,7 +765,12 @@ fn step_probabilities_and_names_are_checked() {
     // A name without a `p` is a handle for paths: `--set service.api.calls.main.policy=...`.
     let named = c.file(&with_calls(r#"{ to = "db", name = "main" }"#));
     crate::support::cascade(
-        &["validate", named.to_str().unwrap(), "--set", "service.api.calls.main.optional=true"],
+        &[
+            "validate",
+            named.to_str().unwrap(),
+            "--set",
+            "service.api.calls.main.optional=true",
+        ],
         0,
     );
     let path = c.file(&with_calls(r#"{ to = "db", p = 0.5 }"#));
@@ -975,4 +980,64 @@ fn branch_faults_are_checked() {
         "{ops}\n[[fault]]\nkind = \"branch\"\ntarget = \"db\"\noperation = \"read\"\nstep = \"miss\"\np = 1\nwarm = \"2s\"\n"
     ));
     crate::support::cascade(&["validate", good.to_str().unwrap()], 0);
+}
+
+#[test]
+fn choices_are_checked() {
+    let c = Case::new("choose");
+    let with_calls = |calls: &str| {
+        GOOD.replace(
+            "calls = [ { to = \"db\", policy = \"db-client\" } ]",
+            &format!("calls = [ {calls} ]"),
+        )
+    };
+    c.rejects(
+        &with_calls(
+            r#"{ name = "route", choose = [ { weight = 0, calls = [ { to = "db" } ] } ] }"#,
+        ),
+        &["service.api.calls.route.choose.0.weight", "above 0"],
+    );
+    c.rejects(
+        &with_calls(r#"{ name = "route", choose = [] }"#),
+        &["service.api.calls.route.choose", "at least one option"],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", choose = [ { weight = 1 } ] }"#),
+        &[
+            "service.api.calls.db",
+            "exactly one of `to`, `parallel` or `choose`",
+        ],
+    );
+    c.rejects(
+        &with_calls(r#"{ name = "route", p = 0.5, choose = [ { weight = 1 } ] }"#),
+        &[
+            "service.api.calls.route.p",
+            "only `name` beside its options",
+        ],
+    );
+    c.rejects(
+        &with_calls(
+            r#"{ name = "outer", choose = [ { weight = 1, calls = [ { name = "inner", choose = [ { weight = 1 } ] } ] } ] }"#,
+        ),
+        &["service.api.calls.outer.choose.0.calls.inner", "inside an option is not supported"],
+    );
+    c.rejects(
+        &with_calls(r#"{ name = "route", choose = [ { weight = 1, calls = [ { to = "db", p = 0.5 } ] } ] }"#),
+        &["service.api.calls.route.choose.0.calls.db.p", "needs a `name`"],
+    );
+    c.rejects(
+        &with_calls(
+            r#"{ name = "route", choose = [ { weight = 1, calls = [ { to = "dbb" } ] } ] }"#,
+        ),
+        &[
+            "service.api.calls.route.choose.0.calls.dbb.to",
+            "did you mean `db`",
+        ],
+    );
+    c.rejects(
+        &with_calls(
+            r#"{ name = "x", choose = [ { weight = 1, calls = [ { to = "db", name = "x" } ] } ] }"#,
+        ),
+        &["two steps are named `x`"],
+    );
 }

@@ -290,11 +290,16 @@ fn a_choice_makes_one_weighted_sequence_and_then_goes_on_after_it() {
     assert_eq!(option(0) + option(1) + option(2), n);
     for (k, share) in [(0, 0.6), (1, 0.2), (2, 0.2)] {
         let sd = (n * share * (1.0 - share)).sqrt();
-        assert!((option(k) - n * share).abs() < 4.0 * sd, "option {k}: {} of {n}", option(k));
+        assert!(
+            (option(k) - n * share).abs() < 4.0 * sd,
+            "option {k}: {} of {n}",
+            option(k)
+        );
     }
     // Option 0's steps, in order: its `miss` is reached by exactly the jobs that took it, and
     // its second cache call by all of them (after a miss or not).
-    let miss = metric(&m, "service.api.step.miss.taken") + metric(&m, "service.api.step.miss.skipped");
+    let miss =
+        metric(&m, "service.api.step.miss.taken") + metric(&m, "service.api.step.miss.skipped");
     assert_eq!(miss, option(0));
     assert_eq!(metric(&m, "edge.api.cache.calls"), n + option(0));
     // The database: misses, option 1, and every job's last step (`log`).

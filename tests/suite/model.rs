@@ -351,7 +351,7 @@ rate = 50
 
 [[service]]
 name = "gw"
-calls = [ { to = "db" }, { to = "db", p = 0.5 } ]
+calls = [ { to = "db" }, { to = "db", p = 0.5 }, { choose = [ { weight = 1, calls = [ { to = "db" } ] }, { weight = 1 } ] } ]
 
 [[service]]
 name = "db"

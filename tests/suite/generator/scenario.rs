@@ -275,19 +275,38 @@ impl Builder {
     /// the service's steps).
     fn branch(&mut self, j: usize, step: String) -> String {
         let b = self.branch_pick.as_mut().expect("set by generate");
-        if !b.chance(0.3) {
-            return step;
-        }
-        let mut keys = match b.int(0, 5) {
-            0 => "p = 0".to_string(),
-            1 => "p = 1".to_string(),
-            _ => format!("p = {}", b.real(0.0, 1.0)),
+        // Now and then the step becomes the first option of a weighted choice whose others
+        // make nothing; inside it, a step with a `p` must be named.
+        let choice = b
+            .chance(0.15)
+            .then(|| (b.real(0.1, 5.0), b.real(0.1, 5.0), b.chance(0.5)));
+        let step = if !b.chance(0.3) {
+            step
+        } else {
+            let mut keys = match b.int(0, 5) {
+                0 => "p = 0".to_string(),
+                1 => "p = 1".to_string(),
+                _ => format!("p = {}", b.real(0.0, 1.0)),
+            };
+            if choice.is_some() || b.chance(0.5) {
+                keys += &format!(", name = \"b{j}\"");
+            }
+            let rest = step.strip_prefix("{ ").expect("a step is an inline table");
+            format!("{{ {keys}, {rest}")
         };
-        if b.chance(0.5) {
-            keys += &format!(", name = \"b{j}\"");
+        match choice {
+            None => step,
+            Some((w0, w1, named)) => {
+                let name = if named {
+                    format!("name = \"c{j}\", ")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{{ {name}choose = [ {{ weight = {w0}, calls = [ {step} ] }}, {{ weight = {w1} }} ] }}"
+                )
+            }
         }
-        let rest = step.strip_prefix("{ ").expect("a step is an inline table");
-        format!("{{ {keys}, {rest}")
     }
 
     /// A step: one call or a parallel group of calls to services in `later`.
