@@ -52,13 +52,17 @@ impl RunData {
     }
 
     /// Names of the clients, services or edges (`kind` = `client`, `service`, `edge`): from
-    /// the model when there is one, else from the metric names.
+    /// the model when there is one, else from the metric names. Wholes only: an operation's
+    /// edge (or metrics) are parts of its pair's, which charts and reports show.
     pub fn entities(&self, kind: &str) -> Vec<String> {
         if let Some(m) = &self.model {
             return match kind {
                 "client" => m.clients.iter().map(|c| c.name.clone()).collect(),
                 "service" => m.services.iter().map(|s| s.name.clone()).collect(),
-                _ => m.edges.iter().map(|e| e.name.clone()).collect(),
+                // The pairs: an operation's edge is a part of its pair's.
+                _ => (m.edges.iter().filter(|e| e.total.is_none()))
+                    .map(|e| e.name.clone())
+                    .collect(),
             };
         }
         let parts = if kind == "edge" { 2 } else { 1 };

@@ -348,3 +348,25 @@ fn the_gateway_scenario_holds_its_reads_and_fails_its_gate_without_the_partition
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("2 failed"), "{text}");
 }
+
+#[test]
+fn charts_and_reports_show_the_pairs_not_each_operations_edge() {
+    let dir = scratch("operations-charts");
+    let out = dir.join("run");
+    let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
+    let out_s = out.to_str().unwrap();
+    cascade(
+        &["run", scenario.to_str().unwrap(), "--out", out_s, "--quiet"],
+        0,
+    );
+    cascade(&["chart", out_s], 0);
+    let timeline = read(&out.join("charts/timeline.svg"));
+    assert!(
+        timeline.contains("mobile→gateway attempts"),
+        "the pair's attempts are drawn"
+    );
+    assert!(
+        !timeline.contains(".op."),
+        "an operation's edge is drawn as its own line"
+    );
+}
