@@ -54,6 +54,9 @@ struct Builder {
     op_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
+    /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
+    /// when the service has operations).
+    named_steps: Vec<(usize, String)>,
 }
 
 impl Builder {
@@ -118,9 +121,59 @@ impl Builder {
                 self.text += &t;
             }
         }
+        let operation_faults = self.operation_faults(&names, run_us);
+        self.text += &operation_faults;
         for pol in std::mem::take(&mut self.policies) {
             self.text += &pol;
         }
+    }
+
+    /// Faults that need operations or named steps, from the operations' pick: `branch`
+    /// faults on named steps with a `p`, and latency or errors on one operation.
+    fn operation_faults(&mut self, names: &[String], run_us: u64) -> String {
+        let o = self.op_pick.as_mut().expect("set by generate");
+        let mut t = String::new();
+        let span = |o: &mut Pick| {
+            let start = o.int(0, run_us * 3 / 4);
+            (start, o.int(start + 1, run_us))
+        };
+        for (s, step) in &self.named_steps {
+            if !o.chance(0.3) {
+                continue;
+            }
+            let (start, end) = span(o);
+            t += &format!(
+                "[[fault]]\nkind = \"branch\"\ntarget = \"{}\"\nstep = \"{step}\"\np = {}\nstart = \"{start}us\"\nend = \"{end}us\"\n",
+                names[*s],
+                o.real(0.0, 1.0)
+            );
+            if self.operations[*s] > 0 {
+                t += "operation = \"o0\"\n";
+            }
+            if o.chance(0.5) {
+                t += &format!("warm = {}\n", o.dur(0, run_us));
+            }
+            if o.chance(0.3) {
+                t += &format!("ramp = \"{}us\"\n", o.int(0, (end - start) / 2));
+            }
+        }
+        for (s, name) in names.iter().enumerate() {
+            let ops = self.operations[s];
+            if ops == 0 || !o.chance(0.2) {
+                continue;
+            }
+            let (start, end) = span(o);
+            let effect = if o.chance(0.5) {
+                format!("kind = \"latency\"\nfactor = {}", o.real(0.0, 8.0))
+            } else {
+                format!("kind = \"errors\"\nrate = {}", o.real(0.0, 1.0))
+            };
+            t += &format!(
+                "[[fault]]\n{effect}\ntarget = \"{name}\"\noperation = \"o{}\"\nstart = \"{start}us\"\nend = \"{end}us\"\n",
+                o.int(0, ops as u64 - 1)
+            );
+        }
+        t
     }
 
     /// `[[service]]` number `i`; returns its instance count.
@@ -192,7 +245,7 @@ impl Builder {
             let steps: Vec<String> = steps
                 .into_iter()
                 .enumerate()
-                .map(|(j, step)| self.branch(j, step))
+                .map(|(j, step)| self.branch(i, j, step))
                 .collect();
             let calls = format!("calls = [\n  {},\n]\n", steps.join(",\n  "));
             if ops == 0 {
@@ -273,7 +326,7 @@ impl Builder {
     /// Step `j` (`{ to = … }` or `{ parallel = … }`), sometimes made with a probability `p`
     /// (0, 1 or between) beside its other keys, and then sometimes named (`b<j>`: unique among
     /// the service's steps).
-    fn branch(&mut self, j: usize, step: String) -> String {
+    fn branch(&mut self, service: usize, j: usize, step: String) -> String {
         let b = self.branch_pick.as_mut().expect("set by generate");
         // Now and then the step becomes the first option of a weighted choice whose others
         // make nothing; inside it, a step with a `p` must be named.
@@ -290,6 +343,7 @@ impl Builder {
             };
             if choice.is_some() || b.chance(0.5) {
                 keys += &format!(", name = \"b{j}\"");
+                self.named_steps.push((service, format!("b{j}")));
             }
             let rest = step.strip_prefix("{ ").expect("a step is an inline table");
             format!("{{ {keys}, {rest}")
