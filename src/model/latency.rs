@@ -186,19 +186,28 @@ fn truncated_normal_mean(mean: f64, sd: f64) -> f64 {
 fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
-    let r = t
-        * (-z * z - 1.265_512_23
-            + t * (1.000_023_68
-                + t * (0.374_091_96
-                    + t * (0.096_784_18
-                        + t * (-0.186_288_06
-                            + t * (0.278_868_07
-                                + t * (-1.135_203_98
-                                    + t * (1.488_515_87
-                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-            .exp();
+    // The polynomial in t after its constant term, by Horner's rule, innermost first: the same
+    // operations in the same order as the book's nested form, which rustfmt takes twenty
+    // seconds to lay out.
+    let (last, rest) = ERFCC[1..].split_last().expect("ten coefficients");
+    let inner = rest.iter().rev().fold(*last, |acc, c| c + t * acc);
+    let r = t * (-z * z + ERFCC[0] + t * inner).exp();
     if x >= 0.0 { r } else { 2.0 - r }
 }
+
+/// erfcc's coefficients, from the constant term up.
+const ERFCC: [f64; 10] = [
+    -1.265_512_23,
+    1.000_023_68,
+    0.374_091_96,
+    0.096_784_18,
+    -0.186_288_06,
+    0.278_868_07,
+    -1.135_203_98,
+    1.488_515_87,
+    -0.822_152_23,
+    0.170_872_77,
+];
 
 #[cfg(test)]
 mod tests {
