@@ -122,23 +122,8 @@ fn fault_operation(
             format!("`{}` has no operations", scope.services[s].name),
         ));
     }
-    match ops.iter().position(|o| o.name == name) {
-        Some(k) => Ok(k as u16 + 1),
-        None => {
-            let hint = did_you_mean(name, ops.iter().map(|o| o.name.as_str()));
-            Err(src.error_at(
-                path,
-                format!(
-                    "`{}` has no operation `{name}`{hint}; it has: {}",
-                    scope.services[s].name,
-                    ops.iter()
-                        .map(|o| o.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ))
-        }
-    }
+    let names: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
+    super::operation::operation_number(src, path, &scope.services[s].name, &names, name)
 }
 
 pub fn compile_fault(

@@ -3,6 +3,7 @@
 //! call step or a client).
 
 use super::compile::{Ctx, Res, check_name, positive_u32};
+use super::document::Source;
 use super::schema::{Overflow, RawService};
 use crate::error::did_you_mean;
 use crate::model::{Operation, Partition};
@@ -104,7 +105,9 @@ impl Ctx<'_> {
     /// `path` names it; 0 for a service without operations, which a call names none of.
     pub(super) fn callee_operation(&self, path: &str, to: usize, name: Option<&str>) -> Res<u16> {
         let callee = &self.raw.service[to];
-        let ops = callee.operation.as_deref().unwrap_or_default();
+        let ops: Vec<&str> = (callee.operation.iter().flatten())
+            .map(|o| o.name.as_str())
+            .collect();
         match name {
             None if ops.is_empty() => Ok(0),
             None => Err(self.src.error_at(
@@ -112,10 +115,7 @@ impl Ctx<'_> {
                 format!(
                     "`{}` has operations: name the one called with `operation` ({})",
                     callee.name,
-                    ops.iter()
-                        .map(|o| o.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    ops.join(", ")
                 ),
             )),
             Some(n) if ops.is_empty() => Err(self.src.error_at(
@@ -125,23 +125,31 @@ impl Ctx<'_> {
                     callee.name
                 ),
             )),
-            Some(n) => match ops.iter().position(|o| o.name == n) {
-                Some(i) => Ok(i as u16 + 1),
-                None => {
-                    let hint = did_you_mean(n, ops.iter().map(|o| o.name.as_str()));
-                    Err(self.src.error_at(
-                        path,
-                        format!(
-                            "`{}` has no operation `{n}`{hint}; it has: {}",
-                            callee.name,
-                            ops.iter()
-                                .map(|o| o.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ))
-                }
-            },
+            Some(n) => operation_number(self.src, path, &callee.name, &ops, n),
+        }
+    }
+}
+
+/// The number (from 1) of the operation `wanted` among `ops`, the operations of `service`, as
+/// `path` names it; else the error listing the ones it has.
+pub(super) fn operation_number(
+    src: &Source,
+    path: &str,
+    service: &str,
+    ops: &[&str],
+    wanted: &str,
+) -> Res<u16> {
+    match ops.iter().position(|o| *o == wanted) {
+        Some(i) => Ok(i as u16 + 1),
+        None => {
+            let hint = did_you_mean(wanted, ops.iter().copied());
+            Err(src.error_at(
+                path,
+                format!(
+                    "`{service}` has no operation `{wanted}`{hint}; it has: {}",
+                    ops.join(", ")
+                ),
+            ))
         }
     }
 }
