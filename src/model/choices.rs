@@ -49,6 +49,18 @@ pub enum Criticality {
     Sheddable,
 }
 
+impl Criticality {
+    /// The class as a scenario writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Criticality::CriticalPlus => "critical_plus",
+            Criticality::Critical => "critical",
+            Criticality::SheddablePlus => "sheddable_plus",
+            Criticality::Sheddable => "sheddable",
+        }
+    }
+}
+
 /// What a circuit breaker wraps: each attempt, or the whole call with its retries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -66,4 +78,25 @@ pub enum BreakerScope {
     #[default]
     Edge,
     Instance,
+}
+
+#[cfg(test)]
+mod criticality_names {
+    use super::Criticality;
+    use serde::Deserialize;
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{Error, StrDeserializer};
+
+    #[test]
+    fn each_class_reads_back_from_its_name() {
+        for c in [
+            Criticality::CriticalPlus,
+            Criticality::Critical,
+            Criticality::SheddablePlus,
+            Criticality::Sheddable,
+        ] {
+            let de: StrDeserializer<Error> = c.name().into_deserializer();
+            assert_eq!(Criticality::deserialize(de), Ok(c));
+        }
+    }
 }

@@ -41,7 +41,10 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
                 Block::Text("The caller's policy on each call (per-dependency resilience matrix), then each service's own capacity and protections.".into()),
                 Block::Table(tables::policy_matrix(model)),
                 Block::Table(tables::services(model)),
-            ],
+            ]
+            .into_iter()
+            .chain(tables::operations(model).map(Block::Table))
+            .collect(),
         ),
     ];
     let faults = if model.faults.is_empty() {

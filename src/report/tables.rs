@@ -75,6 +75,15 @@ pub fn services(model: &Model) -> Table {
         if s.outlier.is_some() {
             protections.push("outlier ejection".into());
         }
+        for op in &s.operations {
+            if let Some(p) = op.partition {
+                let overflow = if p.refuse { "refused" } else { "queued" };
+                protections.push(format!(
+                    "{} ≤ {} workers ({overflow} past it)",
+                    op.name, p.workers
+                ));
+            }
+        }
         t.row(vec![
             s.name.clone(),
             format!("{} × {}", s.instances, s.workers),
@@ -170,6 +179,45 @@ pub fn clients(r: &RunData) -> Table {
     t
 }
 
+/// One row per operation of every service that has them: what each does and how it is held.
+pub fn operations(model: &Model) -> Option<Table> {
+    if model.services.iter().all(|s| s.operations.is_empty()) {
+        return None;
+    }
+    let mut t = Table::with_numeric(
+        &[
+            "service",
+            "operation",
+            "work (mean)",
+            "steps",
+            "criticality",
+            "partition",
+        ],
+        &[false, false, true, true, false, false],
+    );
+    for s in &model.services {
+        for op in &s.operations {
+            let name = match &op.label {
+                Some(label) => format!("{} ({label})", op.name),
+                None => op.name.clone(),
+            };
+            t.row(vec![
+                s.name.clone(),
+                name,
+                latency_ms(op.plan.work.mean() / 1e6),
+                count(op.plan.steps.iter().filter(|step| !step.is_empty()).count() as f64),
+                op.criticality
+                    .map_or("the caller's".into(), |c| c.name().to_string()),
+                op.partition.map_or("the whole pool".into(), |p| {
+                    let overflow = if p.refuse { "refused" } else { "queued" };
+                    format!("{} workers, overflow {overflow}", p.workers)
+                }),
+            ]);
+        }
+    }
+    Some(t)
+}
+
 pub fn service_summary(r: &RunData) -> Table {
     let mut t = Table::with_numeric(
         &[
@@ -184,16 +232,28 @@ pub fn service_summary(r: &RunData) -> Table {
         &[false, true, true, true, true, true, true],
     );
     for s in r.entities("service") {
-        let m = |k: &str| format!("service.{s}.{k}");
-        t.row(vec![
-            s.clone(),
-            cell(r, &m("arrivals"), count),
-            cell(r, &m("rejected"), count),
-            cell(r, &m("utilization"), percent),
-            cell(r, &m("wait_p99_ms"), latency_ms),
-            cell(r, &m("queue_mean"), short),
-            cell(r, &m("wasted_work_s"), |v| format!("{} s", short(v))),
-        ]);
+        // The service, then each of its operations (indented), measured apart.
+        let operations: Vec<String> = (r.model.iter())
+            .flat_map(|m| m.services.iter().filter(|svc| svc.name == s))
+            .flat_map(|svc| svc.operations.iter().map(|o| o.name.clone()))
+            .collect();
+        let rows = std::iter::once((s.clone(), format!("service.{s}"))).chain(
+            operations
+                .iter()
+                .map(|o| (format!("  {o}"), format!("service.{s}.op.{o}"))),
+        );
+        for (name, prefix) in rows {
+            let m = |k: &str| format!("{prefix}.{k}");
+            t.row(vec![
+                name,
+                cell(r, &m("arrivals"), count),
+                cell(r, &m("rejected"), count),
+                cell(r, &m("utilization"), percent),
+                cell(r, &m("wait_p99_ms"), latency_ms),
+                cell(r, &m("queue_mean"), short),
+                cell(r, &m("wasted_work_s"), |v| format!("{} s", short(v))),
+            ]);
+        }
     }
     t
 }
