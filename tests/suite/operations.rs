@@ -350,7 +350,7 @@ fn the_gateway_scenario_holds_its_reads_and_fails_its_gate_without_the_partition
 }
 
 #[test]
-fn charts_and_reports_show_the_pairs_not_each_operations_edge() {
+fn charts_show_the_pairs_and_the_report_describes_the_operations() {
     let dir = scratch("operations-charts");
     let out = dir.join("run");
     let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
@@ -368,5 +368,16 @@ fn charts_and_reports_show_the_pairs_not_each_operations_edge() {
     assert!(
         !timeline.contains(".op."),
         "an operation's edge is drawn as its own line"
+    );
+    // The report describes the operations and measures each under its service.
+    cascade(&["report", out_s], 0);
+    let report = read(&out.join("report.html"));
+    assert!(
+        report.contains("checkout (POST /checkout)"),
+        "the operations table"
+    );
+    assert!(
+        report.contains("16 workers, overflow refused"),
+        "the partition"
     );
 }
