@@ -332,6 +332,8 @@ pub struct RawStep {
     pub fail_as: Option<String>,
     pub idempotent: Option<bool>,
     pub idempotency_key: Option<bool>,
+    /// With `to`: the call made this many times at once (a fan-out), each its own call.
+    pub count: Option<u32>,
 }
 
 /// One option of a `choose` step: its share (relative to the other options) and the steps it
@@ -357,6 +359,8 @@ pub struct RawCall {
     pub fail_as: Option<String>,
     pub idempotent: Option<bool>,
     pub idempotency_key: Option<bool>,
+    /// The call made this many times at once, each its own call (its own policy state).
+    pub count: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

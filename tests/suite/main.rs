@@ -16,6 +16,7 @@ mod determinism;
 mod diff;
 mod divergence;
 mod docs;
+mod fanout;
 mod faults;
 mod files;
 mod finite;
