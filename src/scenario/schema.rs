@@ -226,6 +226,8 @@ pub struct RawClient {
     pub phases: Option<Vec<RawPhase>>,
     pub users: Option<u32>,
     pub think: Option<RawDist>,
+    /// Closed loop: each user's requests start this far apart (or back to back when slower).
+    pub pace: Option<Dur>,
     pub deadline: Option<Dur>,
     pub criticality: Option<Criticality>,
     pub policy: Option<String>,

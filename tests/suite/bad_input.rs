@@ -1094,3 +1094,27 @@ fn fan_out_counts_are_checked() {
         &["service.api.calls", ".count", "over the limit of 1,000,000"],
     );
 }
+
+#[test]
+fn paced_clients_are_checked() {
+    let c = Case::new("pace");
+    let closed = |keys: &str| {
+        GOOD.replace(
+            "rate = 100\n",
+            &format!("arrival = \"closed\"\nusers = 2\n{keys}\n"),
+        )
+    };
+    c.rejects(
+        &closed("pace = \"1s\"\nthink = \"1s\""),
+        &["client.web.pace", "not both"],
+    );
+    c.rejects(
+        &closed("pace = \"0\""),
+        &["client.web.pace", "longer than zero"],
+    );
+    c.rejects(&closed("pace = 1"), &["client.web.pace"]);
+    c.rejects(
+        &GOOD.replace("rate = 100\n", "rate = 100\npace = \"1s\"\n"),
+        &["client.web.pace", "only a closed-loop client"],
+    );
+}

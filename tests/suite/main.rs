@@ -27,6 +27,7 @@ mod golden_diff;
 mod layering;
 mod model;
 mod operations;
+mod pace;
 mod policies;
 mod preflight;
 mod queueing;

@@ -1,7 +1,8 @@
 //! One random valid scenario as TOML text, a pure function of its seed: services `s0`…`s4`
 //! whose calls only go to later services (so the call graph, fallbacks included, has no
 //! cycle), in chains and parallel steps (some made with a probability `p`, some of those
-//! named; some calls fanned out with a small `count`), clients `c0`…`c2` open and closed, a fresh policy per
+//! named; some calls fanned out with a small `count`), clients `c0`…`c2` open and closed (some
+//! closed ones paced), a fresh policy per
 //! call, service-side protections, faults and windows.
 //!
 //! Bounds: runs of 0.5 to 2 s with no warm-up (the README's balances are exact only without
@@ -37,6 +38,7 @@ pub fn generate(seed: u64) -> String {
         .collect();
     g.op_pick = Some(op_pick);
     g.count_pick = Some(Pick::new(seed ^ COUNT_PICK));
+    g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
     g.build(&mut p, seed);
     g.text
 }
@@ -47,6 +49,8 @@ const BRANCH_PICK: u64 = 0x6272_616e_6368_6573;
 const OPERATION_PICK: u64 = 0x6f70_6572_6174_696f;
 /// Mixed into a case's seed for the pick of its calls' `count` (fan-outs).
 const COUNT_PICK: u64 = 0x636f_756e_7473_0000;
+/// Mixed into a case's seed for the pick of which closed-loop clients are paced.
+const PACE_PICK: u64 = 0x7061_6365_0000_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -56,6 +60,7 @@ struct Builder {
     branch_pick: Option<Pick>,
     op_pick: Option<Pick>,
     count_pick: Option<Pick>,
+    pace_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -447,8 +452,15 @@ impl Builder {
                 t += "think = \"0\"\n";
             } else {
                 // Think times above zero: a closed loop with no think and a zero-time path
-                // is the rare `instant` case only.
-                t += &format!("think = {}\n", positive_dist(p));
+                // is the rare `instant` case only. Drawn even when the user is paced instead
+                // (from a pick of its own), so the rest of the case stays as it was.
+                let think = positive_dist(p);
+                let pace = self.pace_pick.as_mut().expect("set by generate");
+                if pace.chance(0.3) {
+                    t += &format!("pace = {}\n", pace.dur(1_000, 300_000));
+                } else {
+                    t += &format!("think = {think}\n");
+                }
             }
         } else {
             if p.chance(0.5) {
