@@ -1118,3 +1118,25 @@ fn paced_clients_are_checked() {
         &["client.web.pace", "only a closed-loop client"],
     );
 }
+
+#[test]
+fn retry_after_waits_are_checked() {
+    let c = Case::new("retry-after-wait");
+    let with_retry = |retry: &str| {
+        GOOD.replace(
+            "timeout = \"200ms\"\n",
+            &format!("timeout = \"200ms\"\nretry = {{ {retry} }}\n"),
+        )
+    };
+    c.rejects(
+        &with_retry(r#"retry_after = false, retry_after_wait = "max""#),
+        &[
+            "policy.db-client.retry.retry_after_wait",
+            "only when a Retry-After is honoured",
+        ],
+    );
+    c.rejects(
+        &with_retry(r#"retry_after_wait = "maximum""#),
+        &["policy.db-client.retry.retry_after_wait", "replace, max"],
+    );
+}

@@ -39,6 +39,7 @@ pub fn generate(seed: u64) -> String {
     g.op_pick = Some(op_pick);
     g.count_pick = Some(Pick::new(seed ^ COUNT_PICK));
     g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
+    g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.build(&mut p, seed);
     g.text
 }
@@ -51,6 +52,8 @@ const OPERATION_PICK: u64 = 0x6f70_6572_6174_696f;
 const COUNT_PICK: u64 = 0x636f_756e_7473_0000;
 /// Mixed into a case's seed for the pick of which closed-loop clients are paced.
 const PACE_PICK: u64 = 0x7061_6365_0000_0000;
+/// Mixed into a case's seed for the pick of policy keys added later (`retry_after_wait`).
+const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -61,6 +64,7 @@ struct Builder {
     op_pick: Option<Pick>,
     count_pick: Option<Pick>,
     pace_pick: Option<Pick>,
+    policy_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -432,7 +436,8 @@ impl Builder {
         let fb = Fallbacks {
             services: fallback_to,
         };
-        let text = policy::policy(p, &name, &fb, &mut extra);
+        let later = self.policy_pick.as_mut().expect("set by generate");
+        let text = policy::policy(p, later, &name, &fb, &mut extra);
         self.policies.push(text);
         self.policies.extend(extra);
         name
