@@ -95,3 +95,51 @@ fn a_count_is_the_calls_written_out_each_with_its_own_policy_state() {
     assert_eq!(ids.len(), 3);
     assert!(ids[0] != ids[1] && ids[1] != ids[2], "own specs: {ids:?}");
 }
+
+/// `scenarios/fanout-hedge.toml`, `cascade check`ed as committed and without its hedge.
+fn check_fanout_hedge(extra: &[&str], code: i32) -> String {
+    let path = crate::support::golden::repo().join("scenarios/fanout-hedge.toml");
+    let mut args = vec!["check", path.to_str().unwrap()];
+    args.extend(extra);
+    String::from_utf8_lossy(&cascade(&args, code).stdout).into_owned()
+}
+
+#[test]
+fn the_committed_fan_out_keeps_its_p99_only_with_its_hedge() {
+    // With the hedge, every expectation holds; without it (the calls' policy swapped for one
+    // that only times out, as the file's header says) the p99 is the shards' 200 ms tail and
+    // `cascade check` exits 1, while the other two still hold.
+    let with = check_fanout_hedge(&[], 0);
+    assert!(with.contains("3 passed, 0 failed"), "{with}");
+    let text = read(&crate::support::golden::repo().join("scenarios/fanout-hedge.toml"));
+    let unhedge = "service.search.calls.shard.policy=unhedged";
+    assert!(text.contains(&format!("--set {unhedge}")), "header");
+    let without = check_fanout_hedge(&["--set", unhedge], 1);
+    assert!(without.contains("2 passed, 1 failed"), "{without}");
+    let p99 = without
+        .lines()
+        .find(|l| l.contains("client.users.latency_p99_ms <= 50"))
+        .unwrap();
+    assert!(p99.starts_with('✗'), "should fail unhedged: {p99}");
+    // What it measures there: a request is slow when any of its 50 shards is.
+    let measured: f64 = p99.split_whitespace().last().unwrap().parse().unwrap();
+    assert!((190.0..=215.0).contains(&measured), "{p99}");
+}
+
+#[test]
+fn the_committed_fan_outs_unhedged_variant_is_the_set_its_header_documents() {
+    let dir = scratch("fanout-hedge-variant");
+    let path = crate::support::golden::repo().join("scenarios/fanout-hedge.toml");
+    let (base, set) = (dir.join("base"), dir.join("set"));
+    let path = path.to_str().unwrap();
+    cascade(
+        &["run", path, "--quiet", "--out", base.to_str().unwrap()],
+        0,
+    );
+    let unhedge = "service.search.calls.shard.policy=unhedged";
+    let out = set.to_str().unwrap();
+    cascade(&["run", path, "--quiet", "--out", out, "--set", unhedge], 0);
+    let variant = read(&base.join("unhedged/summary.json"));
+    assert_eq!(variant, read(&set.join("summary.json")));
+    assert_ne!(variant, read(&base.join("summary.json")));
+}
