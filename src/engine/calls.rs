@@ -48,13 +48,18 @@ impl Simulation {
         self.start_call(Parent::Client { client, user }, spec, deadline);
     }
 
-    /// A client's request ended. Its outcome and latency are counted once, on the client's
-    /// edge, and the recorder reads them from there (see `Recorder::client_edges`).
-    pub(super) fn client_done(&mut self, client: u32, user: u32) {
-        if let Load::Closed { think, .. } = &self.model.clients[client as usize].load {
-            let t = think.sample(&mut self.clients[client as usize].think_rng);
-            self.queue
-                .push(self.now + t, Event::UserStart { client, user });
+    /// A client's request, started at `started`, ended. Its outcome and latency are counted
+    /// once, on the client's edge, and the recorder reads them from there (see
+    /// `Recorder::client_edges`). A closed-loop user then asks again: after a think time, or,
+    /// paced, `pace` after this request started (at once if it took longer). Open loop does
+    /// nothing here, so pacing costs it nothing.
+    pub(super) fn client_done(&mut self, client: u32, user: u32, started: u64) {
+        if let Load::Closed { think, pace, .. } = &self.model.clients[client as usize].load {
+            let at = match pace {
+                Some(pace) => started.saturating_add(*pace).max(self.now),
+                None => self.now + think.sample(&mut self.clients[client as usize].think_rng),
+            };
+            self.queue.push(at, Event::UserStart { client, user });
         }
     }
 

@@ -177,7 +177,7 @@ impl Simulation {
         match parent {
             Parent::Client { client, user } => {
                 self.rec.record_call_end(edge, outcome, took);
-                self.client_done(client, user)
+                self.client_done(client, user, started)
             }
             Parent::Job(jr) => {
                 self.rec.record_call_end(edge, outcome, took);

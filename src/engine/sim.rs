@@ -220,7 +220,7 @@ impl Simulation {
         for c in 0..self.model.clients.len() {
             match &self.model.clients[c].load {
                 Load::Open { .. } => self.schedule_arrival(c as u32),
-                Load::Closed { users, think } => {
+                Load::Closed { users, think, .. } => {
                     // Users start spread over one think time rather than all at once.
                     for user in 0..*users {
                         let t = think.sample(&mut self.clients[c].think_rng);

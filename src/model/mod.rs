@@ -140,8 +140,14 @@ pub struct MixEntry {
 pub enum Load {
     /// Open loop: arrivals at a (possibly changing) rate, whatever happens to earlier requests.
     Open { poisson: bool, rate: RateSchedule },
-    /// Closed loop: `users` who each wait for their answer, then think, then ask again.
-    Closed { users: u32, think: Latency },
+    /// Closed loop: `users` who each wait for their answer, then think, then ask again; or,
+    /// paced (`pace`, ns), start each request `pace` after the previous one started, or at
+    /// its end if that is later (no think then).
+    Closed {
+        users: u32,
+        think: Latency,
+        pace: Option<u64>,
+    },
 }
 
 #[derive(Debug, Clone)]

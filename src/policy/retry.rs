@@ -5,7 +5,8 @@
 //! `num_retries`): `retries = N` is `attempts = N + 1`. Only outcomes listed in `on` are retried;
 //! `invalid` and local rejections never are. A non-idempotent call is retried only when it
 //! carries an idempotency key. A Retry-After carried by a failed reply replaces the backoff when
-//! `retry_after` is on and it still fits the deadline. No retry sleeps past the deadline: a retry
+//! `retry_after` is on (or, with `RetryAfterWait::Max`, the wait is the larger of the two, as
+//! the AWS SDKs wait) and it still fits the deadline. No retry sleeps past the deadline: a retry
 //! that could not start with at least `min_attempt` left is not made.
 
 use super::backoff::Backoff;
@@ -21,8 +22,21 @@ pub struct RetryPolicy {
     pub backoff: Backoff,
     /// Honour a Retry-After that a failed reply carries (whatever its kind).
     pub retry_after: bool,
+    /// How an honoured Retry-After and the backoff make the wait.
+    pub retry_after_wait: RetryAfterWait,
     /// Timeout of the attempts after the first (ns), when it differs from the policy's.
     pub timeout: Option<u64>,
+}
+
+/// How an honoured Retry-After sets the wait before the retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetryAfterWait {
+    /// The Retry-After, instead of the backoff (Polly's `DelayGenerator`, gRPC pushback).
+    #[default]
+    Replace,
+    /// The larger of the Retry-After and the backoff, drawn as without one (the AWS SDKs:
+    /// a server's hint never shortens the client's own backoff).
+    Max,
 }
 
 /// What a retry decision is made from: the attempt that just failed, and the call it is one
@@ -101,9 +115,13 @@ impl RetryPolicy {
         if !input.retry_allowed {
             return Err(NoRetry::NotIdempotent);
         }
+        let backoff = |jitter: &mut R| self.backoff.delay(input.attempt, input.last_delay, jitter);
         let wait = match input.retry_after {
-            Some(ra) if self.retry_after => ra,
-            _ => self.backoff.delay(input.attempt, input.last_delay, jitter),
+            Some(ra) if self.retry_after => match self.retry_after_wait {
+                RetryAfterWait::Replace => ra,
+                RetryAfterWait::Max => ra.max(backoff(jitter)),
+            },
+            _ => backoff(jitter),
         };
         let (start, deadline) = (input.now.saturating_add(wait), input.deadline);
         if start >= deadline || deadline - start < input.min_attempt.max(1) {
@@ -134,6 +152,7 @@ mod tests {
                 jitter: Jitter::None,
             },
             retry_after: true,
+            retry_after_wait: RetryAfterWait::Replace,
             timeout: None,
         }
     }
@@ -249,5 +268,69 @@ mod tests {
         let untouched = rng.clone();
         let _ = p.decide(&failed(1, Outcome::Invalid), &mut rng);
         assert_eq!(rng, untouched);
+    }
+
+    #[test]
+    fn retry_after_as_max_waits_the_larger_of_it_and_the_backoff() {
+        // Constant backoff of 40 ms without jitter. Replace: the Retry-After, whatever it
+        // is; max: 100 ms over 40 ms is 100 ms, 10 ms under 40 ms is 40 ms.
+        let mut p = policy(3, 40);
+        let overloaded = |retry_after_ms: u64| RetryInput {
+            retry_after: Some(retry_after_ms * MS),
+            ..failed(1, Outcome::Overloaded)
+        };
+        assert_eq!(decide(&p, overloaded(10)), Ok(10 * MS));
+        p.retry_after_wait = RetryAfterWait::Max;
+        assert_eq!(decide(&p, overloaded(100)), Ok(100 * MS));
+        assert_eq!(decide(&p, overloaded(10)), Ok(40 * MS));
+        assert_eq!(decide(&p, overloaded(40)), Ok(40 * MS));
+        // No Retry-After: the backoff, as ever.
+        assert_eq!(decide(&p, failed(1, Outcome::Overloaded)), Ok(40 * MS));
+        // Not honoured: the backoff, even when the Retry-After is longer.
+        p.retry_after = false;
+        assert_eq!(decide(&p, overloaded(100)), Ok(40 * MS));
+    }
+
+    #[test]
+    fn retry_after_as_max_follows_the_exponential_schedule_and_its_jitter() {
+        // Exponential from 100 ms, doubling, no jitter: the third attempt's retry (k = 3) is
+        // scheduled at 100 × 2^2 = 400 ms. A Retry-After of 250 ms waits 400 ms; 500 ms waits
+        // 500 ms.
+        let mut p = policy(5, 100);
+        p.retry_after_wait = RetryAfterWait::Max;
+        p.backoff.schedule = Schedule::Exponential { multiplier: 2.0 };
+        p.backoff.max = 10_000 * MS;
+        let third = |retry_after_ms: u64| RetryInput {
+            retry_after: Some(retry_after_ms * MS),
+            ..failed(3, Outcome::Overloaded)
+        };
+        assert_eq!(decide(&p, third(250)), Ok(400 * MS));
+        assert_eq!(decide(&p, third(500)), Ok(500 * MS));
+        // Full jitter: the backoff is drawn as without a Retry-After (the same draw from the
+        // same stream), then the larger wins.
+        p.backoff.jitter = Jitter::Full;
+        let seed = || rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let drawn = p.backoff.delay(3, 0, &mut seed());
+        assert!(drawn < 400 * MS);
+        assert_eq!(decide(&p, third(1)), Ok(drawn.max(MS)));
+        assert_eq!(decide(&p, third(399)), Ok(drawn.max(399 * MS)));
+    }
+
+    #[test]
+    fn retry_after_as_max_can_leave_no_time_where_replace_fits() {
+        // At 400 ms, deadline 450 ms, min_attempt 20 ms, backoff 40 ms, Retry-After 10 ms:
+        // replace waits 10 ms and starts with 40 ms left; max waits 40 ms and would start with
+        // 10 ms left, under min_attempt: no retry.
+        let mut p = policy(3, 40);
+        let input = RetryInput {
+            retry_after: Some(10 * MS),
+            now: 400 * MS,
+            deadline: 450 * MS,
+            min_attempt: 20 * MS,
+            ..failed(1, Outcome::Overloaded)
+        };
+        assert_eq!(decide(&p, input), Ok(10 * MS));
+        p.retry_after_wait = RetryAfterWait::Max;
+        assert_eq!(decide(&p, input), Err(NoRetry::NoTimeLeft));
     }
 }

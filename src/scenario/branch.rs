@@ -143,6 +143,7 @@ impl<'a> Walk<'_, 'a> {
             ("fail_as", step.fail_as.is_some()),
             ("idempotent", step.idempotent.is_some()),
             ("idempotency_key", step.idempotency_key.is_some()),
+            ("count", step.count.is_some()),
         ];
         if let Some((key, _)) = beside.iter().find(|(_, set)| *set) {
             return Err(self.src.error_at(

@@ -29,10 +29,28 @@ impl Ctx<'_> {
                     Some(d) => self.dist(&at("think"), d)?,
                     None => Latency::Constant(0),
                 };
-                Load::Closed { users, think }
+                let pace = match c.pace {
+                    None => None,
+                    Some(_) if c.think.is_some() => {
+                        return Err(self.src.error_at(
+                            &at("pace"),
+                            "give `think` (a pause after each answer) or `pace` (a request every `pace`), not both",
+                        ));
+                    }
+                    Some(Dur(0)) => {
+                        return Err(self.src.error_at(&at("pace"), "must be longer than zero"));
+                    }
+                    Some(Dur(ns)) => Some(ns),
+                };
+                Load::Closed { users, think, pace }
             }
             kind => {
-                for (key, set) in [("users", c.users.is_some()), ("think", c.think.is_some())] {
+                let closed_only = [
+                    ("users", c.users.is_some()),
+                    ("think", c.think.is_some()),
+                    ("pace", c.pace.is_some()),
+                ];
+                for (key, set) in closed_only {
                     if set {
                         return Err(self.src.error_at(
                             &at(key),

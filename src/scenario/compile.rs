@@ -3,6 +3,7 @@
 
 use super::dist::compile_dist;
 use super::document::Source;
+use super::limits::MAX_POLICY_COPIES;
 use super::schema::*;
 use super::service_policy;
 use crate::error::did_you_mean;
@@ -15,7 +16,8 @@ pub(super) type Res<T> = super::document::Located<T>;
 /// Warm-up plus duration stays below this (2^62 ns, about 146 years).
 const MAX_END_NS: u64 = 1 << 62;
 
-/// Steps per service and calls per parallel step: the engine counts them in 16 bits.
+/// Steps per service and calls per parallel step (`count`s expanded): the engine counts them
+/// in 16 bits.
 const MAX_CALLS: usize = 1000;
 
 pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
@@ -318,6 +320,9 @@ impl Ctx<'_> {
         })
     }
 
+    /// A step's calls, a call with a `count` repeated that many times: each copy is a call
+    /// spec of its own (its own policy state, fallback and spec id), exactly as if written out,
+    /// so the engine never learns of `count`.
     fn step(&mut self, from: &str, path: &str, step: &RawStep) -> Res<Vec<CallSpec>> {
         match (&step.to, &step.parallel) {
             (Some(to), None) => {
@@ -331,8 +336,10 @@ impl Ctx<'_> {
                     fail_as: step.fail_as.clone(),
                     idempotent: step.idempotent,
                     idempotency_key: step.idempotency_key,
+                    count: step.count,
                 };
-                Ok(vec![self.call(from, path, &call)?])
+                let count = self.count(path, &call)?;
+                (0..count).map(|_| self.call(from, path, &call)).collect()
             }
             (None, Some(calls)) => {
                 if calls.is_empty() {
@@ -347,21 +354,69 @@ impl Ctx<'_> {
                     || step.optional.is_some()
                     || step.latency.is_some()
                     || step.fail_as.is_some()
+                    || step.count.is_some()
                 {
                     return Err(self.src.error_at(
                         path,
                         "a `parallel` step takes its settings on each call inside it, not beside `parallel`",
                     ));
                 }
-                calls
-                    .iter()
-                    .map(|c| self.call(from, &format!("{path}.parallel.{}", c.to), c))
-                    .collect()
+                let at = |c: &RawCall| format!("{path}.parallel.{}", c.to);
+                // Counted before any is compiled: counts can add up past the limit that each
+                // keeps on its own, and a wide step then costs nothing to refuse.
+                let mut total = 0;
+                for c in calls {
+                    total += self.count(&at(c), c)?;
+                }
+                if total > MAX_CALLS {
+                    return Err(self.src.error_at(
+                        &format!("{path}.parallel"),
+                        format!(
+                            "{total} calls with their `count`s, over the limit of {MAX_CALLS} calls in one parallel step"
+                        ),
+                    ));
+                }
+                let mut specs = Vec::with_capacity(total);
+                for c in calls {
+                    for _ in 0..self.count(&at(c), c)? {
+                        specs.push(self.call(from, &at(c), c)?);
+                    }
+                }
+                Ok(specs)
             }
             _ => Err(self.src.error_at(
                 path,
                 "a call step needs exactly one of `to`, `parallel` or `choose`",
             )),
+        }
+    }
+
+    /// How many times call `c` (written at `path`) is made: its `count`, 1 without one.
+    fn count(&self, path: &str, c: &RawCall) -> Res<usize> {
+        match c.count {
+            None => Ok(1),
+            Some(0) => Err(self.src.error_at(
+                &format!("{path}.count"),
+                "must be at least 1 (leave the call out to make none)",
+            )),
+            Some(n) if n as usize > MAX_CALLS => Err(self.src.error_at(
+                &format!("{path}.count"),
+                format!("{n} calls, over the limit of {MAX_CALLS} calls in one parallel step"),
+            )),
+            // Every call is at least one copy of call policy state, whose limit the whole
+            // model is checked against (`limits::check`): refused here, before the copies are
+            // made, a small file cannot ask for millions of them.
+            Some(n) if self.call_specs as u64 + u64::from(n) > MAX_POLICY_COPIES => {
+                Err(self.src.error_at(
+                    &format!("{path}.count"),
+                    format!(
+                        "{n} more calls would make {} calls in the scenario, each at least one copy of call policy state: over the limit of {}",
+                        crate::number::thousands(self.call_specs as i64 + i64::from(n)),
+                        crate::number::thousands(MAX_POLICY_COPIES as i64)
+                    ),
+                ))
+            }
+            Some(n) => Ok(n as usize),
         }
     }
 

@@ -39,7 +39,7 @@ pub(super) fn duration_hint(field: &str, message: &str, by_set: bool) -> Option<
 /// recovery (a run's duration, a fault's start, a breaker's open time), milliseconds for the
 /// latencies of one request (timeouts, deadlines, work).
 fn usual_unit(field: &str) -> &'static str {
-    const SECONDS: [&str; 17] = [
+    const SECONDS: [&str; 19] = [
         "at",
         "base_ejection_time",
         "bucket",
@@ -49,12 +49,14 @@ fn usual_unit(field: &str) -> &'static str {
         "max_ejection_time",
         "open",
         "open_max",
+        "pace",
         "period",
         "ramp",
         "recovery_hold",
         "restart",
         "retry_after",
         "start",
+        "warm",
         "warmup",
         "window",
     ];

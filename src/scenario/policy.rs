@@ -10,7 +10,9 @@ use crate::model::{Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleC
 use crate::policy::backoff::{Backoff, Jitter, Schedule};
 use crate::policy::budget::BudgetConfig;
 use crate::policy::bulkhead::BulkheadConfig;
-use crate::policy::retry::{DEFAULT_RETRY_ON, NEVER_RETRIED, RetryPolicy, outcome_set};
+use crate::policy::retry::{
+    DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy, outcome_set,
+};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -144,6 +146,13 @@ fn compile_retry(
         .as_ref()
         .map(|b| compile_budget(src, &field("budget"), b))
         .transpose()?;
+    let retry_after = r.retry_after.unwrap_or(true);
+    if r.retry_after_wait.is_some() && !retry_after {
+        return Err(src.error_at(
+            &field("retry_after_wait"),
+            "applies only when a Retry-After is honoured (`retry_after = true`, the default)",
+        ));
+    }
     let retry = RetryPolicy {
         attempts,
         on: outcome_set(&on),
@@ -153,7 +162,11 @@ fn compile_retry(
             max,
             jitter,
         },
-        retry_after: r.retry_after.unwrap_or(true),
+        retry_after,
+        retry_after_wait: match r.retry_after_wait {
+            None | Some(RetryAfterWaitKind::Replace) => RetryAfterWait::Replace,
+            Some(RetryAfterWaitKind::Max) => RetryAfterWait::Max,
+        },
         timeout: match r.timeout {
             Some(Dur(0)) => return Err(src.error_at(&field("timeout"), "must be longer than zero")),
             t => t.map(|d| d.0),

@@ -226,6 +226,8 @@ pub struct RawClient {
     pub phases: Option<Vec<RawPhase>>,
     pub users: Option<u32>,
     pub think: Option<RawDist>,
+    /// Closed loop: each user's requests start this far apart (or back to back when slower).
+    pub pace: Option<Dur>,
     pub deadline: Option<Dur>,
     pub criticality: Option<Criticality>,
     pub policy: Option<String>,
@@ -332,6 +334,8 @@ pub struct RawStep {
     pub fail_as: Option<String>,
     pub idempotent: Option<bool>,
     pub idempotency_key: Option<bool>,
+    /// With `to`: the call made this many times at once (a fan-out), each its own call.
+    pub count: Option<u32>,
 }
 
 /// One option of a `choose` step: its share (relative to the other options) and the steps it
@@ -357,6 +361,8 @@ pub struct RawCall {
     pub fail_as: Option<String>,
     pub idempotent: Option<bool>,
     pub idempotency_key: Option<bool>,
+    /// The call made this many times at once, each its own call (its own policy state).
+    pub count: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

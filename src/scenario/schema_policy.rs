@@ -22,6 +22,14 @@ pub enum JitterKind {
     Proportional,
 }
 
+/// `retry.retry_after_wait`: how an honoured Retry-After makes the wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryAfterWaitKind {
+    Replace,
+    Max,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRetry {
@@ -35,6 +43,7 @@ pub struct RawRetry {
     pub jitter: Option<JitterKind>,
     pub jitter_factor: Option<f64>,
     pub retry_after: Option<bool>,
+    pub retry_after_wait: Option<RetryAfterWaitKind>,
     pub budget: Option<RawBudget>,
     pub timeout: Option<Dur>,
 }

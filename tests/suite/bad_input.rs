@@ -1041,3 +1041,102 @@ fn choices_are_checked() {
         &["two steps are named `x`"],
     );
 }
+
+#[test]
+fn fan_out_counts_are_checked() {
+    let c = Case::new("count");
+    let with_calls = |calls: &str| {
+        GOOD.replace(
+            "calls = [ { to = \"db\", policy = \"db-client\" } ]",
+            &format!("calls = [ {calls} ]"),
+        )
+    };
+    c.rejects(
+        &with_calls(r#"{ to = "db", count = 0 }"#),
+        &["service.api.calls.db.count", "at least 1"],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", count = 1001 }"#),
+        &["service.api.calls.db.count", "over the limit of 1000"],
+    );
+    c.rejects(
+        &with_calls(r#"{ to = "db", count = -1 }"#),
+        &["service.api.calls.db.count"],
+    );
+    c.rejects(
+        &with_calls(r#"{ parallel = [ { to = "db", count = 0 } ] }"#),
+        &["service.api.calls.0.parallel.db.count", "at least 1"],
+    );
+    // Each count within the limit, their sum past it.
+    c.rejects(
+        &with_calls(r#"{ parallel = [ { to = "db", count = 600 }, { to = "db", count = 401 } ] }"#),
+        &[
+            "service.api.calls.0.parallel",
+            "1001 calls with their `count`s",
+        ],
+    );
+    c.rejects(
+        &with_calls(r#"{ count = 2, parallel = [ { to = "db" } ] }"#),
+        &["service.api.calls.0", "on each call inside it"],
+    );
+    c.rejects(
+        &with_calls(r#"{ name = "route", count = 2, choose = [ { weight = 1 } ] }"#),
+        &[
+            "service.api.calls.route.count",
+            "only `name` beside its options",
+        ],
+    );
+    // A thousand steps of a thousand calls each would be a million calls from a small file:
+    // refused at the count that passes the limit of policy state copies, before it is made.
+    let wide = vec![r#"{ to = "db", count = 1000 }"#; 1000].join(", ");
+    c.rejects(
+        &with_calls(&wide),
+        &["service.api.calls", ".count", "over the limit of 1,000,000"],
+    );
+}
+
+#[test]
+fn paced_clients_are_checked() {
+    let c = Case::new("pace");
+    let closed = |keys: &str| {
+        GOOD.replace(
+            "rate = 100\n",
+            &format!("arrival = \"closed\"\nusers = 2\n{keys}\n"),
+        )
+    };
+    c.rejects(
+        &closed("pace = \"1s\"\nthink = \"1s\""),
+        &["client.web.pace", "not both"],
+    );
+    c.rejects(
+        &closed("pace = \"0\""),
+        &["client.web.pace", "longer than zero"],
+    );
+    c.rejects(&closed("pace = 1"), &["client.web.pace"]);
+    c.rejects(
+        &GOOD.replace("rate = 100\n", "rate = 100\npace = \"1s\"\n"),
+        &["client.web.pace", "only a closed-loop client"],
+    );
+}
+
+#[test]
+fn retry_after_waits_are_checked() {
+    let c = Case::new("retry-after-wait");
+    let with_retry = |retry: &str| {
+        GOOD.replace(
+            "timeout = \"200ms\"\n",
+            &format!("timeout = \"200ms\"\nretry = {{ {retry} }}\n"),
+        )
+    };
+    c.rejects(
+        &with_retry(r#"retry_after = false, retry_after_wait = "max""#),
+        &[
+            "policy.db-client.retry.retry_after_wait",
+            "only when a Retry-After is honoured",
+        ],
+    );
+    c.rejects(
+        &with_retry(r#"retry_after_wait = "maximum""#),
+        &["policy.db-client.retry.retry_after_wait", "replace, max"],
+    );
+}

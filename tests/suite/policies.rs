@@ -957,3 +957,52 @@ breaker = { wraps = "call", window = 100, min_calls = 50, failure_rate = 0.5, op
     assert!(opens >= 10.0, "opens {opens}");
     assert!(metric(&m, "edge.c.s.rejected_breaker") > 0.8 * 1000.0 * 20.0);
 }
+
+#[test]
+fn retry_after_wait_max_waits_the_backoff_when_the_retry_after_is_shorter() {
+    // Every attempt is answered `overloaded` at once with a Retry-After of 10 ms (an `errors`
+    // fault at rate 1); two attempts, a constant 40 ms backoff without jitter. A call is its
+    // two attempts and the wait between them, so its latency is exactly the wait: 10 ms when
+    // the Retry-After replaces the backoff, max(10, 40) = 40 ms with "max"; a Retry-After of
+    // 70 ms waits 70 ms either way.
+    let latency = |wait: &str, retry_after: &str| {
+        let m = run(&format!(
+            r#"
+[scenario]
+name = "retry-after-max"
+duration = "10s"
+
+[[client]]
+name = "web"
+target = "api"
+arrival = "constant"
+rate = 10
+policy = "retrying"
+
+[[service]]
+name = "api"
+work = "1ms"
+
+[policy.retrying]
+retry = {{ attempts = 2, backoff = "constant", base = "40ms", jitter = "none"{wait} }}
+
+[[fault]]
+kind = "errors"
+target = "api"
+rate = 1
+error = "overloaded"
+retry_after = "{retry_after}"
+"#
+        ));
+        assert_eq!(
+            metric(&m, "edge.web.api.retries"),
+            metric(&m, "client.web.requests")
+        );
+        metric(&m, "edge.web.api.call_latency_mean_ms")
+    };
+    assert_eq!(latency("", "10ms"), 10.0);
+    assert_eq!(latency(r#", retry_after_wait = "replace""#, "10ms"), 10.0);
+    assert_eq!(latency(r#", retry_after_wait = "max""#, "10ms"), 40.0);
+    assert_eq!(latency(r#", retry_after_wait = "max""#, "70ms"), 70.0);
+    assert_eq!(latency("", "70ms"), 70.0);
+}

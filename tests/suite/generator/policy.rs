@@ -35,9 +35,12 @@ pub struct Fallbacks<'a> {
 }
 
 /// One `[policy.NAME]` table. `fallback_to` lists the services a fallback call may name
-/// (empty: only canned answers); a fallback call's own policy goes into `extra`.
+/// (empty: only canned answers); a fallback call's own policy goes into `extra`. Keys added
+/// since the generator was first written draw from `later`, a pick of their own, so the
+/// policies' other keys are those they were before.
 pub fn policy(
     p: &mut Pick,
+    later: &mut Pick,
     name: &str,
     fallback_to: &Fallbacks,
     extra: &mut Vec<String>,
@@ -56,7 +59,7 @@ pub fn policy(
         keys.push(format!("cancel = {}", p.chance(0.5)));
     }
     if p.chance(0.5) {
-        keys.push(format!("retry = {}", retry(p)));
+        keys.push(format!("retry = {}", retry(p, later)));
     }
     if p.chance(0.3) {
         keys.push(format!("breaker = {}", breaker(p)));
@@ -78,13 +81,13 @@ pub fn policy(
         keys.push(format!("hedge = {}", hedge(p)));
     }
     if p.chance(0.3) {
-        let fb = fallback(p, name, fallback_to, extra);
+        let fb = fallback(p, later, name, fallback_to, extra);
         keys.push(format!("fallback = {fb}"));
     }
     format!("[policy.{name}]\n{}\n", keys.join("\n"))
 }
 
-fn retry(p: &mut Pick) -> String {
+fn retry(p: &mut Pick, later: &mut Pick) -> String {
     let mut k = Vec::new();
     if p.chance(0.5) {
         k.push(format!("attempts = {}", p.int(1, 4)));
@@ -112,8 +115,16 @@ fn retry(p: &mut Pick) -> String {
     if jitter == "proportional" && p.chance(0.5) {
         k.push(format!("jitter_factor = {}", p.real(0.0, 1.0)));
     }
-    if p.chance(0.3) {
-        k.push(format!("retry_after = {}", p.chance(0.5)));
+    let written = p.chance(0.3).then(|| p.chance(0.5));
+    if let Some(on) = written {
+        k.push(format!("retry_after = {on}"));
+    }
+    if written != Some(false) && later.chance(0.5) {
+        // Written or left to its default, and only where a Retry-After is honoured.
+        k.push(format!(
+            "retry_after_wait = \"{}\"",
+            later.one(&["replace", "max"])
+        ));
     }
     if p.chance(0.4) {
         k.push(format!("budget = {}", budget(p)));
@@ -246,7 +257,13 @@ fn hedge(p: &mut Pick) -> String {
     format!("{{ {} }}", k.join(", "))
 }
 
-fn fallback(p: &mut Pick, name: &str, to: &Fallbacks, extra: &mut Vec<String>) -> String {
+fn fallback(
+    p: &mut Pick,
+    later: &mut Pick,
+    name: &str,
+    to: &Fallbacks,
+    extra: &mut Vec<String>,
+) -> String {
     let on = if p.chance(0.3) {
         format!(", on = {}", p.subset(FAILURES))
     } else {
@@ -260,7 +277,7 @@ fn fallback(p: &mut Pick, name: &str, to: &Fallbacks, extra: &mut Vec<String>) -
         // The fallback call's own policy: anything but a fallback of its own.
         let own = format!("{name}-fb");
         let none = Fallbacks { services: &[] };
-        let mut text = policy(p, &own, &none, extra);
+        let mut text = policy(p, later, &own, &none, extra);
         text = text
             .lines()
             .filter(|l| !l.starts_with("fallback ="))

@@ -1,7 +1,8 @@
 //! One random valid scenario as TOML text, a pure function of its seed: services `s0`…`s4`
 //! whose calls only go to later services (so the call graph, fallbacks included, has no
 //! cycle), in chains and parallel steps (some made with a probability `p`, some of those
-//! named), clients `c0`…`c2` open and closed, a fresh policy per
+//! named; some calls fanned out with a small `count`), clients `c0`…`c2` open and closed (some
+//! closed ones paced), a fresh policy per
 //! call, service-side protections, faults and windows.
 //!
 //! Bounds: runs of 0.5 to 2 s with no warm-up (the README's balances are exact only without
@@ -36,6 +37,9 @@ pub fn generate(seed: u64) -> String {
         })
         .collect();
     g.op_pick = Some(op_pick);
+    g.count_pick = Some(Pick::new(seed ^ COUNT_PICK));
+    g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
+    g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.build(&mut p, seed);
     g.text
 }
@@ -44,6 +48,12 @@ pub fn generate(seed: u64) -> String {
 const BRANCH_PICK: u64 = 0x6272_616e_6368_6573;
 /// Mixed into a case's seed for the pick of its services' operations.
 const OPERATION_PICK: u64 = 0x6f70_6572_6174_696f;
+/// Mixed into a case's seed for the pick of its calls' `count` (fan-outs).
+const COUNT_PICK: u64 = 0x636f_756e_7473_0000;
+/// Mixed into a case's seed for the pick of which closed-loop clients are paced.
+const PACE_PICK: u64 = 0x7061_6365_0000_0000;
+/// Mixed into a case's seed for the pick of policy keys added later (`retry_after_wait`).
+const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -52,6 +62,9 @@ struct Builder {
     edges: Vec<String>,
     branch_pick: Option<Pick>,
     op_pick: Option<Pick>,
+    count_pick: Option<Pick>,
+    pace_pick: Option<Pick>,
+    policy_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -407,6 +420,12 @@ impl Builder {
             k.push(format!("idempotent = {}", p.chance(0.3)));
             k.push(format!("idempotency_key = {}", p.chance(0.5)));
         }
+        // Now and then a small fan-out, from a pick of its own (so a case without one is the
+        // scenario it was before `count`); small, as counts multiply down a chain.
+        let c = self.count_pick.as_mut().expect("set by generate");
+        if c.chance(0.1) {
+            k.push(format!("count = {}", c.int(1, 4)));
+        }
         format!("{{ {} }}", k.join(", "))
     }
 
@@ -417,7 +436,8 @@ impl Builder {
         let fb = Fallbacks {
             services: fallback_to,
         };
-        let text = policy::policy(p, &name, &fb, &mut extra);
+        let later = self.policy_pick.as_mut().expect("set by generate");
+        let text = policy::policy(p, later, &name, &fb, &mut extra);
         self.policies.push(text);
         self.policies.extend(extra);
         name
@@ -437,8 +457,15 @@ impl Builder {
                 t += "think = \"0\"\n";
             } else {
                 // Think times above zero: a closed loop with no think and a zero-time path
-                // is the rare `instant` case only.
-                t += &format!("think = {}\n", positive_dist(p));
+                // is the rare `instant` case only. Drawn even when the user is paced instead
+                // (from a pick of its own), so the rest of the case stays as it was.
+                let think = positive_dist(p);
+                let pace = self.pace_pick.as_mut().expect("set by generate");
+                if pace.chance(0.3) {
+                    t += &format!("pace = {}\n", pace.dur(1_000, 300_000));
+                } else {
+                    t += &format!("think = {think}\n");
+                }
             }
         } else {
             if p.chance(0.5) {
