@@ -20,6 +20,9 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
         for prefix in [
             "client.web",
             "client.batch",
+            "client.app",
+            "client.app.op.search",
+            "edge.shop.index",
             "edge.gw.auth",
             "edge.gw.db",
             "edge.gw.reco",
