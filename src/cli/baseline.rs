@@ -131,19 +131,8 @@ fn render(
             quiet_ones += 1;
             continue;
         }
-        let relative = if c.relative.is_finite() {
-            format!("{:+.2}%", c.relative * 100.0)
-        } else {
-            "new".into()
-        };
-        table.row(vec![
-            format!("{}{}", c.metric, if c.gated { " (gated)" } else { "" }),
-            sig3(c.base.mean),
-            sig3(c.now.mean),
-            relative,
-            c.p.map_or("-".into(), |p| format!("{p:.3}")),
-            c.change.word().into(),
-        ]);
+        let metric = format!("{}{}", c.metric, if c.gated { " (gated)" } else { "" });
+        table.row(comparison_cells(c, metric));
     }
     let count = |k: Change| comparisons.iter().filter(|c| c.change == k).count();
     let mut out = format!(
@@ -167,4 +156,23 @@ fn render(
         }
     ));
     out
+}
+
+/// One comparison's row: the metric as shown, both means, the relative change ("new" from
+/// zero), Welch's p where there were replications, and the verdict. `baseline` and `diff`
+/// print the same row.
+pub(crate) fn comparison_cells(c: &Comparison, metric: String) -> Vec<String> {
+    let relative = if c.relative.is_finite() {
+        format!("{:+.2}%", c.relative * 100.0)
+    } else {
+        "new".into()
+    };
+    vec![
+        metric,
+        sig3(c.base.mean),
+        sig3(c.now.mean),
+        relative,
+        c.p.map_or("-".into(), |p| format!("{p:.3}")),
+        c.change.word().into(),
+    ]
 }

@@ -6,12 +6,12 @@
 //! information, so the command exits 0; only bad input (exit 2) fails it.
 
 use cascade::baseline::{Change, Comparison, Thresholds, compare_samples};
+use cascade::metrics::select::selects;
 use cascade::number::sig3;
 use cascade::output::read_dir::{Results, read_results};
 use cascade::output::read_run::RunData;
 use cascade::output::read_sweep::{SweepData, read_replications};
 use cascade::output::text_table::Table;
-use cascade::wildcard::matches;
 use cascade::{Error, Result};
 use clap::Args;
 use std::collections::{BTreeMap, BTreeSet};
@@ -298,7 +298,7 @@ fn check_patterns(patterns: &[String], pairs: &[Pair]) -> Result<()> {
         .map(String::as_str)
         .collect();
     for p in patterns {
-        if !names.iter().any(|n| matches(p, n)) {
+        if !names.iter().any(|n| selects(p, n)) {
             let hint = cascade::error::did_you_mean(p, names.iter().copied());
             return Err(Error::Usage(format!(
                 "--metric {p}: neither directory has such a metric{hint}"
@@ -337,7 +337,7 @@ const ORDER: [Change; 4] = [
 ];
 
 fn compare_pair(pair: &Pair, patterns: &[String], t: Thresholds) -> Vec<Line> {
-    let wanted = |name: &str| patterns.is_empty() || patterns.iter().any(|p| matches(p, name));
+    let wanted = |name: &str| patterns.is_empty() || patterns.iter().any(|p| selects(p, name));
     let names: BTreeSet<&String> = pair.a.keys().chain(pair.b.keys()).collect();
     names
         .into_iter()
@@ -387,19 +387,7 @@ fn render(pair: &Pair, lines: &[Line], all: bool) -> String {
                 if !all && c.change == Change::Noise {
                     continue;
                 }
-                let relative = if c.relative.is_finite() {
-                    format!("{:+.2}%", c.relative * 100.0)
-                } else {
-                    "new".into()
-                };
-                table.row(vec![
-                    c.metric.clone(),
-                    sig3(c.base.mean),
-                    sig3(c.now.mean),
-                    relative,
-                    c.p.map_or("-".into(), |p| format!("{p:.3}")),
-                    c.change.word().into(),
-                ]);
+                table.row(super::baseline::comparison_cells(c, c.metric.clone()));
             }
             Line::OnlyIn { metric, a, b } => {
                 only[usize::from(a.is_none())] += 1;

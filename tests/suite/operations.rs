@@ -381,3 +381,59 @@ fn charts_show_the_pairs_and_the_report_describes_the_operations() {
         "the partition"
     );
 }
+
+#[test]
+fn diff_patterns_leave_operations_out_unless_they_name_them() {
+    let dir = scratch("operations-diff");
+    let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out in [&a, &b] {
+        let out = out.to_str().unwrap();
+        cascade(
+            &[
+                "run",
+                scenario.to_str().unwrap(),
+                "--out",
+                out,
+                "--quiet",
+                "--set",
+                "scenario.duration=10s",
+            ],
+            0,
+        );
+    }
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let totals = cascade(
+        &[
+            "diff",
+            a,
+            b,
+            "--metric",
+            "service.*.arrivals",
+            "--all-metrics",
+        ],
+        0,
+    );
+    let text = String::from_utf8_lossy(&totals.stdout);
+    assert!(text.contains("service.gateway.arrivals"), "{text}");
+    assert!(
+        !text.contains(".op."),
+        "a totals pattern listed an operation:\n{text}"
+    );
+    let parts = cascade(
+        &[
+            "diff",
+            a,
+            b,
+            "--metric",
+            "service.*.op.*.arrivals",
+            "--all-metrics",
+        ],
+        0,
+    );
+    let text = String::from_utf8_lossy(&parts.stdout);
+    assert!(
+        text.contains("service.gateway.op.checkout.arrivals"),
+        "{text}"
+    );
+}
