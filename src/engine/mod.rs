@@ -6,6 +6,8 @@ mod attempt_end;
 mod balance;
 mod branches;
 mod calls;
+mod clients;
+mod dispatch;
 mod endings;
 mod fault_events;
 mod faults;

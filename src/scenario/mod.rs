@@ -25,6 +25,7 @@ mod read;
 pub mod schema;
 pub mod schema_policy;
 mod service_policy;
+mod steps;
 mod window;
 
 pub use document::{Origin, Override, Source};

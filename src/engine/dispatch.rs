@@ -1,0 +1,119 @@
+//! A freed worker's next job: the head of the queue on the plain path, else the newest, the
+//! first whose partition has room, skipping cancelled, expired and CoDel-shed jobs; and the
+//! worker taken and given back.
+
+use super::arena::Ref;
+use super::sim::Simulation;
+use super::state::*;
+use crate::model::{Discipline, Outcome};
+
+impl Simulation {
+    /// Gives a freed worker the next queued job, skipping those already expired if asked to.
+    pub(super) fn dispatch_next(&mut self, s: usize, i: usize) {
+        let svc = &self.model.services[s];
+        let inst = &self.services[s].instances[i];
+        // First in, first out, with nothing to skip: the head of the queue starts.
+        let plain = svc.plain_dispatch && inst.cancelled_in_queue == 0;
+        if !plain {
+            return self.dispatch_next_checked(s, i);
+        }
+        if !self.may_start(s, i as u32, inst.busy) {
+            return;
+        }
+        let Some(next) = self.services[s].instances[i].queue.pop_front() else {
+            return;
+        };
+        self.take_worker(s, i, next, true);
+    }
+
+    /// Starts `jr` on a free worker of instance `i` (`dequeued`: taken from its queue).
+    pub(super) fn take_worker(&mut self, s: usize, i: usize, jr: Ref, dequeued: bool) {
+        let inst = &mut self.services[s].instances[i];
+        inst.busy += 1;
+        if !inst.operation_busy.is_empty() {
+            let op = self.jobs.get(jr).expect("job to start").operation;
+            inst.operation_busy[usize::from(op)] += 1;
+        }
+        self.start_work(jr, dequeued);
+    }
+
+    /// A worker of instance `i` that ran a job of `operation` is free again.
+    #[inline(always)]
+    pub(super) fn release_worker(&mut self, s: usize, i: usize, operation: u16) {
+        let inst = &mut self.services[s].instances[i];
+        inst.busy -= 1;
+        if !inst.operation_busy.is_empty() {
+            inst.operation_busy[usize::from(operation)] -= 1;
+        }
+    }
+
+    /// `dispatch_next` where the queue is served newest first, or may hold jobs to skip.
+    #[inline(never)]
+    fn dispatch_next_checked(&mut self, s: usize, i: usize) {
+        let now = self.now;
+        loop {
+            if !self.may_start(s, i as u32, self.services[s].instances[i].busy) {
+                return;
+            }
+            let svc = &self.model.services[s];
+            let inst = &mut self.services[s].instances[i];
+            let waiting = inst.waiting() as u64;
+            let newest_first = match svc.discipline {
+                Discipline::Lifo => true,
+                // Adaptive LIFO: while the queue is long, the newest requests are the ones
+                // whose callers are still waiting.
+                Discipline::Fifo => svc.adaptive_lifo.is_some_and(|t| waiting >= t),
+            };
+            let next = if svc.partitioned {
+                super::partitions::pop_eligible(
+                    &mut inst.queue,
+                    newest_first,
+                    &self.jobs,
+                    &inst.operation_busy,
+                    svc,
+                )
+            } else if newest_first {
+                inst.queue.pop_back()
+            } else {
+                inst.queue.pop_front()
+            };
+            let Some(next) = next else { return };
+            if inst.cancelled_in_queue > 0
+                && self
+                    .jobs
+                    .get(next)
+                    .is_none_or(|j| j.state == JobState::Cancelled)
+            {
+                // Cancelled while queued: already out of the queue's length, now out of it.
+                inst.cancelled_in_queue -= 1;
+                self.free_job(next);
+                continue;
+            }
+            let job = self.jobs.get_mut(next).expect("queued job");
+            let acc = &mut self.rec.services[job.acc as usize];
+            let levels = &mut self.rec.levels[job.acc as usize];
+            levels.queue.add(now, -1, &mut acc.queue_area);
+            if svc.drop_expired && job.deadline <= now {
+                acc.dropped_expired += 1;
+                job.state = JobState::Replying;
+                job.outcome = Outcome::DeadlineExceeded;
+                // Answered through the queue, not inline, so its caller cannot re-enter this
+                // instance while the worker is being handed out.
+                self.queue.push(now, Event::Answer(next));
+                continue;
+            }
+            if let Some(codel) = inst.codel.as_mut()
+                && codel.on_dequeue(now, now - job.arrived)
+            {
+                acc.shed_codel += 1;
+                job.state = JobState::Replying;
+                job.outcome = Outcome::Overloaded;
+                self.queue.push(now, Event::Answer(next));
+                continue;
+            }
+            // Its queue level was taken down above, with the jobs it skips.
+            self.take_worker(s, i, next, false);
+            return;
+        }
+    }
+}
