@@ -87,12 +87,12 @@ fn specs_by_id(model: &Model) -> Vec<CallSpec> {
 }
 
 /// The `branch` faults on step `step` of operation `operation` (0: the service's own plan) of
-/// the service named `service`.
-fn branch_faults(model: &Model, service: &str, operation: usize, step: usize) -> Vec<u32> {
+/// service `service`.
+fn branch_faults(model: &Model, service: usize, operation: usize, step: usize) -> Vec<u32> {
     use crate::model::fault::{Effect, Target};
     (model.faults.iter().enumerate())
         .filter(|(_, f)| {
-            matches!(f.target, Target::Service(s) if model.services[s].name == service)
+            f.target == Target::Service(service)
                 && usize::from(f.operation) == operation
                 && matches!(f.effect, Effect::Branch { step: at, .. } if at == step)
         })
@@ -118,7 +118,8 @@ impl Simulation {
         let services = model
             .services
             .iter()
-            .map(|s| ServiceState {
+            .enumerate()
+            .map(|(index, s)| ServiceState {
                 instances: (0..s.instances)
                     .map(|i| InstanceState {
                         busy: 0,
@@ -152,7 +153,7 @@ impl Simulation {
                                 b.as_ref().map(|b| BranchState {
                                     p: b.p().unwrap_or(1.0),
                                     rng: stream(seed, &format!("service.{}", s.name), &b.stream),
-                                    faults: branch_faults(&model, &s.name, operation, step),
+                                    faults: branch_faults(&model, index, operation, step),
                                     option_base: {
                                         let base = options;
                                         if let Rule::Choose { until, .. } = &b.rule {

@@ -152,25 +152,23 @@ impl Recorder {
             }
         };
         let service_of = |slot: usize| slots.services[slot].1.unwrap_or(slot);
+        let steps: Vec<Vec<StepMetric>> = (0..slots.services.len())
+            .map(|slot| step_metrics(plan_of(slot)))
+            .collect();
         let services: Vec<ServiceAcc> = (0..slots.services.len())
             .map(|slot| {
                 let s = &model.services[service_of(slot)];
+                let options = steps[slot]
+                    .iter()
+                    .filter(|m| matches!(m, StepMetric::Option(..)))
+                    .count();
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
-                    options: vec![
-                        0;
-                        step_metrics(plan_of(slot))
-                            .iter()
-                            .filter(|m| matches!(m, StepMetric::Option(..)))
-                            .count()
-                    ],
+                    options: vec![0; options],
                     ..Default::default()
                 }
             })
-            .collect();
-        let steps = (0..slots.services.len())
-            .map(|slot| step_metrics(plan_of(slot)))
             .collect();
         let edges = vec![EdgeAcc::default(); model.edges.len()];
         let by_service = reaching_clients(model);

@@ -3,6 +3,7 @@
 use super::text_table::Table;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
+use crate::metrics::slots::Slots;
 use crate::model::fault::Target;
 use crate::model::{Model, Outcome};
 use crate::number::{count, percent_fixed, sig3};
@@ -46,6 +47,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
             sig3(g("run.stopped_at_s".into()))
         );
     }
+    let [client_rows, service_rows, edge_rows] = rows(model);
     let mut t = Table::new(&[
         "client",
         "requests",
@@ -57,7 +59,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "max ms",
         "errors",
     ]);
-    for (name, p) in client_rows(model) {
+    for (name, p) in client_rows {
         t.row(vec![
             name,
             count(g(format!("{p}.requests"))),
@@ -85,7 +87,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "queue",
         "wasted s",
     ]);
-    for (name, p) in service_rows(model) {
+    for (name, p) in service_rows {
         t.row(vec![
             name,
             count(g(format!("{p}.arrivals"))),
@@ -110,7 +112,7 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         "success",
         "errors",
     ]);
-    for (name, p) in edge_rows(model) {
+    for (name, p) in edge_rows {
         t.row(vec![
             name,
             count(g(format!("{p}.calls"))),
@@ -124,62 +126,43 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     out
 }
 
-/// The rows of the clients' table: each client (its name, its metric prefix), followed by its
-/// mix's operations, indented.
-fn client_rows(model: &Model) -> Vec<(String, String)> {
-    let mut rows = Vec::new();
-    for c in &model.clients {
-        rows.push((c.name.clone(), format!("client.{}", c.name)));
-        if c.mix.is_some() {
-            for call in c.calls() {
-                let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
-                rows.push((
-                    format!("  {}", op.name),
-                    format!("client.{}.op.{}", c.name, op.name),
-                ));
-            }
+/// The rows of the three tables, in the order metrics are emitted (`Slots::order`): each
+/// client, service and pair's edge by its name (an edge as `from -> to`) with its metric prefix,
+/// followed by its parts (mix entries, operations with their labels, operations' edges) by
+/// their operation's name, indented.
+fn rows(model: &Model) -> [Vec<(String, String)>; 3] {
+    let slots = Slots::of(model);
+    let order = slots.order(model);
+    let name = |prefix: &str, kind: &str| {
+        let rest = &prefix[kind.len() + 1..];
+        match rest.rsplit_once(".op.") {
+            Some((_, op)) => format!("  {op}"),
+            None if kind == "edge" => rest.replacen('.', " -> ", 1),
+            None => rest.to_string(),
         }
-    }
-    rows
-}
-
-/// The rows of the services' table: each service, followed by its operations (with their
-/// labels), indented.
-fn service_rows(model: &Model) -> Vec<(String, String)> {
-    let mut rows = Vec::new();
-    for s in &model.services {
-        rows.push((s.name.clone(), format!("service.{}", s.name)));
-        for op in &s.operations {
-            let name = match &op.label {
-                Some(label) => format!("  {} ({label})", op.name),
-                None => format!("  {}", op.name),
-            };
-            rows.push((name, format!("service.{}.op.{}", s.name, op.name)));
-        }
-    }
-    rows
-}
-
-/// The rows of the edges' table: each pair (`from -> to`), followed by its operations' edges,
-/// indented.
-fn edge_rows(model: &Model) -> Vec<(String, String)> {
-    let mut rows = Vec::new();
-    for (e, edge) in model
-        .edges
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.total.is_none())
-    {
-        rows.push((
-            edge.name.replacen('.', " -> ", 1),
-            format!("edge.{}", edge.name),
-        ));
-        for part in model.edges.iter().filter(|p| p.total == Some(e)) {
-            let op = part.name.rsplit_once(".op.").map_or("", |(_, op)| op);
-            rows.push((format!("  {op}"), format!("edge.{}", part.name)));
-        }
-    }
-    rows
+    };
+    let label = |slot: usize| {
+        let s = slots.services[slot].1?;
+        let k = slot as u32 - slots.service_base[s];
+        model.services[s].operations[k as usize - 1].label.clone()
+    };
+    let table =
+        |entries: &[(String, usize)], kind: &str, with_label: bool| -> Vec<(String, String)> {
+            (entries.iter())
+                .map(|(prefix, slot)| {
+                    let mut n = name(prefix, kind);
+                    if let Some(l) = with_label.then(|| label(*slot)).flatten() {
+                        n += &format!(" ({l})");
+                    }
+                    (n, prefix.clone())
+                })
+                .collect()
+        };
+    [
+        table(&order.clients, "client", false),
+        table(&order.services, "service", true),
+        table(&order.edges, "edge", false),
+    ]
 }
 
 /// One line per fault: when it acted, goodput before, during and after, and whether the run

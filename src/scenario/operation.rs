@@ -26,12 +26,7 @@ impl Ctx<'_> {
                 "declares no operation: give at least one, or leave `operation` out",
             ));
         }
-        for key in ["work", "calls"] {
-            let set = if key == "work" {
-                s.work.is_some()
-            } else {
-                s.calls.is_some()
-            };
+        for (key, set) in [("work", s.work.is_some()), ("calls", s.calls.is_some())] {
             if set {
                 return Err(self.src.error_at(
                     &format!("{service}.{key}"),
