@@ -21,7 +21,7 @@ impl Simulation {
     ) {
         let step = self.next_taken_step(jr, s, operation, step);
         if step >= self.model.services[s].plan_of(operation).steps.len() {
-            self.complete_job(jr);
+            self.finish_plan(jr, s, operation);
         } else {
             self.start_step(jr, s, operation, step);
         }

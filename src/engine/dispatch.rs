@@ -55,6 +55,12 @@ impl Simulation {
             if !self.may_start(s, i as u32, self.services[s].instances[i].busy) {
                 return;
             }
+            // Refusals owed a worker come first: the capacity they cost is taken from the
+            // queued work (`overload.rs`).
+            if !self.services[s].instances[i].owed.is_empty() {
+                self.pay_refusal(s, i);
+                continue;
+            }
             let svc = &self.model.services[s];
             let inst = &mut self.services[s].instances[i];
             let waiting = inst.waiting() as u64;
@@ -97,9 +103,11 @@ impl Simulation {
                 acc.dropped_expired += 1;
                 job.state = JobState::Replying;
                 job.outcome = Outcome::DeadlineExceeded;
+                let a = job.acc as usize;
                 // Answered through the queue, not inline, so its caller cannot re-enter this
                 // instance while the worker is being handed out.
                 self.queue.push(now, Event::Answer(next));
+                self.owe_refusal(s, i, a);
                 continue;
             }
             if let Some(codel) = inst.codel.as_mut()
@@ -108,7 +116,9 @@ impl Simulation {
                 acc.shed_codel += 1;
                 job.state = JobState::Replying;
                 job.outcome = Outcome::Overloaded;
+                let a = job.acc as usize;
                 self.queue.push(now, Event::Answer(next));
+                self.owe_refusal(s, i, a);
                 continue;
             }
             // Its queue level was taken down above, with the jobs it skips.

@@ -117,13 +117,13 @@ impl Simulation {
     fn serve_queue(&mut self, s: usize, i: u32) {
         loop {
             let inst = &self.services[s].instances[i as usize];
-            let before = (inst.busy, inst.queue.len());
+            let before = (inst.busy, inst.queue.len() + inst.owed.len());
             if before.1 == 0 {
                 return;
             }
             self.dispatch_next(s, i as usize);
             let inst = &self.services[s].instances[i as usize];
-            if (inst.busy, inst.queue.len()) == before {
+            if (inst.busy, inst.queue.len() + inst.owed.len()) == before {
                 return;
             }
         }
@@ -150,6 +150,8 @@ impl Simulation {
         let inst = &mut self.services[s].instances[i as usize];
         inst.queue.clear();
         inst.cancelled_in_queue = 0;
+        // Refusals owed a worker die with the process; those being paid run out.
+        inst.owed.clear();
         for jr in victims {
             let job = self.jobs.get_mut(jr).expect("live victim");
             let (a, operation) = (job.acc as usize, job.operation);
@@ -159,6 +161,10 @@ impl Simulation {
             }
             if matches!(job.state, JobState::Working | JobState::Calling) {
                 let wasted = super::jobs::wasted_ns(job.started, job.abandoned_at, now);
+                if job.state == JobState::Working && self.model.services[s].overload.is_some() {
+                    self.segment_cut(jr, s, i as usize);
+                }
+                let job = self.jobs.get_mut(jr).expect("live victim");
                 let mut child = job.first_child.take();
                 while let Some(c) = child {
                     child = self.calls.get(c).and_then(|call| call.sibling);

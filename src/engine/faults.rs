@@ -107,6 +107,8 @@ enum Intercept {
         outcome: Outcome,
         after: u64,
         retry_after: Option<u64>,
+        /// The service itself answers (an `errors` fault), so the refusal costs it work.
+        by_service: bool,
     },
     Swallow,
 }
@@ -141,6 +143,7 @@ impl Simulation {
                 outcome: Outcome::Refused,
                 after: 0,
                 retry_after: None,
+                by_service: false,
             };
             match f.effect {
                 Effect::Outage { blackhole } | Effect::Crash { blackhole, .. } => {
@@ -162,6 +165,7 @@ impl Simulation {
                             outcome: error,
                             after: latency,
                             retry_after,
+                            by_service: true,
                         });
                     }
                 }
@@ -188,7 +192,13 @@ impl Simulation {
                 outcome,
                 after,
                 retry_after,
+                by_service,
             }) => {
+                let job = self.jobs.get_mut(jr).expect("arriving job");
+                if by_service {
+                    let a = job.acc as usize;
+                    self.owe_refusal(service, instance as usize, a);
+                }
                 let job = self.jobs.get_mut(jr).expect("arriving job");
                 job.state = super::state::JobState::Replying;
                 job.outcome = outcome;
@@ -204,7 +214,7 @@ impl Simulation {
 
     /// A drawn work time, slowed by the latency faults active on this instance and by the cold
     /// start of an instance back from a crash.
-    #[inline]
+    #[inline(always)]
     pub(super) fn slowed_work(
         &mut self,
         service: usize,
@@ -215,6 +225,17 @@ impl Simulation {
         if self.faults.by_service[service].is_empty() {
             return work;
         }
+        self.slowed_work_by_faults(service, instance, operation, work)
+    }
+
+    #[inline(never)]
+    fn slowed_work_by_faults(
+        &mut self,
+        service: usize,
+        instance: u32,
+        operation: u16,
+        work: u64,
+    ) -> u64 {
         let now = self.now;
         let mut work = work;
         for &i in &self.faults.by_service[service] {

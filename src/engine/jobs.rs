@@ -56,6 +56,7 @@ impl Simulation {
             let job = self.jobs.get_mut(jr).expect("arriving job");
             job.state = JobState::Replying;
             job.outcome = Outcome::Overloaded;
+            self.owe_refusal(s, i, a);
             self.send_reply(jr);
         }
     }
@@ -78,10 +79,12 @@ impl Simulation {
         if load < adm.thresholds[class] {
             return false;
         }
-        self.rec.services[job.acc as usize].shed[class] += 1;
+        let a = job.acc as usize;
+        self.rec.services[a].shed[class] += 1;
         job.state = JobState::Replying;
         job.outcome = Outcome::Overloaded;
         job.retry_after = adm.retry_after.unwrap_or(NO_RETRY_AFTER);
+        self.owe_refusal(s, i, a);
         self.send_reply(jr);
         true
     }
@@ -117,7 +120,10 @@ impl Simulation {
             .plan_of(operation)
             .work
             .sample(&mut self.services[s].instances[i].work_rng);
-        let work = self.slowed_work(s, i as u32, operation, work);
+        let mut work = self.slowed_work(s, i as u32, operation, work);
+        if self.model.services[s].overload.is_some() {
+            work = self.contended_work(jr, s, i, work);
+        }
         self.queue.push(now + work, Event::WorkDone(jr));
     }
 
@@ -143,6 +149,9 @@ impl Simulation {
                 return;
             }
         }
+        if self.model.services[s].overload.is_some() {
+            self.segment_done(jr, s, i as usize);
+        }
         self.advance_job(jr);
     }
 
@@ -156,8 +165,10 @@ impl Simulation {
         let step = job.step as usize;
         let plan = self.model.services[s].plan_of(operation);
         if job.failure.is_some() || step >= plan.steps.len() {
-            self.complete_job(jr);
-            return;
+            if plan.after.is_some() {
+                return self.start_after_work(jr, s, operation);
+            }
+            return self.complete_job(jr);
         }
         // One length on the plain path, beside `steps` in the plan: only a plan with a `p` on
         // some step draws, out of line (the plain path keeps its registers).
@@ -166,6 +177,15 @@ impl Simulation {
             return;
         }
         self.start_step(jr, s, operation, step);
+    }
+
+    /// The job's steps are over, or a required call failed: its work after the calls, if its
+    /// plan has some (`overload.rs`), else its reply.
+    pub(super) fn finish_plan(&mut self, jr: Ref, s: usize, operation: u16) {
+        if self.model.services[s].plan_of(operation).after.is_some() {
+            return self.start_after_work(jr, s, operation);
+        }
+        self.complete_job(jr);
     }
 
     /// Starts the calls of step `step` of the job `jr` at service `s` (of its plan for
@@ -383,6 +403,10 @@ impl Simulation {
             }
             JobState::Working | JobState::Calling => {
                 let wasted = wasted_ns(job.started, job.abandoned_at, now);
+                if job.state == JobState::Working && self.model.services[s].overload.is_some() {
+                    self.segment_cut(jr, s, i);
+                }
+                let job = self.jobs.get_mut(jr).expect("live");
                 let mut child = job.first_child;
                 while let Some(c) = child {
                     child = self.calls.get(c).and_then(|call| call.sibling);

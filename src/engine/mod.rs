@@ -12,6 +12,7 @@ mod endings;
 mod fault_events;
 mod faults;
 mod jobs;
+mod overload;
 mod partitions;
 mod policy_state;
 pub mod progress;

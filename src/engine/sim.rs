@@ -36,6 +36,9 @@ pub struct Simulation {
     pub(super) faults: super::faults::FaultIndex,
     /// Closed-loop users that overload faults add.
     pub(super) extra_users: Vec<super::fault_events::ExtraUsers>,
+    /// At services with `overload`, per job slot (`Ref::index`): the current segment of its
+    /// work (`overload.rs`). Kept beside the jobs so other jobs carry nothing for it.
+    pub(super) segments: Vec<super::overload::Segment>,
     /// Every event as a CSV row, when asked for (`--trace`).
     pub(super) trace: Option<Box<super::trace::Trace>>,
     /// Events handled at instant `instant_at` (counted in strides of `CHECK_EVERY`), against
@@ -132,6 +135,8 @@ impl Simulation {
                         } else {
                             Vec::new()
                         },
+                        working: 0,
+                        owed: std::collections::VecDeque::new(),
                     })
                     .collect(),
                 balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
@@ -198,6 +203,7 @@ impl Simulation {
             edge_rngs,
             rec,
             extra_users: Vec::new(),
+            segments: Vec::new(),
             trace: None,
             instant_at: u64::MAX,
             instant_events: 0,
@@ -433,6 +439,11 @@ impl Simulation {
             Event::Deliver(job) => self.arrive(job),
             Event::WorkDone(job) => self.work_done(job),
             Event::Answer(job) => self.send_reply(job),
+            Event::RefusalDone {
+                service,
+                instance,
+                acc,
+            } => self.refusal_done(service as usize, instance as usize, acc as usize),
             Event::Reply(job) => self.deliver_reply(job),
             Event::AttemptTimer { call, attempt } => self.attempt_expired(call, attempt),
             Event::Resume { call, attempt } => self.resume(call, attempt),

@@ -173,6 +173,9 @@ pub struct Job {
     pub answered: bool,
 }
 
+/// `Job::step` once the job's after-work is under way or done: past every step.
+pub const AFTER_WORK: u16 = u16::MAX;
+
 pub struct InstanceState {
     pub busy: u32,
     pub queue: VecDeque<Ref>,
@@ -183,6 +186,12 @@ pub struct InstanceState {
     /// Per operation (from 1; entry 0 unused), its busy workers here: only at a service
     /// with a partition (`Service::partitioned`), else empty.
     pub operation_busy: Vec<u32>,
+    /// At a service with `overload`: workers doing work of their own (work, after-work, a
+    /// refusal), not blocked on calls.
+    pub working: u32,
+    /// At a service whose refusals cost work: the refusals still owed a worker, by metrics
+    /// slot, paid before the queue is served.
+    pub owed: VecDeque<u32>,
 }
 
 impl InstanceState {
@@ -255,6 +264,12 @@ pub enum Event {
     Hedge { call: Ref, attempt: u32 },
     /// A service's outlier detector sweeps (Envoy's interval timer).
     OutlierSweep(u32),
+    /// A worker has paid a refusal's `reject_work` (recorded on metrics slot `acc`).
+    RefusalDone {
+        service: u32,
+        instance: u32,
+        acc: u32,
+    },
     /// A fault's moment: a crash begins.
     FaultStart(u32),
     /// A fault's moment: instances come back, a stall ends, cut workers return.

@@ -97,6 +97,14 @@ impl super::sim::Simulation {
                 self.trace_row(Id::None, "", &entity, "outlier_sweep", "");
                 return;
             }
+            Event::RefusalDone {
+                service, instance, ..
+            } => {
+                let name = &self.model.services[service as usize].name;
+                let entity = format!("service.{name}#{instance}");
+                self.trace_row(Id::None, "", &entity, "refusal_paid", "");
+                return;
+            }
             Event::FaultStart(f) | Event::FaultEnd(f) => {
                 let what = if matches!(event, Event::FaultStart(_)) {
                     "fault_start"

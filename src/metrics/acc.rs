@@ -137,6 +137,13 @@ pub struct ServiceAcc {
     pub busy_area: Area,
     pub queue_area: Area,
     pub wasted_ns: f64,
+    /// Worker time contention added to work, and refusals took (`Service::overload`), ns.
+    pub contention_ns: u64,
+    pub refusal_ns: u64,
+    /// Whether its service has contention and costly refusals: only then are the two emitted,
+    /// so other services' metrics stay as they were.
+    pub has_contention: bool,
+    pub has_refusal_work: bool,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
     /// Per step, how often a job reaching it made its calls or skipped it: one entry per
@@ -176,6 +183,8 @@ impl ServiceAcc {
         self.busy_area += o.busy_area;
         self.queue_area += o.queue_area;
         self.wasted_ns += o.wasted_ns;
+        self.contention_ns += o.contention_ns;
+        self.refusal_ns += o.refusal_ns;
         for (a, b) in self.steps.iter_mut().zip(&o.steps) {
             a.taken += b.taken;
             a.skipped += b.skipped;
@@ -203,6 +212,8 @@ impl ServiceAcc {
         self.busy_area = 0;
         self.queue_area = 0;
         self.wasted_ns = 0.0;
+        self.contention_ns = 0;
+        self.refusal_ns = 0;
         self.steps.fill(StepCount::default());
         self.options.fill(0);
     }
@@ -247,6 +258,12 @@ impl ServiceAcc {
         emit("queue_mean", ratio(self.queue_area as f64, span));
         emit("wasted_work_s", self.wasted_ns / 1e9);
         emit("wasted_share", ratio(self.wasted_ns, self.busy_area as f64));
+        if self.has_contention {
+            emit("contention_work_s", self.contention_ns as f64 / 1e9);
+        }
+        if self.has_refusal_work {
+            emit("refusal_work_s", self.refusal_ns as f64 / 1e9);
+        }
     }
 }
 

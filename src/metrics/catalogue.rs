@@ -223,6 +223,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "wasted_work_s over all worker time held: the share of its work nobody waited for",
     ),
     doc(
+        "service.<s>.contention_work_s",
+        "worker-seconds",
+        "worker time contention added to work (its `[service.contention]` factor over 1, times the work), spent: the whole of a segment that ran to its end, and of one cut short (cancelled, crashed) the part that ran, counted as overhead first; only at a service with `contention`",
+    ),
+    doc(
+        "service.<s>.refusal_work_s",
+        "worker-seconds",
+        "worker time spent paying refusals (`reject_work` for each full-queue, shed, CoDel, drop_expired, partition or `errors`-fault refusal, paid by a worker before queued work); only at a service with `reject_work`",
+    ),
+    doc(
         "edge.<from>.<to>.calls",
         "count",
         "logical calls from <from> (a client or service) to service <to>",

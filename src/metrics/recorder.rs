@@ -162,8 +162,11 @@ impl Recorder {
                     .iter()
                     .filter(|m| matches!(m, StepMetric::Option(..)))
                     .count();
+                let overload = s.overload.as_deref();
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
+                    has_contention: overload.is_some_and(|o| o.contention.is_some()),
+                    has_refusal_work: overload.is_some_and(|o| o.reject_work > 0),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
                     options: vec![0; options],
                     ..Default::default()

@@ -3,6 +3,7 @@
 pub mod choices;
 pub mod fault;
 pub mod latency;
+pub mod overload;
 pub mod rate;
 
 pub use crate::outcome::Outcome;
@@ -179,6 +180,8 @@ pub struct Service {
     pub adaptive_lifo: Option<u64>,
     /// Outlier ejection at the balancer in front of the instances.
     pub outlier: Option<crate::policy::outlier::OutlierConfig>,
+    /// Contention and the cost of refusals; `None` (the plain path) when it has neither.
+    pub overload: Option<Box<overload::Overload>>,
 }
 
 impl Service {
@@ -212,6 +215,8 @@ pub struct Plan {
     /// Per step, its probability when it has one (`p`): empty when no step has one, so the
     /// engine checks one length on the plain path.
     pub branches: Vec<Option<Branch>>,
+    /// Work after the last step's calls (`after_work`).
+    pub after: Option<Box<overload::AfterWork>>,
 }
 
 /// One named operation of a service.

@@ -206,15 +206,23 @@ impl Ctx<'_> {
                 work: Latency::Constant(0),
                 steps: Vec::new(),
                 branches: Vec::new(),
+                after: None,
             },
-            None => self.plan(
-                &s.name,
-                &format!("service.{}", s.name),
-                "",
-                s.work.as_ref(),
-                s.calls.as_deref().unwrap_or_default(),
-            )?,
+            None => {
+                let path = format!("service.{}", s.name);
+                let mut plan = self.plan(
+                    &s.name,
+                    &path,
+                    "",
+                    s.work.as_ref(),
+                    s.calls.as_deref().unwrap_or_default(),
+                )?;
+                plan.after =
+                    self.after_work(&path, s.after_work.as_ref(), s.after_work_on_failure)?;
+                plan
+            }
         };
+        let overload = super::overload::overload(self.src, s, workers)?;
         let operations = operations.unwrap_or_default();
         let partitioned = operations.iter().any(|o| o.partition.is_some());
         let discipline = s.discipline.unwrap_or_default();
@@ -224,7 +232,9 @@ impl Ctx<'_> {
             && adaptive_lifo.is_none()
             && !drop_expired
             && s.codel.is_none()
-            && !partitioned;
+            && !partitioned
+            // A refusal's owed work is paid before the queue's head (`dispatch_next_checked`).
+            && overload.as_ref().is_none_or(|o| o.reject_work == 0);
         Ok(model::Service {
             name: s.name.clone(),
             instances,
@@ -253,6 +263,7 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
+            overload,
         })
     }
 

@@ -20,6 +20,7 @@ mod limits;
 mod messages;
 mod names;
 mod operation;
+mod overload;
 mod policy;
 mod read;
 pub mod schema;

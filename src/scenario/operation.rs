@@ -26,7 +26,13 @@ impl Ctx<'_> {
                 "declares no operation: give at least one, or leave `operation` out",
             ));
         }
-        for (key, set) in [("work", s.work.is_some()), ("calls", s.calls.is_some())] {
+        let own = [
+            ("work", s.work.is_some()),
+            ("calls", s.calls.is_some()),
+            ("after_work", s.after_work.is_some()),
+            ("after_work_on_failure", s.after_work_on_failure.is_some()),
+        ];
+        for (key, set) in own {
             if set {
                 return Err(self.src.error_at(
                     &format!("{service}.{key}"),
@@ -73,13 +79,15 @@ impl Ctx<'_> {
                     })
                 }
             };
-            let plan = self.plan(
+            let mut plan = self.plan(
                 &s.name,
                 &path,
                 &format!("operation.{}.", op.name),
                 op.work.as_ref(),
                 op.calls.as_deref().unwrap_or_default(),
             )?;
+            plan.after =
+                self.after_work(&path, op.after_work.as_ref(), op.after_work_on_failure)?;
             out.push(Operation {
                 name: op.name.clone(),
                 label: op.label.clone(),

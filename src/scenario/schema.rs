@@ -268,12 +268,29 @@ pub struct RawService {
     pub balancer: Option<BalancerKind>,
     pub work: Option<RawDist>,
     pub calls: Option<Vec<RawStep>>,
+    /// Work after the last step's calls, holding the worker.
+    pub after_work: Option<RawDist>,
+    pub after_work_on_failure: Option<bool>,
     pub admission: Option<RawAdmission>,
     pub codel: Option<super::schema_policy::RawCodel>,
     pub adaptive_lifo: Option<u64>,
     pub outlier: Option<super::schema_policy::RawOutlier>,
+    /// `[service.contention]`: work that grows with the instance's concurrency.
+    pub contention: Option<RawContention>,
+    /// Worker time each refusal occupies.
+    pub reject_work: Option<Dur>,
     /// `[[service.operation]]`: named operations sharing the service's workers and queue.
     pub operation: Option<Vec<RawOperation>>,
+}
+
+/// `[service.contention]`: a law (`k`, `knee`) or a `table` of (busy, factor) points.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawContention {
+    pub k: Option<f64>,
+    pub knee: Option<f64>,
+    pub table: Option<Vec<(f64, f64)>>,
+    pub counts: Option<crate::model::overload::ContentionCounts>,
 }
 
 /// One operation of a service: its own work and calls, as a service without operations has.
@@ -289,6 +306,8 @@ pub struct RawOperation {
     pub workers: Option<u32>,
     /// With `workers`: what a request finding the partition full does.
     pub overflow: Option<Overflow>,
+    pub after_work: Option<RawDist>,
+    pub after_work_on_failure: Option<bool>,
 }
 
 /// What a request does when its operation's partition is full.

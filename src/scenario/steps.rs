@@ -49,6 +49,7 @@ impl Ctx<'_> {
             work,
             steps,
             branches,
+            after: None,
         })
     }
 

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOOD: &str = r#"[scenario]
+pub(crate) const GOOD: &str = r#"[scenario]
 name = "shop"
 duration = "5s"
 seed = 1
@@ -35,14 +35,14 @@ timeout = "200ms"
 
 /// One test's scratch directory; every error message it sees is gathered and, when the test
 /// ends, compared with the golden file `tests/golden/errors/<tag>.txt`.
-struct Case {
+pub(crate) struct Case {
     tag: &'static str,
     dir: Scratch,
     errors: RefCell<String>,
 }
 
 impl Case {
-    fn new(tag: &'static str) -> Case {
+    pub(crate) fn new(tag: &'static str) -> Case {
         Case {
             tag,
             dir: scratch(&format!("bad-{tag}")),
@@ -70,7 +70,7 @@ impl Case {
 
     /// Runs `text` and checks the failure: exit 2, no panic, no output, and every `needle`
     /// present in stderr.
-    fn rejects(&self, text: &str, needles: &[&str]) -> String {
+    pub(crate) fn rejects(&self, text: &str, needles: &[&str]) -> String {
         let path = self.file(text);
         self.rejects_with(&path, &[], needles)
     }

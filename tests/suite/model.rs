@@ -356,6 +356,8 @@ calls = [ { to = "db" }, { to = "db", p = 0.5 }, { choose = [ { weight = 1, call
 [[service]]
 name = "db"
 work = "1ms"
+reject_work = "1ms"
+contention = { k = 0.1, knee = 0 }
 
 [[client]]
 name = "app"
