@@ -40,6 +40,7 @@ pub fn generate(seed: u64) -> String {
     g.count_pick = Some(Pick::new(seed ^ COUNT_PICK));
     g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
+    g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
     g.build(&mut p, seed);
     g.text
 }
@@ -54,6 +55,9 @@ const COUNT_PICK: u64 = 0x636f_756e_7473_0000;
 const PACE_PICK: u64 = 0x7061_6365_0000_0000;
 /// Mixed into a case's seed for the pick of policy keys added later (`retry_after_wait`).
 const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
+/// Mixed into a case's seed for the pick of overload physics (`contention`, `reject_work`,
+/// `after_work`).
+const OVERLOAD_PICK: u64 = 0x6f76_6572_6c6f_6164;
 
 #[derive(Default)]
 struct Builder {
@@ -65,6 +69,7 @@ struct Builder {
     count_pick: Option<Pick>,
     pace_pick: Option<Pick>,
     policy_pick: Option<Pick>,
+    overload_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -250,6 +255,7 @@ impl Builder {
                 p.chance(0.5)
             );
         }
+        t += &self.overload(workers, ops == 0);
         let later = &names[i + 1..];
         if !later.is_empty() && p.chance(0.7) {
             let steps: Vec<String> = (0..p.int(1, 3))
@@ -274,6 +280,41 @@ impl Builder {
         instances
     }
 
+    /// A service's overload physics, from a pick of its own: contention by a law or a table,
+    /// a refusal's cost, and (`own_plan`: it has no operations) work after its calls.
+    fn overload(&mut self, workers: u64, own_plan: bool) -> String {
+        let o = self.overload_pick.as_mut().expect("set by generate");
+        let mut t = String::new();
+        if o.chance(0.2) {
+            let counts = *o.one(&["", ", counts = \"held\"", ", counts = \"working\""]);
+            if o.chance(0.5) {
+                t += &format!(
+                    "contention = {{ k = {}, knee = {}{counts} }}\n",
+                    o.real(0.0, 1.0),
+                    o.int(0, workers)
+                );
+            } else {
+                let mid = o.int(1, 10);
+                t += &format!(
+                    "contention = {{ table = [[0, 1.0], [{mid}, {}], [{}, {}]]{counts} }}\n",
+                    o.real(1.0, 2.0),
+                    mid + o.int(1, 10),
+                    o.real(2.0, 4.0)
+                );
+            }
+        }
+        if o.chance(0.2) {
+            t += &format!("reject_work = {}\n", o.dur(0, 2_000));
+        }
+        if own_plan && o.chance(0.2) {
+            t += &format!("after_work = {}\n", o.dist(1_000));
+            if o.chance(0.5) {
+                t += &format!("after_work_on_failure = {}\n", o.chance(0.5));
+            }
+        }
+        t
+    }
+
     /// A service's `ops` operations: `o0` does what the service would have (`first`: its
     /// work and calls), the others their own work; some partitioned, labelled or classed.
     fn operation_tables(
@@ -284,6 +325,7 @@ impl Builder {
         instant: bool,
     ) -> String {
         let o = self.op_pick.as_mut().expect("set by generate");
+        let x = self.overload_pick.as_mut().expect("set by generate");
         let mut t = String::new();
         for k in 0..ops {
             t += &format!("[[service.operation]]\nname = \"o{k}\"\n");
@@ -297,6 +339,9 @@ impl Builder {
             }
             if o.chance(0.3) {
                 t += &format!("label = \"GET /o{k}\"\n");
+            }
+            if x.chance(0.15) {
+                t += &format!("after_work = {}\n", x.dist(1_000));
             }
             if o.chance(0.3) {
                 t += &format!(
