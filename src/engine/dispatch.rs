@@ -47,6 +47,16 @@ impl Simulation {
         }
     }
 
+    /// Answers a job dropped from the queue (expired, or shed by CoDel) through the event
+    /// queue, not inline, so its caller cannot re-enter this instance while the worker is
+    /// being handed out; or once a worker has paid for the refusal, when refusals cost work.
+    fn answer_dropped(&mut self, jr: Ref, s: usize, i: usize) {
+        if self.refusal_costs(s) {
+            return self.owe_refusal(jr, s, i, 0);
+        }
+        self.queue.push(self.now, Event::Answer(jr));
+    }
+
     /// `dispatch_next` where the queue is served newest first, or may hold jobs to skip.
     #[inline(never)]
     fn dispatch_next_checked(&mut self, s: usize, i: usize) {
@@ -103,11 +113,7 @@ impl Simulation {
                 acc.dropped_expired += 1;
                 job.state = JobState::Replying;
                 job.outcome = Outcome::DeadlineExceeded;
-                let a = job.acc as usize;
-                // Answered through the queue, not inline, so its caller cannot re-enter this
-                // instance while the worker is being handed out.
-                self.queue.push(now, Event::Answer(next));
-                self.owe_refusal(s, i, a);
+                self.answer_dropped(next, s, i);
                 continue;
             }
             if let Some(codel) = inst.codel.as_mut()
@@ -116,9 +122,7 @@ impl Simulation {
                 acc.shed_codel += 1;
                 job.state = JobState::Replying;
                 job.outcome = Outcome::Overloaded;
-                let a = job.acc as usize;
-                self.queue.push(now, Event::Answer(next));
-                self.owe_refusal(s, i, a);
+                self.answer_dropped(next, s, i);
                 continue;
             }
             // Its queue level was taken down above, with the jobs it skips.

@@ -150,8 +150,8 @@ impl Simulation {
         let inst = &mut self.services[s].instances[i as usize];
         inst.queue.clear();
         inst.cancelled_in_queue = 0;
-        // Refusals owed a worker die with the process; those being paid run out.
-        inst.owed.clear();
+        // Refusals owed a worker are answered unpaid; those being paid run out.
+        self.drop_owed(s, i as usize);
         for jr in victims {
             let job = self.jobs.get_mut(jr).expect("live victim");
             let (a, operation) = (job.acc as usize, job.operation);

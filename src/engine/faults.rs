@@ -195,14 +195,13 @@ impl Simulation {
                 by_service,
             }) => {
                 let job = self.jobs.get_mut(jr).expect("arriving job");
-                if by_service {
-                    let a = job.acc as usize;
-                    self.owe_refusal(service, instance as usize, a);
-                }
-                let job = self.jobs.get_mut(jr).expect("arriving job");
                 job.state = super::state::JobState::Replying;
                 job.outcome = outcome;
                 job.retry_after = retry_after.unwrap_or(NO_RETRY_AFTER);
+                if by_service && self.refusal_costs(service) {
+                    self.owe_refusal(jr, service, instance as usize, after);
+                    return true;
+                }
                 match after {
                     0 => self.send_reply(jr),
                     d => self.queue.push(now + d, Event::Answer(jr)),

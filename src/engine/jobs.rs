@@ -56,8 +56,7 @@ impl Simulation {
             let job = self.jobs.get_mut(jr).expect("arriving job");
             job.state = JobState::Replying;
             job.outcome = Outcome::Overloaded;
-            self.owe_refusal(s, i, a);
-            self.send_reply(jr);
+            self.refuse(jr, s, i);
         }
     }
 
@@ -79,13 +78,11 @@ impl Simulation {
         if load < adm.thresholds[class] {
             return false;
         }
-        let a = job.acc as usize;
-        self.rec.services[a].shed[class] += 1;
+        self.rec.services[job.acc as usize].shed[class] += 1;
         job.state = JobState::Replying;
         job.outcome = Outcome::Overloaded;
         job.retry_after = adm.retry_after.unwrap_or(NO_RETRY_AFTER);
-        self.owe_refusal(s, i, a);
-        self.send_reply(jr);
+        self.refuse(jr, s, i);
         true
     }
 

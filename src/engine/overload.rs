@@ -1,7 +1,7 @@
 //! The physics of an overloaded service (`Service::overload`): contention grows each segment
-//! of a job's work (its work, its after-work) with the instance's concurrency, a refusal owes
-//! the instance `reject_work` of a worker's time, and a plan's work after its calls holds the
-//! worker before the reply. Services without them never come here: their work takes one
+//! of a job's work (its work, its after-work) with the instance's concurrency, a refusal takes
+//! a worker for `reject_work` before it is answered, and a plan's work after its calls holds
+//! the worker before the reply. Services without them never come here: their work takes one
 //! `Option` check, their refusals and their dispatch none.
 
 use super::arena::Ref;
@@ -79,20 +79,32 @@ impl Simulation {
             .unwrap_or_default()
     }
 
-    /// A refusal at instance `i` of service `s`, of a request recorded on slot `a`: when the
-    /// service's refusals cost work, it owes a worker `reject_work`, paid by a free worker now
-    /// or by the next one freed, before any queued job.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn owe_refusal(&mut self, s: usize, i: usize, a: usize) {
-        if self.model.services[s]
+    /// Whether a refusal at service `s` costs a worker's time (`reject_work`).
+    #[inline(always)]
+    pub(super) fn refusal_costs(&self, s: usize) -> bool {
+        self.model.services[s]
             .overload
             .as_ref()
-            .is_none_or(|o| o.reject_work == 0)
-        {
-            return;
+            .is_some_and(|o| o.reject_work > 0)
+    }
+
+    /// Answers the refused job `jr` (its outcome set) at instance `i` of service `s`: at once
+    /// when refusals are free, else once a worker has paid for it.
+    pub(super) fn refuse(&mut self, jr: Ref, s: usize, i: usize) {
+        if self.refusal_costs(s) {
+            return self.owe_refusal(jr, s, i, 0);
         }
-        self.services[s].instances[i].owed.push_back(a as u32);
+        self.send_reply(jr);
+    }
+
+    /// The refused job `jr` (its outcome set) owes instance `i` of service `s` a worker for
+    /// `reject_work`: a free worker pays it at once, else the next one freed, before any
+    /// queued job. Its answer leaves when the work is done, `delay` later (an `errors`
+    /// fault's latency).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn owe_refusal(&mut self, jr: Ref, s: usize, i: usize, delay: u64) {
+        self.services[s].instances[i].owed.push_back((jr, delay));
         while self.may_start(s, i as u32, self.services[s].instances[i].busy)
             && self.pay_refusal(s, i)
         {}
@@ -101,12 +113,13 @@ impl Simulation {
     /// A free worker of instance `i` pays the oldest refusal owed, if any (true then).
     pub(super) fn pay_refusal(&mut self, s: usize, i: usize) -> bool {
         let inst = &mut self.services[s].instances[i];
-        let Some(a) = inst.owed.pop_front() else {
+        let Some((jr, delay)) = inst.owed.pop_front() else {
             return false;
         };
         inst.busy += 1;
         inst.working += 1;
         let now = self.now;
+        let a = self.jobs.get(jr).expect("refused job").acc;
         let acc = &mut self.rec.services[a as usize];
         self.rec.levels[a as usize]
             .busy
@@ -124,6 +137,7 @@ impl Simulation {
                 acc: a,
             },
         );
+        self.queue.push(now + work + delay, Event::Answer(jr));
         true
     }
 
@@ -143,6 +157,14 @@ impl Simulation {
         acc.refusal_ns += work;
         self.rec.levels[a].busy.add(now, -1, &mut acc.busy_area);
         self.dispatch_next(s, i);
+    }
+
+    /// An instance crashed: the refusals it still owed are answered at once, unpaid.
+    pub(super) fn drop_owed(&mut self, s: usize, i: usize) {
+        let owed = std::mem::take(&mut self.services[s].instances[i].owed);
+        for (jr, _) in owed {
+            self.queue.push(self.now, Event::Answer(jr));
+        }
     }
 
     /// The job's steps are over (or a required call failed): with `after_work` in its plan

@@ -26,8 +26,7 @@ impl Simulation {
                 let job = self.jobs.get_mut(jr).expect("arriving job");
                 job.state = JobState::Replying;
                 job.outcome = Outcome::Overloaded;
-                self.owe_refusal(s, i, a);
-                return self.send_reply(jr);
+                return self.refuse(jr, s, i);
             }
             Some(_) => false,
         };

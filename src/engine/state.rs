@@ -189,9 +189,9 @@ pub struct InstanceState {
     /// At a service with `overload`: workers doing work of their own (work, after-work, a
     /// refusal), not blocked on calls.
     pub working: u32,
-    /// At a service whose refusals cost work: the refusals still owed a worker, by metrics
-    /// slot, paid before the queue is served.
-    pub owed: VecDeque<u32>,
+    /// At a service whose refusals cost work: the refused jobs still owed a worker, with the
+    /// delay of their answer after it (`overload.rs`), paid before the queue is served.
+    pub owed: VecDeque<(Ref, u64)>,
 }
 
 impl InstanceState {

@@ -230,7 +230,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "service.<s>.refusal_work_s",
         "worker-seconds",
-        "worker time spent paying refusals (`reject_work` for each full-queue, shed, CoDel, drop_expired, partition or `errors`-fault refusal, paid by a worker before queued work); only at a service with `reject_work`",
+        "worker time spent refusing (`reject_work` for each full-queue, shed, CoDel, drop_expired, partition or `errors`-fault refusal, done by a worker before any queued request, booked when done); only at a service with `reject_work`",
     ),
     doc(
         "edge.<from>.<to>.calls",

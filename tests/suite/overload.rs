@@ -477,3 +477,36 @@ contention = { k = 1.0, knee = 1 }
     assert_eq!(metric(&m, "client.c.latency_mean_ms"), 150.0);
     assert_eq!(metric(&m, "service.s.contention_work_s"), 0.1);
 }
+
+#[test]
+fn the_refusal_storm_scenario_holds_with_its_cure_and_fails_without() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/refusal-storm.toml");
+    cascade(&["check", file], 0);
+    cascade(
+        &["check", file, "--set", "policy.web-api.throttle.k=1000"],
+        1,
+    );
+    // Free refusals, no cure: the overload alone leaves the API serving at capacity.
+    let m = run_model_file(
+        file,
+        &[
+            "service.api.reject_work=0s",
+            "policy.web-api.throttle.k=1000",
+        ],
+    );
+    assert!(metric(&m, "fault.0.client.web.goodput_during_rps") > 780.0);
+    let storm = run_model_file(file, &["policy.web-api.throttle.k=1000"]);
+    assert!(metric(&storm, "fault.0.client.web.goodput_during_rps") < 20.0);
+}
+
+fn run_model_file(path: &str, sets: &[&str]) -> cascade::metrics::RunMetrics {
+    let text = std::fs::read_to_string(path).unwrap();
+    let sets: Vec<_> = sets
+        .iter()
+        .map(|s| cascade::scenario::Override::parse(s).unwrap())
+        .collect();
+    let model = cascade::scenario::load_str(path, &text, &sets)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
+    cascade::simulate(&model).unwrap().metrics
+}
