@@ -314,3 +314,56 @@ pub fn fault_label(model: &Model, f: &Fault) -> String {
         fault_target(model, f)
     )
 }
+
+/// A service's overload physics for people (`contention`, `reject_work`, `after_work` of its
+/// own plan and its operations'); empty when it has none.
+pub fn overload(s: &crate::model::Service) -> String {
+    use crate::model::overload::{ContentionCounts, ContentionLaw};
+    let mut parts = Vec::new();
+    if let Some(o) = &s.overload {
+        if let Some(c) = &o.contention {
+            let law = match &c.law {
+                ContentionLaw::Linear { k, knee } => {
+                    format!(
+                        "work × (1 + {} × max(0, busy − {}))",
+                        crate::number::sig3(*k),
+                        knee
+                    )
+                }
+                ContentionLaw::Table(points) => {
+                    let (b, f) = points[points.len() - 1];
+                    format!(
+                        "work × a table of {} points, up to ×{} at {b} busy",
+                        points.len(),
+                        crate::number::sig3(f)
+                    )
+                }
+            };
+            let counts = match c.counts {
+                ContentionCounts::Held => "held workers",
+                ContentionCounts::Working => "working workers",
+            };
+            parts.push(format!("contention {law} ({counts})"));
+        }
+        if o.reject_work > 0 {
+            parts.push(format!("a refusal takes a worker {}", dur(o.reject_work)));
+        }
+    }
+    let plans = std::iter::once(("", &s.plan))
+        .chain(s.operations.iter().map(|o| (o.name.as_str(), &o.plan)));
+    for (name, plan) in plans {
+        if let Some(a) = &plan.after {
+            let on = if a.on_failure { ", failures too" } else { "" };
+            let whose = if name.is_empty() {
+                String::new()
+            } else {
+                format!(" ({name})")
+            };
+            parts.push(format!(
+                "after the calls{whose}: mean {}{on}",
+                dur(a.work.mean().round() as u64)
+            ));
+        }
+    }
+    parts.join("; ")
+}

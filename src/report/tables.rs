@@ -46,18 +46,24 @@ pub fn policy_matrix(model: &Model) -> Table {
     t
 }
 
-/// Each service's capacity and its own protections.
+/// Each service's capacity and its own protections, and its overload physics when some
+/// service has any (the column is left out otherwise).
 pub fn services(model: &Model) -> Table {
-    let mut t = Table::with_numeric(
-        &[
-            "service",
-            "instances × workers",
-            "queue",
-            "discipline",
-            "protections",
-        ],
-        &[false, true, true],
-    );
+    let physics = model
+        .services
+        .iter()
+        .any(|s| !describe::overload(s).is_empty());
+    let mut header = vec![
+        "service",
+        "instances × workers",
+        "queue",
+        "discipline",
+        "protections",
+    ];
+    if physics {
+        header.push("overload physics");
+    }
+    let mut t = Table::with_numeric(&header, &[false, true, true]);
     for s in &model.services {
         let mut protections = Vec::new();
         if s.drop_expired {
@@ -84,7 +90,7 @@ pub fn services(model: &Model) -> Table {
                 ));
             }
         }
-        t.row(vec![
+        let mut row = vec![
             s.name.clone(),
             format!("{} × {}", s.instances, s.workers),
             if s.queue == u64::MAX {
@@ -98,7 +104,12 @@ pub fn services(model: &Model) -> Table {
             } else {
                 protections.join(", ")
             },
-        ]);
+        ];
+        if physics {
+            let cell = describe::overload(s);
+            row.push(if cell.is_empty() { "none".into() } else { cell });
+        }
+        t.row(row);
     }
     t
 }

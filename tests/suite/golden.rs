@@ -55,6 +55,40 @@ fn golden_run_with_operations() {
     );
 }
 
+/// The refusal storm of scenarios/ (`reject_work`) with a contention law and work after the
+/// calls set on top, and its two variants: the overload physics' metrics pinned.
+#[test]
+fn golden_run_with_overload_physics() {
+    let dir = scratch("golden-overload");
+    let out = dir.join("run");
+    let scenario = crate::support::golden::repo().join("scenarios/refusal-storm.toml");
+    let o = cascade(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "scenario.duration=60s",
+            "--set",
+            "service.api.contention={ k = 0.05, knee = 4 }",
+            "--set",
+            "service.api.after_work=\"1ms\"",
+        ],
+        0,
+    );
+    assert_golden("overload/command.txt", &command_text(&o, &dir));
+    assert_golden_dir(
+        "overload/files",
+        &out,
+        &[
+            "summary.json",
+            "no-cure/summary.json",
+            "free-refusals/summary.json",
+        ],
+    );
+}
+
 #[test]
 fn golden_sweep_with_exports() {
     let dir = scratch("golden-sweep");
