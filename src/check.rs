@@ -3,7 +3,7 @@
 
 use crate::error::ScenarioError;
 use crate::metrics::RunMetrics;
-use crate::scenario::{Expect, Op};
+use crate::scenario::{BASE, Expect, Op};
 
 impl Expect {
     /// The verdict over `samples`, the metric's values in the first `reps` replications in
@@ -46,9 +46,17 @@ pub struct Verdict {
     pub passed: bool,
 }
 
-/// How many replications the expectations need: the most any of them asks for.
-pub fn replications_needed(expects: &[Expect]) -> u32 {
-    expects.iter().map(|e| e.reps).max().unwrap_or(1)
+/// The runs the expectations read (`base`, or a variant's name) and how many replications of
+/// each: the most any expectation reading it asks for. In order of first mention.
+pub fn runs_needed(expects: &[Expect]) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for e in expects {
+        match out.iter_mut().find(|(name, _)| *name == e.variant) {
+            Some((_, reps)) => *reps = (*reps).max(e.reps),
+            None => out.push((e.variant.clone(), e.reps)),
+        }
+    }
+    out
 }
 
 /// Checks every expectation against a single run's metrics.
@@ -56,24 +64,46 @@ pub fn evaluate(expects: &[Expect], m: &RunMetrics) -> Result<Vec<Verdict>, Box<
     evaluate_replicated(expects, std::slice::from_ref(m))
 }
 
-/// Checks every expectation against its first `reps` replications (`runs[0]` on the
-/// scenario's own seed). A metric the run does not have is an error (a misspelt name must not
-/// pass), located where the expectation was written.
+/// Checks every expectation against its first `reps` replications of the scenario's own run
+/// (`runs[0]` on the scenario's seed); for expectations that name no variant.
 pub fn evaluate_replicated(
     expects: &[Expect],
     runs: &[RunMetrics],
 ) -> Result<Vec<Verdict>, Box<ScenarioError>> {
+    evaluate_runs(expects, &|name| (name == BASE).then_some(runs))
+}
+
+/// Checks every expectation against its first `reps` replications of the run it names
+/// (`runs(name)`, replication 0 on the scenario's seed; `None` for a run the caller does not
+/// have, an error). A metric the run does not have is an error (a misspelt name must not
+/// pass), located where the expectation was written.
+pub fn evaluate_runs<'a>(
+    expects: &[Expect],
+    runs: &dyn Fn(&str) -> Option<&'a [RunMetrics]>,
+) -> Result<Vec<Verdict>, Box<ScenarioError>> {
     expects
         .iter()
         .map(|e| {
-            let runs = &runs[..(e.reps as usize).min(runs.len())];
-            let samples: Option<Vec<f64>> = runs.iter().map(|m| m.get(&e.read_from)).collect();
-            let Some(samples) = samples.filter(|s| !s.is_empty()) else {
-                return Err(missing(e, &runs[0]));
-            };
+            let samples = samples_of(e, &e.variant, runs)?;
             Ok(e.judge(&samples))
         })
         .collect()
+}
+
+/// The expectation's metric in the first `reps` replications of the run `name`.
+fn samples_of<'a>(
+    e: &Expect,
+    name: &str,
+    runs: &dyn Fn(&str) -> Option<&'a [RunMetrics]>,
+) -> Result<Vec<f64>, Box<ScenarioError>> {
+    let Some(all) = runs(name).filter(|r| !r.is_empty()) else {
+        let mut err = (*e.at).clone();
+        err.message = format!("the runs of `{name}` were not run");
+        return Err(Box::new(err));
+    };
+    let runs = &all[..(e.reps as usize).min(all.len())];
+    let samples: Option<Vec<f64>> = runs.iter().map(|m| m.get(&e.read_from)).collect();
+    samples.ok_or_else(|| missing(e, &runs[0]))
 }
 
 fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
@@ -137,6 +167,7 @@ mod tests {
             reps: 4,
             stat: Stat::Mean,
             whole_interval,
+            variant: BASE.into(),
             at: Box::new(ScenarioError::new("t.toml", "")),
         }
     }

@@ -4,10 +4,11 @@
 
 use super::baseline::BaselineArgs;
 use cascade::atomic::write_atomic;
-use cascade::check::{Verdict, evaluate_replicated, replications_needed};
+use cascade::check::{Verdict, evaluate_runs, runs_needed};
+use cascade::metrics::RunMetrics;
 use cascade::number::sig3;
 use cascade::output::text_table::Table;
-use cascade::scenario::Scenario;
+use cascade::scenario::{BASE, Expect, Override, Scenario};
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -48,28 +49,55 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     // Every scenario compiles before any runs: a typo in the last file fails fast.
     let scenarios = files
         .iter()
-        .map(|f| cascade::scenario::load(f, &overrides))
+        .map(|f| load_runs(f, &overrides))
         .collect::<Result<Vec<_>>>()?;
     for s in &scenarios {
         expects_name_metrics(s)?;
     }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
-    for Scenario { model, expects, .. } in &scenarios {
+    for compiled in &scenarios {
+        let Scenario { model, expects, .. } = &compiled[0].1;
         if expects.is_empty() && !args.baseline.any() {
             continue;
         }
-        let reps = replications_needed(expects);
-        let runs: Vec<_> = cascade::sweep::exec::replicate(model, reps, jobs)?
-            .into_iter()
-            .map(|r| r.metrics)
+        let mut needed = runs_needed(expects);
+        // The base always runs: a baseline compares it, and without any expectation on it
+        // the baseline still needs one replication.
+        let base_reps = match needed.iter().position(|(n, _)| n == BASE) {
+            Some(i) => needed.remove(i).1,
+            None => 1,
+        };
+        let base = replicate(model, base_reps, jobs)?;
+        let mut ran = vec![(BASE.to_string(), base)];
+        // `load_runs` compiled every variant an expectation names (the compiler checks the
+        // names), so each is found.
+        for (name, reps) in needed {
+            if let Some((_, variant)) = compiled
+                .iter()
+                .find(|(n, _)| n.as_deref() == Some(name.as_str()))
+            {
+                ran.push((name, replicate(&variant.model, reps, jobs)?));
+            }
+        }
+        let runs_of = |name: &str| {
+            ran.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| r.as_slice())
+        };
+        let mut verdicts = evaluate_runs(expects, &runs_of).map_err(Error::Scenario)?;
+        let expected: Vec<String> = expects
+            .iter()
+            .filter(|e| e.on_base_only())
+            .map(|e| e.read_from.clone())
             .collect();
-        let mut verdicts = evaluate_replicated(expects, &runs).map_err(Error::Scenario)?;
-        let expected: Vec<String> = expects.iter().map(|e| e.read_from.clone()).collect();
-        verdicts.extend(
-            args.baseline
-                .apply(&model.name, model.seed, &runs, &expected, false)?,
-        );
+        verdicts.extend(args.baseline.apply(
+            &model.name,
+            model.seed,
+            &ran[0].1,
+            &expected,
+            false,
+        )?);
         for v in &verdicts {
             let measured = match v.interval {
                 Some((lo, hi)) => format!("{} [{}, {}]", sig3(v.measured), sig3(lo), sig3(hi)),
@@ -128,17 +156,51 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// Every `[[expect]]` of `scenario` names a metric its runs will report: checked on the names
-/// alone, before any run, with the error a run would give.
-pub fn expects_name_metrics(scenario: &Scenario) -> Result<()> {
-    if scenario.expects.is_empty() {
-        return Ok(());
+/// `reps` replications of `model`'s run, their metrics in replication order.
+fn replicate(model: &cascade::Model, reps: u32, jobs: usize) -> Result<Vec<RunMetrics>> {
+    Ok(cascade::sweep::exec::replicate(model, reps, jobs)?
+        .into_iter()
+        .map(|r| r.metrics)
+        .collect())
+}
+
+/// A scenario file compiled, with each `[[variant]]` its expectations name (all of them when
+/// one does): `(None, base)` first, as `scenario::load_with_variants` gives them.
+fn load_runs(path: &Path, overrides: &[Override]) -> Result<Vec<(Option<String>, Scenario)>> {
+    let base = cascade::scenario::load(path, overrides)?;
+    if base.expects.iter().all(Expect::on_base_only) {
+        return Ok(vec![(None, base)]);
     }
-    let named = cascade::sweep::named_metrics(&scenario.model);
-    let runs = vec![named; replications_needed(&scenario.expects) as usize];
-    evaluate_replicated(&scenario.expects, &runs)
-        .map(|_| ())
-        .map_err(Error::Scenario)
+    cascade::scenario::load_with_variants(path, overrides)
+}
+
+/// Every `[[expect]]` of each compiled scenario in `runs` (the base and its variants, as
+/// `load_with_variants` gives them) names a metric the run it reads will report: checked on the
+/// names alone, before any run, with the error a run would give. An expectation on `base` is
+/// checked against the model that carries it, one on a variant against that variant's.
+pub fn expects_name_metrics(runs: &[(Option<String>, Scenario)]) -> Result<()> {
+    let named: Vec<(String, Vec<RunMetrics>)> = runs
+        .iter()
+        .map(|(name, s)| {
+            // One run stands for any number of replications: they report the same names.
+            (
+                name.clone().unwrap_or_else(|| BASE.to_string()),
+                vec![cascade::sweep::named_metrics(&s.model)],
+            )
+        })
+        .collect();
+    for (own, s) in runs {
+        let own = own.as_deref().unwrap_or(BASE);
+        let lookup = |name: &str| {
+            let name = if name == BASE { own } else { name };
+            named
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| r.as_slice())
+        };
+        evaluate_runs(&s.expects, &lookup).map_err(Error::Scenario)?;
+    }
+    Ok(())
 }
 
 /// Files named, every `.toml` in a directory named, and the files a `*` pattern in the last

@@ -33,7 +33,15 @@ pub fn of_run(run: &RunData) -> RunExpectations {
         series: Vec::new(),
         bucket_ns: 0,
     };
-    let verdicts = match crate::check::evaluate(&run.expects, &metrics) {
+    // A run's directory holds the base run alone here: an expectation on a variant is left to
+    // `cascade check`, and judged on no other run's values.
+    let own: Vec<Expect> = run
+        .expects
+        .iter()
+        .filter(|e| e.on_base_only())
+        .cloned()
+        .collect();
+    let verdicts = match crate::check::evaluate(&own, &metrics) {
         Ok(v) => v,
         Err(e) => {
             return RunExpectations {
@@ -46,7 +54,21 @@ pub fn of_run(run: &RunData) -> RunExpectations {
     };
     let mut t = Table::with_numeric(&["", "expectation", "measured"], &[false, false, true]);
     let (mut judged, mut passed) = (0, 0);
-    for (e, v) in run.expects.iter().zip(&verdicts) {
+    let mut verdicts = verdicts.into_iter();
+    for e in &run.expects {
+        if !e.on_base_only() {
+            t.row(vec![
+                "– not judged".into(),
+                format!(
+                    "{}: about variant `{}`, whose run `cascade check` judges",
+                    e.label(),
+                    e.variant
+                ),
+                "–".into(),
+            ]);
+            continue;
+        }
+        let Some(v) = verdicts.next() else { break };
         if e.reps == 1 {
             judged += 1;
             passed += usize::from(v.passed);
@@ -147,7 +169,14 @@ pub fn of_sweep(s: &SweepData) -> Vec<Block> {
             continue;
         }
         let mut row = vec![r.point.to_string(), r.variant.clone()];
-        row.extend(s.expects.iter().map(|e| cell(e, runs.get(&key))));
+        // An expectation on a variant is judged in that variant's row alone.
+        row.extend(s.expects.iter().map(|e| {
+            if e.on_base_only() || e.variant == r.variant {
+                cell(e, runs.get(&key))
+            } else {
+                "–".into()
+            }
+        }));
         t.row(row);
         seen.push(key);
     }

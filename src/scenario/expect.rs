@@ -3,23 +3,45 @@
 //! `expect-<i>`.
 
 use super::document::{Located, Source};
-use super::expectation::{Expect, OPS, Op, Stat};
-use super::schema::{RawExpect, RawWindow};
+use super::expectation::{BASE, Expect, OPS, Op, Stat};
+use super::schema::{RawScenario, RawWindow};
 use crate::model::Window;
 use crate::model::fault::Fault;
 
 pub fn compile_expects(
     src: &Source,
-    raw: &[RawExpect],
+    scenario: &RawScenario,
     faults: &[Fault],
     warmup: u64,
     end: u64,
     windows: &mut Vec<Window>,
 ) -> Located<Vec<Expect>> {
-    raw.iter()
+    // The runs an expectation may name: the base and each `[[variant]]`, in file order.
+    let runs: Vec<&str> = std::iter::once(BASE)
+        .chain(scenario.variant.iter().map(|v| v.name.as_str()))
+        .collect();
+    scenario
+        .expect
+        .iter()
         .enumerate()
         .map(|(i, e)| {
             let at = |k: &str| format!("expect.{i}.{k}");
+            let run_named = |key: &str, name: &Option<String>| match name {
+                None => Ok(BASE.to_string()),
+                Some(n) if runs.contains(&n.as_str()) => Ok(n.clone()),
+                Some(n) => Err(src.error_at(
+                    &at(key),
+                    format!(
+                        "no run named `{n}`{}: this scenario's runs are {}",
+                        crate::error::did_you_mean(n, runs.iter().copied()),
+                        runs.iter()
+                            .map(|r| format!("`{r}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            };
+            let variant = run_named("variant", &e.variant)?;
             let op = Op::parse(e.op.trim()).ok_or_else(|| {
                 src.error_at(
                     &at("op"),
@@ -86,6 +108,7 @@ pub fn compile_expects(
                 reps,
                 stat,
                 whole_interval,
+                variant,
                 at: src.error_at(&at("metric"), ""),
             })
         })

@@ -97,6 +97,9 @@ impl Stat {
     }
 }
 
+/// The name an expectation gives the scenario's own run (variant names cannot be `base`).
+pub const BASE: &str = "base";
+
 #[derive(Debug, Clone)]
 pub struct Expect {
     /// As written: `client.web.success_ratio`.
@@ -111,6 +114,8 @@ pub struct Expect {
     /// With the mean: the whole 95% confidence interval must satisfy the comparison, not
     /// just the mean.
     pub whole_interval: bool,
+    /// The run judged: `base`, or the name of one of the scenario's `[[variant]]`s.
+    pub variant: String,
     /// Where it was written, for the error when the metric does not exist.
     pub at: Box<ScenarioError>,
 }
@@ -131,14 +136,26 @@ impl Expect {
         }
     }
 
-    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`.
+    /// Whether it judges the scenario's own run alone (no variant): what a consumer holding
+    /// only that run's metrics can judge.
+    pub fn on_base_only(&self) -> bool {
+        self.variant == BASE
+    }
+
+    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`;
+    /// a variant's run is named after the metric: `client.web.success_ratio[budget] >= 0.95`.
     pub fn comparison(&self) -> String {
         let window = match self.read_from.strip_suffix(&self.metric) {
             Some(prefix) if !prefix.is_empty() => format!(" [{}]", prefix.trim_end_matches('.')),
             _ => String::new(),
         };
+        let run = if self.on_base_only() {
+            String::new()
+        } else {
+            format!("[{}]", self.variant)
+        };
         format!(
-            "{} {} {}{window}",
+            "{}{run} {} {}{window}",
             self.metric,
             self.op.symbol(),
             self.value

@@ -170,6 +170,8 @@ pub struct RawExpect {
     pub stat: Option<String>,
     /// With the mean: the whole 95% confidence interval must pass.
     pub ci: Option<bool>,
+    /// The run judged: `base` (default) or a `[[variant]]`'s name.
+    pub variant: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
