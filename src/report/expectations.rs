@@ -60,9 +60,8 @@ pub fn of_run(run: &RunData) -> RunExpectations {
             t.row(vec![
                 "– not judged".into(),
                 format!(
-                    "{}: about variant `{}`, whose run `cascade check` judges",
-                    e.label(),
-                    e.variant
+                    "{}: about other runs than this one, which `cascade check` judges",
+                    e.label()
                 ),
                 "–".into(),
             ]);
@@ -113,14 +112,26 @@ pub fn of_run(run: &RunData) -> RunExpectations {
     }
 }
 
-/// One cell: the verdict on the point's first `reps` replications, as `check` gives it.
-fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> String {
+type Replications = BTreeMap<u64, BTreeMap<String, f64>>;
+
+/// One cell: the verdict on the point's first `reps` replications, as `check` gives it; an
+/// expectation `against` another run pairs them with that run's at the same point.
+fn cell(e: &Expect, reps: Option<&Replications>, against: Option<&Replications>) -> String {
     let Some(reps) = reps else {
         return "–".into();
     };
-    let samples: Option<Vec<f64>> = (0..u64::from(e.reps))
-        .map(|r| reps.get(&r)?.get(&e.read_from).copied())
-        .collect();
+    let values = |reps: &Replications| -> Option<Vec<f64>> {
+        (0..u64::from(e.reps))
+            .map(|r| reps.get(&r)?.get(&e.read_from).copied())
+            .collect()
+    };
+    let samples = match (&e.against, against) {
+        (None, _) => values(reps),
+        (Some(_), Some(other)) => values(reps)
+            .zip(values(other))
+            .map(|(o, a)| e.paired(&o, &a)),
+        (Some(_), None) => None,
+    };
     match samples {
         Some(samples) => {
             let Verdict {
@@ -172,7 +183,8 @@ pub fn of_sweep(s: &SweepData) -> Vec<Block> {
         // An expectation on a variant is judged in that variant's row alone.
         row.extend(s.expects.iter().map(|e| {
             if e.on_base_only() || e.variant == r.variant {
-                cell(e, runs.get(&key))
+                let against = e.against.as_ref().map(|a| (r.point, a.run.clone()));
+                cell(e, runs.get(&key), against.and_then(|k| runs.get(&k)))
             } else {
                 "–".into()
             }

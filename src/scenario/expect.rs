@@ -3,7 +3,7 @@
 //! `expect-<i>`.
 
 use super::document::{Located, Source};
-use super::expectation::{BASE, Expect, OPS, Op, Stat};
+use super::expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 use super::schema::{RawScenario, RawWindow};
 use crate::model::Window;
 use crate::model::fault::Fault;
@@ -42,6 +42,37 @@ pub fn compile_expects(
                 )),
             };
             let variant = run_named("variant", &e.variant)?;
+            let against = match (&e.against, &e.compare) {
+                (None, None) => None,
+                (None, Some(_)) => {
+                    return Err(src.error_at(
+                        &at("compare"),
+                        "`compare` compares two runs: add `against` (`base` or a variant's name)",
+                    ));
+                }
+                (Some(_), None) => {
+                    return Err(src.error_at(
+                        &at("against"),
+                        "`against` needs `compare = \"ratio\"` (variant / against) or `compare = \"difference\"` (variant - against)",
+                    ));
+                }
+                (Some(_), Some(c)) => {
+                    let run = run_named("against", &e.against)?;
+                    if run == variant {
+                        return Err(src.error_at(
+                            &at("against"),
+                            format!("compares the run `{run}` with itself: name another run (`variant` is `{variant}`)"),
+                        ));
+                    }
+                    let compare = Compare::parse(c.trim()).ok_or_else(|| {
+                        src.error_at(
+                            &at("compare"),
+                            format!("unknown comparison of runs `{c}`; valid: ratio, difference"),
+                        )
+                    })?;
+                    Some(Against { run, compare })
+                }
+            };
             let op = Op::parse(e.op.trim()).ok_or_else(|| {
                 src.error_at(
                     &at("op"),
@@ -109,6 +140,7 @@ pub fn compile_expects(
                 stat,
                 whole_interval,
                 variant,
+                against,
                 at: src.error_at(&at("metric"), ""),
             })
         })

@@ -172,6 +172,11 @@ pub struct RawExpect {
     pub ci: Option<bool>,
     /// The run judged: `base` (default) or a `[[variant]]`'s name.
     pub variant: Option<String>,
+    /// The run `variant` is compared with (`base` or a variant's name), by `compare`.
+    pub against: Option<String>,
+    /// With `against`: `ratio` (variant / against) or `difference` (variant - against), per
+    /// pair of replications on the same seed.
+    pub compare: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

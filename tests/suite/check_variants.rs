@@ -138,3 +138,75 @@ fn a_misspelt_metric_on_a_variant_is_found_before_anything_runs() {
         "{err}"
     );
 }
+
+fn comparing(compare: &str, op: &str, value: f64) -> String {
+    format!(
+        "[[expect]]\nmetric = \"service.api.utilization\"\nvariant = \"wide\"\nagainst = \"base\"\ncompare = \"{compare}\"\nop = \"{op}\"\nvalue = {value}\nreps = 3\n"
+    )
+}
+
+#[test]
+fn two_runs_compared_pass_fail_and_say_what_they_compare() {
+    let d = support::scratch("check-variant-compare");
+    // Four workers instead of one: the same work spread over four times the capacity, a
+    // quarter of the utilization (0.252 on these seeds: the busy one queues a little).
+    let out = check(&d, &comparing("ratio", "<=", 0.26), &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("mean of 3: service.api.utilization[wide / base] <= 0.26  0.25"),
+        "{stdout}"
+    );
+    let out = check(&d, &comparing("ratio", "<=", 0.24), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = check(&d, &comparing("difference", "<", -0.6), &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("mean of 3: service.api.utilization[wide - base] < -0.6  -0.6"),
+        "{stdout}"
+    );
+    let out = check(&d, &comparing("difference", ">", 0.0), &[]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_comparison_that_cannot_be_made_is_bad_input_at_its_key() {
+    let d = support::scratch("check-variant-compare-bad");
+    let valid = comparing("ratio", "<=", 0.26);
+    for (edited, field, says) in [
+        (
+            valid.replace("compare = \"ratio\"\n", ""),
+            "expect.0.against",
+            "`against` needs `compare = \"ratio\"`",
+        ),
+        (
+            valid.replace("against = \"base\"\n", ""),
+            "expect.0.compare",
+            "`compare` compares two runs: add `against`",
+        ),
+        (
+            valid.replace("\"ratio\"", "\"quotient\""),
+            "expect.0.compare",
+            "unknown comparison of runs `quotient`; valid: ratio, difference",
+        ),
+        (
+            valid.replace("against = \"base\"", "against = \"wide\""),
+            "expect.0.against",
+            "compares the run `wide` with itself",
+        ),
+        (
+            valid.replace("against = \"base\"", "against = \"bsae\""),
+            "expect.0.against",
+            "no run named `bsae` (did you mean `base`?)",
+        ),
+    ] {
+        let out = check(&d, &edited, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{edited}\n{err}");
+        assert!(
+            err.contains("gate.toml:") && err.contains(&format!("field `{field}`: {says}")),
+            "{edited}\n{err}"
+        );
+    }
+}

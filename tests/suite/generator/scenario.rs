@@ -41,7 +41,7 @@ pub fn generate(seed: u64) -> String {
     g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.build(&mut p, seed);
-    g.text
+    g.text + &super::expects::expectations(seed)
 }
 
 /// Mixed into a case's seed for the pick of its steps' `p` and `name`.
