@@ -4,7 +4,7 @@
 
 use super::baseline::BaselineArgs;
 use cascade::atomic::write_atomic;
-use cascade::check::{Verdict, evaluate_runs, runs_needed};
+use cascade::check::{Verdict, evaluate_runs};
 use cascade::metrics::RunMetrics;
 use cascade::number::sig3;
 use cascade::output::text_table::Table;
@@ -16,7 +16,8 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// Scenario files, directories (every .toml file in them) or globs (`scenarios/*.toml`).
+    /// Scenario files, directories (every .toml file in them and their subdirectories) or globs
+    /// (`scenarios/*.toml`).
     #[arg(required = true, value_name = "SCENARIO")]
     paths: Vec<PathBuf>,
     /// Override a field of every scenario before validation: `service.api.workers=40`.
@@ -25,8 +26,8 @@ pub struct CheckArgs {
     /// Also write the verdicts as JUnit XML (one testcase per expectation).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Threads for replications [default: the machine's cores; at most 4 per core]. Verdicts
-    /// do not depend on it.
+    /// Threads for the runs, across scenarios, variants and replications [default: the
+    /// machine's cores; at most 4 per core]. Verdicts and output do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -56,30 +57,16 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
-    for compiled in &scenarios {
+    // A scenario without expectations is loaded and validated, not run (unless a baseline
+    // compares it).
+    let to_run: Vec<&[(Option<String>, Scenario)]> = scenarios
+        .iter()
+        .filter(|c| !c[0].1.expects.is_empty() || args.baseline.any())
+        .map(Vec::as_slice)
+        .collect();
+    let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs)?;
+    for (compiled, ran) in to_run.iter().zip(all_ran) {
         let Scenario { model, expects, .. } = &compiled[0].1;
-        if expects.is_empty() && !args.baseline.any() {
-            continue;
-        }
-        let mut needed = runs_needed(expects);
-        // The base always runs: a baseline compares it, and without any expectation on it
-        // the baseline still needs one replication.
-        let base_reps = match needed.iter().position(|(n, _)| n == BASE) {
-            Some(i) => needed.remove(i).1,
-            None => 1,
-        };
-        let base = replicate(model, base_reps, jobs)?;
-        let mut ran = vec![(BASE.to_string(), base)];
-        // `load_runs` compiled every variant an expectation names (the compiler checks the
-        // names), so each is found.
-        for (name, reps) in needed {
-            if let Some((_, variant)) = compiled
-                .iter()
-                .find(|(n, _)| n.as_deref() == Some(name.as_str()))
-            {
-                ran.push((name, replicate(&variant.model, reps, jobs)?));
-            }
-        }
         let runs_of = |name: &str| {
             ran.iter()
                 .find(|(n, _)| n == name)
@@ -91,13 +78,11 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             .filter(|e| e.on_base_only())
             .map(|e| e.read_from.clone())
             .collect();
-        verdicts.extend(args.baseline.apply(
-            &model.name,
-            model.seed,
-            &ran[0].1,
-            &expected,
-            false,
-        )?);
+        let base: &[RunMetrics] = runs_of(BASE).unwrap_or_default();
+        verdicts.extend(
+            args.baseline
+                .apply(&model.name, model.seed, base, &expected, false)?,
+        );
         for v in &verdicts {
             let measured = match v.interval {
                 Some((lo, hi)) => format!("{} [{}, {}]", sig3(v.measured), sig3(lo), sig3(hi)),
@@ -156,14 +141,6 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// `reps` replications of `model`'s run, their metrics in replication order.
-fn replicate(model: &cascade::Model, reps: u32, jobs: usize) -> Result<Vec<RunMetrics>> {
-    Ok(cascade::sweep::exec::replicate(model, reps, jobs)?
-        .into_iter()
-        .map(|r| r.metrics)
-        .collect())
-}
-
 /// A scenario file compiled, with each `[[variant]]` its expectations name (all of them when
 /// one does): `(None, base)` first, as `scenario::load_with_variants` gives them.
 fn load_runs(path: &Path, overrides: &[Override]) -> Result<Vec<(Option<String>, Scenario)>> {
@@ -203,14 +180,14 @@ pub fn expects_name_metrics(runs: &[(Option<String>, Scenario)]) -> Result<()> {
     Ok(())
 }
 
-/// Files named, every `.toml` in a directory named, and the files a `*` pattern in the last
-/// component matches; sorted, each once.
+/// Files named, every `.toml` in a directory named and its subdirectories, and the files a `*`
+/// pattern in the last component matches (in that directory alone); sorted, each once.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in paths {
         let text = p.to_string_lossy();
         if p.is_dir() {
-            files.extend(list(p, "*.toml")?);
+            files.extend(list_tree(p)?);
         } else if text.contains('*') {
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
             let pattern = p.file_name().map(|f| f.to_string_lossy().to_string());
@@ -232,13 +209,34 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+/// Every `.toml` file under `dir`, at any depth; dot-directories (`.git`) are skipped as
+/// dot-files are, and a symlinked directory is not followed (a link to a parent would loop).
+fn list_tree(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = list(dir, "*.toml")?;
+    let mut subdirs: Vec<PathBuf> = read(dir)?
+        .filter(|p| p.is_dir() && !p.is_symlink())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    subdirs.sort();
+    for sub in subdirs {
+        files.extend(list_tree(&sub)?);
+    }
+    Ok(files)
+}
+
+fn read(dir: &Path) -> Result<impl Iterator<Item = PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    Ok(entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    Ok(entries.filter_map(|e| e.ok().map(|e| e.path())))
+}
+
+fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+    Ok(read(dir)?
         .filter(|p| p.is_file())
         .filter(|p| {
             // Dot-files are editors' and tools' (`.#a.toml`, `._a.toml`), not scenarios.

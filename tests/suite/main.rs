@@ -10,6 +10,7 @@ mod baseline;
 mod branches;
 mod charts;
 mod check;
+mod check_library;
 mod check_variants;
 mod cli_tools;
 mod deploy;
