@@ -7,6 +7,7 @@ mod adaptive;
 mod all_features;
 mod bad_input;
 mod baseline;
+mod bite;
 mod branches;
 mod charts;
 mod check;
