@@ -30,7 +30,7 @@ fn bite(path: &Path, text: &str) -> Option<Vec<String>> {
     let line = header.filter_map(|l| l.strip_prefix("# bite:")).next()?;
     let words: Vec<String> = line.split_whitespace().map(String::from).collect();
     assert!(
-        !words.is_empty() && words.len() % 2 == 0,
+        !words.is_empty() && words.len().is_multiple_of(2),
         "{}: `# bite:` takes `--set PATH=VALUE` pairs, got `{line}`",
         path.display()
     );
