@@ -36,6 +36,7 @@ mod preflight;
 mod queueing;
 mod recovery;
 mod report;
+mod report_variants;
 mod seed_operations;
 mod shards;
 mod sweep;
