@@ -3,7 +3,7 @@
 
 use crate::error::ScenarioError;
 use crate::metrics::RunMetrics;
-use crate::scenario::{BASE, Expect, Op};
+use crate::scenario::{Expect, Op};
 
 impl Expect {
     /// The verdict over `samples`, the metric's values in the first `reps` replications in
@@ -63,20 +63,6 @@ pub fn runs_needed(expects: &[Expect]) -> Vec<(String, u32)> {
         }
     }
     out
-}
-
-/// Checks every expectation against a single run's metrics.
-pub fn evaluate(expects: &[Expect], m: &RunMetrics) -> Result<Vec<Verdict>, Box<ScenarioError>> {
-    evaluate_replicated(expects, std::slice::from_ref(m))
-}
-
-/// Checks every expectation against its first `reps` replications of the scenario's own run
-/// (`runs[0]` on the scenario's seed); for expectations that name no variant.
-pub fn evaluate_replicated(
-    expects: &[Expect],
-    runs: &[RunMetrics],
-) -> Result<Vec<Verdict>, Box<ScenarioError>> {
-    evaluate_runs(expects, &|name| (name == BASE).then_some(runs))
 }
 
 /// Checks every expectation against its first `reps` replications of the run it names
@@ -166,7 +152,7 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Against, Compare, Stat};
+    use crate::scenario::{Against, BASE, Compare, Stat};
 
     fn expect(op: Op, value: f64, whole_interval: bool) -> Expect {
         Expect {
