@@ -1,5 +1,5 @@
-//! `cascade check`: runs scenarios (with the replications their `[[expect]]` ask for) and
-//! checks them; a ✓/✗ table, JUnit XML, an optional baseline comparison, and exit code 1 when
+//! `cascade check`: runs scenarios (the runs their `[[expect]]` name, base or variants, with the
+//! replications asked of each, all on one pool: `check_runs.rs`) and checks them; a ✓/✗ table, JUnit XML, an optional baseline comparison, and exit code 1 when
 //! an expectation fails or a gated metric regressed (2 on bad input).
 
 use super::baseline::BaselineArgs;
