@@ -13,12 +13,15 @@ impl Expect {
         if self.whole_interval {
             let s = crate::stats::summary::summarize(samples);
             let (lo, hi) = s.ci95;
-            let passed = match self.op {
-                Op::Lt | Op::Le => self.op.holds(hi, self.value),
-                Op::Gt | Op::Ge => self.op.holds(lo, self.value),
-                Op::Eq => lo == self.value && hi == self.value,
-                Op::Ne => !(lo..=hi).contains(&self.value),
-            };
+            // An infinite ratio (a zero `against`) leaves no interval to judge: it fails.
+            let passed = lo.is_finite()
+                && hi.is_finite()
+                && match self.op {
+                    Op::Lt | Op::Le => self.op.holds(hi, self.value),
+                    Op::Gt | Op::Ge => self.op.holds(lo, self.value),
+                    Op::Eq => lo == self.value && hi == self.value,
+                    Op::Ne => !(lo..=hi).contains(&self.value),
+                };
             return Verdict {
                 label: self.label(),
                 measured: s.mean,
@@ -46,34 +49,57 @@ pub struct Verdict {
     pub passed: bool,
 }
 
-/// How many replications the expectations need: the most any of them asks for.
-pub fn replications_needed(expects: &[Expect]) -> u32 {
-    expects.iter().map(|e| e.reps).max().unwrap_or(1)
+/// The runs the expectations read (`base`, or a variant's name) and how many replications of
+/// each: the most any expectation reading it asks for. In order of first mention.
+pub fn runs_needed(expects: &[Expect]) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for e in expects {
+        let against = e.against.as_ref().map(|a| &a.run);
+        for run in std::iter::once(&e.variant).chain(against) {
+            match out.iter_mut().find(|(name, _)| name == run) {
+                Some((_, reps)) => *reps = (*reps).max(e.reps),
+                None => out.push((run.clone(), e.reps)),
+            }
+        }
+    }
+    out
 }
 
-/// Checks every expectation against a single run's metrics.
-pub fn evaluate(expects: &[Expect], m: &RunMetrics) -> Result<Vec<Verdict>, Box<ScenarioError>> {
-    evaluate_replicated(expects, std::slice::from_ref(m))
-}
-
-/// Checks every expectation against its first `reps` replications (`runs[0]` on the
-/// scenario's own seed). A metric the run does not have is an error (a misspelt name must not
+/// Checks every expectation against its first `reps` replications of the run it names
+/// (`runs(name)`, replication 0 on the scenario's seed; `None` for a run the caller does not
+/// have, an error). A metric the run does not have is an error (a misspelt name must not
 /// pass), located where the expectation was written.
-pub fn evaluate_replicated(
+pub fn evaluate_runs<'a>(
     expects: &[Expect],
-    runs: &[RunMetrics],
+    runs: &dyn Fn(&str) -> Option<&'a [RunMetrics]>,
 ) -> Result<Vec<Verdict>, Box<ScenarioError>> {
     expects
         .iter()
         .map(|e| {
-            let runs = &runs[..(e.reps as usize).min(runs.len())];
-            let samples: Option<Vec<f64>> = runs.iter().map(|m| m.get(&e.read_from)).collect();
-            let Some(samples) = samples.filter(|s| !s.is_empty()) else {
-                return Err(missing(e, &runs[0]));
+            let own = samples_of(e, &e.variant, runs)?;
+            let against = match &e.against {
+                Some(a) => samples_of(e, &a.run, runs)?,
+                None => Vec::new(),
             };
-            Ok(e.judge(&samples))
+            Ok(e.judge(&e.paired(&own, &against)))
         })
         .collect()
+}
+
+/// The expectation's metric in the first `reps` replications of the run `name`.
+fn samples_of<'a>(
+    e: &Expect,
+    name: &str,
+    runs: &dyn Fn(&str) -> Option<&'a [RunMetrics]>,
+) -> Result<Vec<f64>, Box<ScenarioError>> {
+    let Some(all) = runs(name).filter(|r| !r.is_empty()) else {
+        let mut err = (*e.at).clone();
+        err.message = format!("the runs of `{name}` were not run");
+        return Err(Box::new(err));
+    };
+    let runs = &all[..(e.reps as usize).min(all.len())];
+    let samples: Option<Vec<f64>> = runs.iter().map(|m| m.get(&e.read_from)).collect();
+    samples.ok_or_else(|| missing(e, &runs[0]))
 }
 
 fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
@@ -126,7 +152,7 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Stat;
+    use crate::scenario::{Against, BASE, Compare, Stat};
 
     fn expect(op: Op, value: f64, whole_interval: bool) -> Expect {
         Expect {
@@ -137,6 +163,8 @@ mod tests {
             reps: 4,
             stat: Stat::Mean,
             whole_interval,
+            variant: BASE.into(),
+            against: None,
             at: Box::new(ScenarioError::new("t.toml", "")),
         }
     }
@@ -157,5 +185,137 @@ mod tests {
         assert!(expect(Op::Ne, 10.0, true).judge(&samples).passed);
         assert!(!expect(Op::Ne, 5.0, true).judge(&samples).passed);
         assert!(expect(Op::Eq, 1.0, true).judge(&[1.0, 1.0]).passed);
+    }
+
+    fn runs(values: &[f64]) -> Vec<RunMetrics> {
+        values
+            .iter()
+            .map(|v| RunMetrics {
+                summary: vec![("m".into(), *v)],
+                names: Vec::new(),
+                series: Vec::new(),
+                bucket_ns: 0,
+            })
+            .collect()
+    }
+
+    fn comparing(compare: Compare, op: Op, value: f64, stat: Stat, ci: bool) -> Expect {
+        Expect {
+            variant: "cured".into(),
+            against: Some(Against {
+                run: BASE.into(),
+                compare,
+            }),
+            stat,
+            ..expect(op, value, ci)
+        }
+    }
+
+    /// Base 10 20 40 50, cured 30 30 60 50: pair k is replication k of each (same seed).
+    fn judge_pairs(e: &Expect) -> Verdict {
+        let base = runs(&[10.0, 20.0, 40.0, 50.0]);
+        let cured = runs(&[30.0, 30.0, 60.0, 50.0]);
+        let lookup = |name: &str| match name {
+            BASE => Some(base.as_slice()),
+            "cured" => Some(cured.as_slice()),
+            _ => None,
+        };
+        evaluate_runs(std::slice::from_ref(e), &lookup)
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn two_runs_compare_pair_by_pair() {
+        // Ratios 3, 1.5, 1.5, 1: mean 1.75 (not the ratio of the means, 170 / 120 = 1.417).
+        let v = judge_pairs(&comparing(Compare::Ratio, Op::Ge, 1.75, Stat::Mean, false));
+        assert_eq!(v.measured, 1.75);
+        assert!(v.passed);
+        assert_eq!(v.label, "mean of 4: m[cured / base] >= 1.75");
+        let v = judge_pairs(&comparing(Compare::Ratio, Op::Gt, 1.0, Stat::Min, false));
+        assert_eq!((v.measured, v.passed), (1.0, false));
+        // Differences 20, 10, 20, 0: median 15, max 20.
+        let v = judge_pairs(&comparing(
+            Compare::Difference,
+            Op::Eq,
+            15.0,
+            Stat::Percentile(50.0),
+            false,
+        ));
+        assert_eq!((v.measured, v.passed), (15.0, true));
+        assert_eq!(v.label, "p50 of 4: m[cured - base] == 15");
+        let v = judge_pairs(&comparing(
+            Compare::Difference,
+            Op::Le,
+            20.0,
+            Stat::Max,
+            false,
+        ));
+        assert_eq!((v.measured, v.passed), (20.0, true));
+        // The paired interval: differences 20 10 20 0, mean 12.5, sd 9.574, t(3) = 3.182:
+        // 12.5 ± 15.235 = [-2.735, 27.735]; it holds > -3 but not > 0.
+        let v = judge_pairs(&comparing(
+            Compare::Difference,
+            Op::Gt,
+            -3.0,
+            Stat::Mean,
+            true,
+        ));
+        let (lo, hi) = v.interval.unwrap();
+        assert!(
+            (lo + 2.735).abs() < 1e-3 && (hi - 27.735).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        assert!(v.passed);
+        let v = judge_pairs(&comparing(
+            Compare::Difference,
+            Op::Gt,
+            0.0,
+            Stat::Mean,
+            true,
+        ));
+        assert!(!v.passed);
+    }
+
+    #[test]
+    fn a_ratio_over_a_zero_is_infinite_and_its_interval_fails() {
+        let base = runs(&[0.0, 2.0]);
+        let cured = runs(&[1.0, 4.0]);
+        let lookup = |name: &str| match name {
+            BASE => Some(base.as_slice()),
+            _ => Some(cured.as_slice()),
+        };
+        let mut e = comparing(Compare::Ratio, Op::Ge, 2.0, Stat::Min, false);
+        e.reps = 2;
+        let v = evaluate_runs(std::slice::from_ref(&e), &lookup).unwrap();
+        assert_eq!((v[0].measured, v[0].passed), (2.0, true));
+        e.stat = Stat::Mean;
+        e.whole_interval = true;
+        e.op = Op::Ne;
+        let v = evaluate_runs(std::slice::from_ref(&e), &lookup).unwrap();
+        assert_eq!(v[0].measured, f64::INFINITY);
+        assert!(
+            !v[0].passed,
+            "an interval with an infinity in it judges nothing"
+        );
+    }
+
+    #[test]
+    fn the_runs_needed_are_each_read_run_with_the_most_reps_asked_of_it() {
+        let mut on_base = expect(Op::Ge, 0.0, false);
+        on_base.reps = 2;
+        let mut cured_vs_base = comparing(Compare::Ratio, Op::Ge, 1.0, Stat::Mean, false);
+        cured_vs_base.reps = 5;
+        let mut on_other = expect(Op::Ge, 0.0, false);
+        on_other.variant = "other".into();
+        on_other.reps = 1;
+        assert_eq!(
+            runs_needed(&[on_base, cured_vs_base, on_other]),
+            vec![
+                (BASE.to_string(), 5),
+                ("cured".to_string(), 5),
+                ("other".to_string(), 1)
+            ]
+        );
     }
 }

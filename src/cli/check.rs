@@ -1,13 +1,14 @@
-//! `cascade check`: runs scenarios (with the replications their `[[expect]]` ask for) and
-//! checks them; a ✓/✗ table, JUnit XML, an optional baseline comparison, and exit code 1 when
+//! `cascade check`: runs scenarios (the runs their `[[expect]]` name, base or variants, with the
+//! replications asked of each, all on one pool: `check_runs.rs`) and checks them; a ✓/✗ table, JUnit XML, an optional baseline comparison, and exit code 1 when
 //! an expectation fails or a gated metric regressed (2 on bad input).
 
 use super::baseline::BaselineArgs;
 use cascade::atomic::write_atomic;
-use cascade::check::{Verdict, evaluate_replicated, replications_needed};
+use cascade::check::{Verdict, evaluate_runs};
+use cascade::metrics::RunMetrics;
 use cascade::number::sig3;
 use cascade::output::text_table::Table;
-use cascade::scenario::Scenario;
+use cascade::scenario::{BASE, Expect, Override, Scenario};
 use cascade::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,8 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// Scenario files, directories (every .toml file in them) or globs (`scenarios/*.toml`).
+    /// Scenario files, directories (every .toml file in them and their subdirectories) or globs
+    /// (`scenarios/*.toml`).
     #[arg(required = true, value_name = "SCENARIO")]
     paths: Vec<PathBuf>,
     /// Override a field of every scenario before validation: `service.api.workers=40`.
@@ -24,8 +26,8 @@ pub struct CheckArgs {
     /// Also write the verdicts as JUnit XML (one testcase per expectation).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Threads for replications [default: the machine's cores; at most 4 per core]. Verdicts
-    /// do not depend on it.
+    /// Threads for the runs, across scenarios, variants and replications [default: the
+    /// machine's cores; at most 4 per core]. Verdicts and output do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -48,27 +50,38 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     // Every scenario compiles before any runs: a typo in the last file fails fast.
     let scenarios = files
         .iter()
-        .map(|f| cascade::scenario::load(f, &overrides))
+        .map(|f| load_runs(f, &overrides))
         .collect::<Result<Vec<_>>>()?;
     for s in &scenarios {
         expects_name_metrics(s)?;
     }
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
-    for Scenario { model, expects, .. } in &scenarios {
-        if expects.is_empty() && !args.baseline.any() {
-            continue;
-        }
-        let reps = replications_needed(expects);
-        let runs: Vec<_> = cascade::sweep::exec::replicate(model, reps, jobs)?
-            .into_iter()
-            .map(|r| r.metrics)
+    // A scenario without expectations is loaded and validated, not run (unless a baseline
+    // compares it).
+    let to_run: Vec<&[(Option<String>, Scenario)]> = scenarios
+        .iter()
+        .filter(|c| !c[0].1.expects.is_empty() || args.baseline.any())
+        .map(Vec::as_slice)
+        .collect();
+    let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs)?;
+    for (compiled, ran) in to_run.iter().zip(all_ran) {
+        let Scenario { model, expects, .. } = &compiled[0].1;
+        let runs_of = |name: &str| {
+            ran.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| r.as_slice())
+        };
+        let mut verdicts = evaluate_runs(expects, &runs_of).map_err(Error::Scenario)?;
+        let expected: Vec<String> = expects
+            .iter()
+            .filter(|e| e.on_base_only())
+            .map(|e| e.read_from.clone())
             .collect();
-        let mut verdicts = evaluate_replicated(expects, &runs).map_err(Error::Scenario)?;
-        let expected: Vec<String> = expects.iter().map(|e| e.read_from.clone()).collect();
+        let base: &[RunMetrics] = runs_of(BASE).unwrap_or_default();
         verdicts.extend(
             args.baseline
-                .apply(&model.name, model.seed, &runs, &expected, false)?,
+                .apply(&model.name, model.seed, base, &expected, false)?,
         );
         for v in &verdicts {
             let measured = match v.interval {
@@ -128,27 +141,53 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// Every `[[expect]]` of `scenario` names a metric its runs will report: checked on the names
-/// alone, before any run, with the error a run would give.
-pub fn expects_name_metrics(scenario: &Scenario) -> Result<()> {
-    if scenario.expects.is_empty() {
-        return Ok(());
+/// A scenario file compiled, with each `[[variant]]` its expectations name (all of them when
+/// one does): `(None, base)` first, as `scenario::load_with_variants` gives them.
+fn load_runs(path: &Path, overrides: &[Override]) -> Result<Vec<(Option<String>, Scenario)>> {
+    let base = cascade::scenario::load(path, overrides)?;
+    if base.expects.iter().all(Expect::on_base_only) {
+        return Ok(vec![(None, base)]);
     }
-    let named = cascade::sweep::named_metrics(&scenario.model);
-    let runs = vec![named; replications_needed(&scenario.expects) as usize];
-    evaluate_replicated(&scenario.expects, &runs)
-        .map(|_| ())
-        .map_err(Error::Scenario)
+    cascade::scenario::load_with_variants(path, overrides)
 }
 
-/// Files named, every `.toml` in a directory named, and the files a `*` pattern in the last
-/// component matches; sorted, each once.
+/// Every `[[expect]]` of each compiled scenario in `runs` (the base and its variants, as
+/// `load_with_variants` gives them) names a metric the run it reads will report: checked on the
+/// names alone, before any run, with the error a run would give. An expectation on `base` is
+/// checked against the model that carries it, one on a variant against that variant's.
+pub fn expects_name_metrics(runs: &[(Option<String>, Scenario)]) -> Result<()> {
+    let named: Vec<(String, Vec<RunMetrics>)> = runs
+        .iter()
+        .map(|(name, s)| {
+            // One run stands for any number of replications: they report the same names.
+            (
+                name.clone().unwrap_or_else(|| BASE.to_string()),
+                vec![cascade::sweep::named_metrics(&s.model)],
+            )
+        })
+        .collect();
+    for (own, s) in runs {
+        let own = own.as_deref().unwrap_or(BASE);
+        let lookup = |name: &str| {
+            let name = if name == BASE { own } else { name };
+            named
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| r.as_slice())
+        };
+        evaluate_runs(&s.expects, &lookup).map_err(Error::Scenario)?;
+    }
+    Ok(())
+}
+
+/// Files named, every `.toml` in a directory named and its subdirectories, and the files a `*`
+/// pattern in the last component matches (in that directory alone); sorted, each once.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in paths {
         let text = p.to_string_lossy();
         if p.is_dir() {
-            files.extend(list(p, "*.toml")?);
+            files.extend(list_tree(p)?);
         } else if text.contains('*') {
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
             let pattern = p.file_name().map(|f| f.to_string_lossy().to_string());
@@ -170,13 +209,34 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+/// Every `.toml` file under `dir`, at any depth; dot-directories (`.git`) are skipped as
+/// dot-files are, and a symlinked directory is not followed (a link to a parent would loop).
+fn list_tree(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = list(dir, "*.toml")?;
+    let mut subdirs: Vec<PathBuf> = read(dir)?
+        .filter(|p| p.is_dir() && !p.is_symlink())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    subdirs.sort();
+    for sub in subdirs {
+        files.extend(list_tree(&sub)?);
+    }
+    Ok(files)
+}
+
+fn read(dir: &Path) -> Result<impl Iterator<Item = PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    Ok(entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    Ok(entries.filter_map(|e| e.ok().map(|e| e.path())))
+}
+
+fn list(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+    Ok(read(dir)?
         .filter(|p| p.is_file())
         .filter(|p| {
             // Dot-files are editors' and tools' (`.#a.toml`, `._a.toml`), not scenarios.

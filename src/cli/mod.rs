@@ -3,6 +3,7 @@
 mod baseline;
 mod chart;
 mod check;
+mod check_runs;
 mod completions;
 mod diff;
 mod junit;

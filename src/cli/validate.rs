@@ -18,9 +18,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     let path = &args.scenario.scenario;
     let overrides = args.scenario.overrides()?;
     let scenarios = cascade::scenario::load_with_variants(path, &overrides)?;
-    for (_, s) in &scenarios {
-        super::check::expects_name_metrics(s)?;
-    }
+    super::check::expects_name_metrics(&scenarios)?;
     let base = &scenarios[0].1;
     if let Some(sweep) = base.sweep.clone().filter(|s| !s.params.is_empty()) {
         super::refuse_variant_overlap(&sweep.params, &[], &base.variants)?;

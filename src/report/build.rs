@@ -184,7 +184,7 @@ fn charts_where(charts: &[Chart], pred: impl Fn(&Chart) -> bool) -> Vec<usize> {
 
 pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
     let base = &runs[0];
-    let expectations = super::expectations::of_run(base);
+    let expectations = super::expectations::of_run(runs);
     let variants: Vec<&str> = runs[1..].iter().map(|r| r.label.as_str()).collect();
     let mut subtitle = format!(
         "seed {} · {} s measured after a {} s warm-up · {} s time buckets",

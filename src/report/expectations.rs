@@ -7,6 +7,7 @@
 
 use super::Block;
 use crate::check::Verdict;
+use crate::metrics::RunMetrics;
 use crate::number::short;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::{SweepData, read_replications};
@@ -20,20 +21,50 @@ pub struct RunExpectations {
     pub blocks: Vec<Block>,
 }
 
-pub fn of_run(run: &RunData) -> RunExpectations {
+/// The expectations of a run's directory, `runs` its base first and then each variant it
+/// holds (`read_run_with_variants`): one on a variant, or comparing two runs, is judged on
+/// those runs' directories, as `check` judges it on the same seed.
+pub fn of_run(runs: &[RunData]) -> RunExpectations {
+    let run = &runs[0];
     if run.expects.is_empty() {
         return RunExpectations {
             glance: None,
             blocks: vec![Block::Text("The scenario states no [[expect]].".into())],
         };
     }
-    let metrics = crate::metrics::RunMetrics {
-        summary: run.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        names: Vec::new(),
-        series: Vec::new(),
-        bucket_ns: 0,
+    let metrics: Vec<(String, Vec<RunMetrics>)> = runs
+        .iter()
+        .map(|r| {
+            let m = RunMetrics {
+                summary: r.metrics.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                names: Vec::new(),
+                series: Vec::new(),
+                bucket_ns: 0,
+            };
+            (r.label.clone(), vec![m])
+        })
+        .collect();
+    let held = |name: &str| metrics.iter().any(|(n, _)| n == name);
+    // An expectation naming a run this directory does not hold is left to `cascade check`.
+    let missing = |e: &Expect| -> Option<String> {
+        std::iter::once(&e.variant)
+            .chain(e.against.as_ref().map(|a| &a.run))
+            .find(|n| !held(n))
+            .cloned()
     };
-    let verdicts = match crate::check::evaluate(&run.expects, &metrics) {
+    let present: Vec<Expect> = run
+        .expects
+        .iter()
+        .filter(|e| missing(e).is_none())
+        .cloned()
+        .collect();
+    let lookup = |name: &str| {
+        metrics
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| r.as_slice())
+    };
+    let verdicts = match crate::check::evaluate_runs(&present, &lookup) {
         Ok(v) => v,
         Err(e) => {
             return RunExpectations {
@@ -45,8 +76,22 @@ pub fn of_run(run: &RunData) -> RunExpectations {
         }
     };
     let mut t = Table::with_numeric(&["", "expectation", "measured"], &[false, false, true]);
-    let (mut judged, mut passed) = (0, 0);
-    for (e, v) in run.expects.iter().zip(&verdicts) {
+    let (mut judged, mut passed, mut replicated, mut elsewhere) = (0, 0, 0, 0);
+    let mut verdicts = verdicts.into_iter();
+    for e in &run.expects {
+        if let Some(name) = missing(e) {
+            elsewhere += 1;
+            t.row(vec![
+                "– not judged".into(),
+                format!(
+                    "{}: needs the run `{name}`, which this directory does not hold (`cascade check` runs it)",
+                    e.label()
+                ),
+                "–".into(),
+            ]);
+            continue;
+        }
+        let Some(v) = verdicts.next() else { break };
         if e.reps == 1 {
             judged += 1;
             passed += usize::from(v.passed);
@@ -56,6 +101,7 @@ pub fn of_run(run: &RunData) -> RunExpectations {
                 short(v.measured),
             ]);
         } else {
+            replicated += 1;
             t.row(vec![
                 "– not judged".into(),
                 format!(
@@ -67,19 +113,26 @@ pub fn of_run(run: &RunData) -> RunExpectations {
             ]);
         }
     }
-    let unjudged = run.expects.len() - judged;
     let mark = if passed == judged { "✓" } else { "✗" };
-    let glance = match (judged, unjudged) {
-        (_, 0) => format!("{mark} expectations: {passed} of {judged} hold"),
-        (0, n) => format!(
-            "expectations: {n} need replications (`cascade check`), none is judged on one run"
-        ),
-        (_, n) => format!(
-            "{mark} expectations: {passed} of {judged} hold on this run; {n} need replications (`cascade check`)"
-        ),
+    let mut left = Vec::new();
+    if replicated > 0 {
+        left.push(format!("{replicated} need replications"));
+    }
+    if elsewhere > 0 {
+        left.push(format!("{elsewhere} need runs not here"));
+    }
+    let left = left.join(", ");
+    let glance = match (judged, left.is_empty()) {
+        (_, true) => format!("{mark} expectations: {passed} of {judged} hold"),
+        (0, false) => format!("expectations: {left} (`cascade check`), none is judged on one run"),
+        (_, false) => {
+            format!(
+                "{mark} expectations: {passed} of {judged} hold on this run; {left} (`cascade check`)"
+            )
+        }
     };
     let mut blocks = Vec::new();
-    if unjudged > 0 {
+    if replicated > 0 {
         blocks.push(Block::Text(
             "An expectation without `reps` is judged on this run, as `cascade check` judges it. One with `reps` is judged on that many replications, which this directory does not hold: its row shows this run's value only.".into(),
         ));
@@ -91,14 +144,26 @@ pub fn of_run(run: &RunData) -> RunExpectations {
     }
 }
 
-/// One cell: the verdict on the point's first `reps` replications, as `check` gives it.
-fn cell(e: &Expect, reps: Option<&BTreeMap<u64, BTreeMap<String, f64>>>) -> String {
+type Replications = BTreeMap<u64, BTreeMap<String, f64>>;
+
+/// One cell: the verdict on the point's first `reps` replications, as `check` gives it; an
+/// expectation `against` another run pairs them with that run's at the same point.
+fn cell(e: &Expect, reps: Option<&Replications>, against: Option<&Replications>) -> String {
     let Some(reps) = reps else {
         return "–".into();
     };
-    let samples: Option<Vec<f64>> = (0..u64::from(e.reps))
-        .map(|r| reps.get(&r)?.get(&e.read_from).copied())
-        .collect();
+    let values = |reps: &Replications| -> Option<Vec<f64>> {
+        (0..u64::from(e.reps))
+            .map(|r| reps.get(&r)?.get(&e.read_from).copied())
+            .collect()
+    };
+    let samples = match (&e.against, against) {
+        (None, _) => values(reps),
+        (Some(_), Some(other)) => values(reps)
+            .zip(values(other))
+            .map(|(o, a)| e.paired(&o, &a)),
+        (Some(_), None) => None,
+    };
     match samples {
         Some(samples) => {
             let Verdict {
@@ -147,7 +212,15 @@ pub fn of_sweep(s: &SweepData) -> Vec<Block> {
             continue;
         }
         let mut row = vec![r.point.to_string(), r.variant.clone()];
-        row.extend(s.expects.iter().map(|e| cell(e, runs.get(&key))));
+        // An expectation on a variant is judged in that variant's row alone.
+        row.extend(s.expects.iter().map(|e| {
+            if e.on_base_only() || e.variant == r.variant {
+                let against = e.against.as_ref().map(|a| (r.point, a.run.clone()));
+                cell(e, runs.get(&key), against.and_then(|k| runs.get(&k)))
+            } else {
+                "–".into()
+            }
+        }));
         t.row(row);
         seen.push(key);
     }

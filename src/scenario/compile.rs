@@ -152,8 +152,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
             ));
         }
     }
-    let expects =
-        super::expect::compile_expects(src, &raw.expect, &faults, warmup, end, &mut windows)?;
+    let expects = super::expect::compile_expects(src, raw, &faults, warmup, end, &mut windows)?;
     let model = Model {
         source: src.text.clone(),
         faults,

@@ -3,23 +3,76 @@
 //! `expect-<i>`.
 
 use super::document::{Located, Source};
-use super::expectation::{Expect, OPS, Op, Stat};
-use super::schema::{RawExpect, RawWindow};
+use super::expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
+use super::schema::{RawScenario, RawWindow};
 use crate::model::Window;
 use crate::model::fault::Fault;
 
 pub fn compile_expects(
     src: &Source,
-    raw: &[RawExpect],
+    scenario: &RawScenario,
     faults: &[Fault],
     warmup: u64,
     end: u64,
     windows: &mut Vec<Window>,
 ) -> Located<Vec<Expect>> {
-    raw.iter()
+    // The runs an expectation may name: the base and each `[[variant]]`, in file order.
+    let runs: Vec<&str> = std::iter::once(BASE)
+        .chain(scenario.variant.iter().map(|v| v.name.as_str()))
+        .collect();
+    scenario
+        .expect
+        .iter()
         .enumerate()
         .map(|(i, e)| {
             let at = |k: &str| format!("expect.{i}.{k}");
+            let run_named = |key: &str, name: &Option<String>| match name {
+                None => Ok(BASE.to_string()),
+                Some(n) if runs.contains(&n.as_str()) => Ok(n.clone()),
+                Some(n) => Err(src.error_at(
+                    &at(key),
+                    format!(
+                        "no run named `{n}`{}: this scenario's runs are {}",
+                        crate::error::did_you_mean(n, runs.iter().copied()),
+                        runs.iter()
+                            .map(|r| format!("`{r}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            };
+            let variant = run_named("variant", &e.variant)?;
+            let against = match (&e.against, &e.compare) {
+                (None, None) => None,
+                (None, Some(_)) => {
+                    return Err(src.error_at(
+                        &at("compare"),
+                        "`compare` compares two runs: add `against` (`base` or a variant's name)",
+                    ));
+                }
+                (Some(_), None) => {
+                    return Err(src.error_at(
+                        &at("against"),
+                        "`against` needs `compare = \"ratio\"` (variant / against) or `compare = \"difference\"` (variant - against)",
+                    ));
+                }
+                (Some(_), Some(c)) => {
+                    let run = run_named("against", &e.against)?;
+                    if run == variant {
+                        return Err(src.error_at(
+                            &at("against"),
+                            format!("compares the run `{run}` with itself: name another run (`variant` is `{variant}`)"),
+                        ));
+                    }
+                    let compare = Compare::parse(c.trim()).ok_or_else(|| {
+                        src.error_at(
+                            &at("compare"),
+                            format!("unknown comparison of runs `{c}`; valid: ratio, difference"),
+                        )
+                    })?;
+                    Some(Against { run, compare })
+                }
+            };
             let op = Op::parse(e.op.trim()).ok_or_else(|| {
                 src.error_at(
                     &at("op"),
@@ -86,6 +139,8 @@ pub fn compile_expects(
                 reps,
                 stat,
                 whole_interval,
+                variant,
+                against,
                 at: src.error_at(&at("metric"), ""),
             })
         })

@@ -91,11 +91,64 @@ impl Stat {
             Stat::Percentile(p) => {
                 let rank = p / 100.0 * (v.len() - 1) as f64;
                 let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
+                if v[lo] == v[hi] {
+                    // Equal neighbours (an infinite ratio among them) need no interpolation.
+                    return v[lo];
+                }
                 v[lo] + (v[hi] - v[lo]) * (rank - lo as f64)
             }
         }
     }
 }
+
+/// How an expectation compares its run with the run it is `against`, replication by
+/// replication (the pair on the same seed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// `variant / against`.
+    Ratio,
+    /// `variant - against`.
+    Difference,
+}
+
+impl Compare {
+    pub fn parse(s: &str) -> Option<Compare> {
+        match s {
+            "ratio" => Some(Compare::Ratio),
+            "difference" => Some(Compare::Difference),
+            _ => None,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Compare::Ratio => "/",
+            Compare::Difference => "-",
+        }
+    }
+
+    /// One pair's value. A ratio over 0 is 1 when both are 0 (no change), else infinite with
+    /// the sign of `own`: a zero must not make the comparison silently pass or vanish.
+    pub fn of(self, own: f64, against: f64) -> f64 {
+        match self {
+            Compare::Difference => own - against,
+            Compare::Ratio if against == 0.0 && own == 0.0 => 1.0,
+            Compare::Ratio if against == 0.0 => own.signum() * f64::INFINITY,
+            Compare::Ratio => own / against,
+        }
+    }
+}
+
+/// What an expectation compares its run with: another run of the scenario, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Against {
+    /// `base` or a variant's name, never the expectation's own `variant`.
+    pub run: String,
+    pub compare: Compare,
+}
+
+/// The name an expectation gives the scenario's own run (variant names cannot be `base`).
+pub const BASE: &str = "base";
 
 #[derive(Debug, Clone)]
 pub struct Expect {
@@ -111,6 +164,10 @@ pub struct Expect {
     /// With the mean: the whole 95% confidence interval must satisfy the comparison, not
     /// just the mean.
     pub whole_interval: bool,
+    /// The run judged: `base`, or the name of one of the scenario's `[[variant]]`s.
+    pub variant: String,
+    /// With `against`: the metric is compared between `variant` and this run, pair by pair.
+    pub against: Option<Against>,
     /// Where it was written, for the error when the metric does not exist.
     pub at: Box<ScenarioError>,
 }
@@ -131,14 +188,40 @@ impl Expect {
         }
     }
 
-    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`.
+    /// Whether it judges the scenario's own run alone (no variant): what a consumer holding
+    /// only that run's metrics can judge.
+    pub fn on_base_only(&self) -> bool {
+        self.variant == BASE && self.against.is_none()
+    }
+
+    /// Each pair of replications' value (`own[k]` against `against[k]`, the same seed), or
+    /// `own` itself without `against`: the values the statistic is taken over.
+    pub fn paired(&self, own: &[f64], against: &[f64]) -> Vec<f64> {
+        match &self.against {
+            None => own.to_vec(),
+            Some(a) => own
+                .iter()
+                .zip(against)
+                .map(|(o, x)| a.compare.of(*o, *x))
+                .collect(),
+        }
+    }
+
+    /// The comparison alone, with its window: `client.web.success_ratio >= 0.95 [window.w]`;
+    /// a variant's run is named after the metric, `client.web.success_ratio[budget] >= 0.95`,
+    /// and a comparison of two runs with its operation, `client.web.goodput_rps[cured / base]`.
     pub fn comparison(&self) -> String {
         let window = match self.read_from.strip_suffix(&self.metric) {
             Some(prefix) if !prefix.is_empty() => format!(" [{}]", prefix.trim_end_matches('.')),
             _ => String::new(),
         };
+        let run = match &self.against {
+            Some(a) => format!("[{} {} {}]", self.variant, a.compare.symbol(), a.run),
+            None if self.variant == BASE => String::new(),
+            None => format!("[{}]", self.variant),
+        };
         format!(
-            "{} {} {}{window}",
+            "{}{run} {} {}{window}",
             self.metric,
             self.op.symbol(),
             self.value
@@ -161,6 +244,22 @@ mod tests {
         assert!(Op::parse("!=").unwrap().holds(0.5, 0.6));
         assert_eq!(Op::parse("=>"), None);
         assert_eq!(Op::Ge.symbol(), ">=");
+    }
+
+    #[test]
+    fn comparisons_of_two_runs_by_hand() {
+        assert_eq!(Compare::Ratio.of(3.0, 2.0), 1.5);
+        assert_eq!(Compare::Difference.of(3.0, 2.0), 1.0);
+        assert_eq!(Compare::Ratio.of(0.0, 0.0), 1.0);
+        assert_eq!(Compare::Ratio.of(2.0, 0.0), f64::INFINITY);
+        assert_eq!(Compare::Ratio.of(-2.0, 0.0), f64::NEG_INFINITY);
+        assert_eq!(Compare::parse("ratio"), Some(Compare::Ratio));
+        assert_eq!(Compare::parse("difference"), Some(Compare::Difference));
+        assert_eq!(Compare::parse("diff"), None);
+        // An infinite ratio among the order statistics: p50 of [1, inf, inf] is inf, not NaN.
+        let v = [1.0, f64::INFINITY, f64::INFINITY];
+        assert_eq!(Stat::Percentile(50.0).of(&v), f64::INFINITY);
+        assert_eq!(Stat::Percentile(75.0).of(&v), f64::INFINITY);
     }
 
     #[test]

@@ -30,7 +30,7 @@ mod steps;
 mod window;
 
 pub use document::{Origin, Override, Source};
-pub use expectation::{Expect, OPS, Op, Stat};
+pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};
 pub use read::MAX_SCENARIO_BYTES;
 

@@ -170,6 +170,13 @@ pub struct RawExpect {
     pub stat: Option<String>,
     /// With the mean: the whole 95% confidence interval must pass.
     pub ci: Option<bool>,
+    /// The run judged: `base` (default) or a `[[variant]]`'s name.
+    pub variant: Option<String>,
+    /// The run `variant` is compared with (`base` or a variant's name), by `compare`.
+    pub against: Option<String>,
+    /// With `against`: `ratio` (variant / against) or `difference` (variant - against), per
+    /// pair of replications on the same seed.
+    pub compare: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -6,6 +6,7 @@
 //! `CASCADE_GEN_KEEP_GOING=1` lists every failing case instead of stopping at the first.
 //! A failing case prints its scenario, so it can also be saved and run with `cascade run`.
 
+mod expects;
 mod faults;
 mod policy;
 mod scenario;
@@ -81,7 +82,10 @@ fn check_case(i: u64) -> Result<(), String> {
     std::thread::Builder::new()
         .name(format!("gen-case-{i}"))
         .spawn(move || {
-            let outcome = std::panic::catch_unwind(|| check_scenario(&body));
+            let outcome = std::panic::catch_unwind(|| {
+                check_scenario(&body)?;
+                expects::check_expectations(i, &body)
+            });
             let _ = tx.send(outcome.unwrap_or_else(|p| Err(panic_message(p))));
         })
         .unwrap();

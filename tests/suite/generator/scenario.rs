@@ -42,7 +42,7 @@ pub fn generate(seed: u64) -> String {
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
     g.build(&mut p, seed);
-    g.text
+    g.text + &super::expects::expectations(seed)
 }
 
 /// Mixed into a case's seed for the pick of its steps' `p` and `name`.

@@ -1,0 +1,90 @@
+//! The runs `cascade check` needs, across every scenario it checks: each run the expectations
+//! name (the base, the variants), for the replications asked of it, all on one pool of
+//! `--jobs` threads, so a library of scenarios checks in parallel rather than one scenario
+//! after another. The results come back in the plan's order, each run on its own seed, so what
+//! `check` prints does not depend on `--jobs`.
+
+use cascade::check::runs_needed;
+use cascade::metrics::RunMetrics;
+use cascade::scenario::{BASE, Scenario};
+use cascade::{Error, Model, Result};
+use rayon::prelude::*;
+
+/// One scenario's runs: each named run (`base` or a variant's name) and its replications'
+/// metrics in replication order, replication 0 on the scenario's seed.
+pub type Ran = Vec<(String, Vec<RunMetrics>)>;
+
+/// The runs of each scenario in `scenarios` (as `load_with_variants` gives them, the base
+/// first): those its expectations name, with the most `reps` asked of each, and the base (one
+/// replication at least) when `base_always` (a baseline compares it). The base comes first
+/// when it runs. The first error in plan order is returned, after every run has ended.
+pub fn run_all(
+    scenarios: &[&[(Option<String>, Scenario)]],
+    base_always: bool,
+    jobs: usize,
+) -> Result<Vec<Ran>> {
+    // The plan: per scenario, the runs and their replication counts; then one task per
+    // replication, in scenario, run, replication order.
+    let plans: Vec<Vec<(String, &Model, u32)>> = scenarios
+        .iter()
+        .map(|compiled| plan(compiled, base_always))
+        .collect();
+    let tasks: Vec<(&Model, u32)> = plans
+        .iter()
+        .flat_map(|runs| {
+            runs.iter()
+                .flat_map(|(_, model, reps)| (0..*reps).map(move |rep| (*model, rep)))
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {jobs} threads: {e}")))?;
+    let results: Vec<Result<RunMetrics>> = pool.install(|| {
+        tasks
+            .par_iter()
+            .map(|(model, rep)| {
+                let mut m = (*model).clone();
+                m.seed = cascade::sweep::replication_seed(model.seed, *rep);
+                cascade::simulate(&m).map(|r| r.metrics)
+            })
+            .collect()
+    });
+    let mut results = results.into_iter();
+    let mut out = Vec::with_capacity(plans.len());
+    for runs in plans {
+        let mut ran = Vec::with_capacity(runs.len());
+        for (name, _, reps) in runs {
+            let metrics = results
+                .by_ref()
+                .take(reps as usize)
+                .collect::<Result<Vec<_>>>()?;
+            ran.push((name, metrics));
+        }
+        out.push(ran);
+    }
+    Ok(out)
+}
+
+/// One scenario's runs: the named run's model and its replications, the base first.
+fn plan(compiled: &[(Option<String>, Scenario)], base_always: bool) -> Vec<(String, &Model, u32)> {
+    let base = &compiled[0].1;
+    let mut needed = runs_needed(&base.expects);
+    if let Some(i) = needed.iter().position(|(n, _)| n == BASE) {
+        let on_base = needed.remove(i);
+        needed.insert(0, on_base);
+    } else if base_always {
+        needed.insert(0, (BASE.to_string(), 1));
+    }
+    needed
+        .into_iter()
+        .filter_map(|(name, reps)| {
+            // The compiler checks the names an expectation gives, and `load_runs` compiles
+            // every variant when one is named: each is found.
+            let (_, s) = compiled
+                .iter()
+                .find(|(n, _)| n.as_deref().unwrap_or(BASE) == name)?;
+            Some((name, &s.model, reps))
+        })
+        .collect()
+}
