@@ -24,6 +24,7 @@ mod fuzz;
 mod generator;
 mod golden;
 mod golden_diff;
+mod init;
 mod layering;
 mod model;
 mod operations;
