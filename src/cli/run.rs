@@ -3,7 +3,10 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
-use cascade::output::run_tables::{render_faults, render_summary, render_variants};
+use cascade::output::run_tables::{
+    default_variant_metrics, render_faults, render_summary, render_variants,
+    selected_variant_metrics,
+};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +33,11 @@ pub struct RunArgs {
     /// Most rows a trace may have; a run with more is refused and writes nothing.
     #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
     trace_limit: u64,
+    /// The variant comparison's rows: the metrics matching PATTERN (`*` matches any run of
+    /// characters); repeatable [default: each client's goodput, success ratio and p99, each
+    /// edge's amplification, each service's utilization and wasted work, each fault's recovery].
+    #[arg(long = "metric", value_name = "PATTERN")]
+    metrics: Vec<String>,
     #[command(flatten)]
     chart: super::chart::ChartFlags,
     #[command(flatten)]
@@ -49,6 +57,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         });
     }
     let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
+    check_metric_patterns(&args.metrics, &models)?;
     let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
     let started = Instant::now();
     let mut sim = cascade::Simulation::new(model.clone());
@@ -101,7 +110,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|(n, _, r, _)| (n.as_str(), &r.metrics))
                 .collect();
-            print!("{}", render_variants(&model, &result.metrics, &named));
+            let names = if args.metrics.is_empty() {
+                default_variant_metrics(&model, &result.metrics)
+            } else {
+                selected_variant_metrics(&args.metrics, &result.metrics, &named)
+            };
+            print!("{}", render_variants(&names, &result.metrics, &named));
         }
         println!(
             "\n{} events in {:.3}s wall ({:.2}M events/s, {:.0}x real time); results in {}",
@@ -126,6 +140,31 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--metric` picks rows of the variant comparison, so it needs variants, and each pattern
+/// must name a metric some run will report: both refused before anything runs.
+fn check_metric_patterns(
+    patterns: &[String],
+    models: &[(Option<String>, cascade::scenario::Scenario)],
+) -> Result<()> {
+    if patterns.is_empty() {
+        return Ok(());
+    }
+    if models.len() < 2 {
+        return Err(cascade::Error::Usage(format!(
+            "--metric picks the rows of the variant comparison, and scenario `{}` has no \
+             [[variant]]: its metrics are all in summary.json (`cascade metrics` names them)",
+            models[0].1.model.name
+        )));
+    }
+    let mut names: Vec<String> = models
+        .iter()
+        .flat_map(|(_, s)| cascade::sweep::metric_names(&s.model))
+        .collect();
+    names.sort();
+    names.dedup();
+    super::sweep_out::check_metrics(patterns, &names, "the scenario's runs have")
 }
 
 fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) -> RunFacts {

@@ -104,7 +104,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     super::refuse_variant_overlap(&params, &from_cli, &base.variants)?;
     let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
     // A misspelt --metric stops the sweep before its first run, not after its last.
-    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names())?;
+    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names(), "the sweep has")?;
     let out = args.out.unwrap_or_else(|| default_dir(&base.model.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;

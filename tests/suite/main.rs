@@ -34,6 +34,7 @@ mod preflight;
 mod queueing;
 mod recovery;
 mod report;
+mod run_metric;
 mod seed_operations;
 mod shards;
 mod sweep;
