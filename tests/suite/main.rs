@@ -38,6 +38,7 @@ mod run_metric;
 mod seed_operations;
 mod shards;
 mod sweep;
+mod sweep_variant;
 mod trace;
 mod trust;
 mod variants;
