@@ -2,6 +2,7 @@
 
 use super::ScenarioArgs;
 use cascade::Result;
+use cascade::engine::trace::Filter as TraceFilter;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
 use cascade::output::run_tables::{
     default_variant_metrics, render_faults, render_summary, render_variants,
@@ -30,9 +31,25 @@ pub struct RunArgs {
     /// event, outcome), for debugging small runs.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Most rows a trace may have; a run with more is refused and writes nothing.
+    /// Most rows a trace may have, counted after its filters; a run with more is refused and
+    /// writes nothing.
     #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
     trace_limit: u64,
+    /// Trace only the rows of this entity: a client, a service (every instance), an instance
+    /// `api#1` or an edge `web->api`. Repeatable: a row of any of them is kept.
+    #[arg(long, value_name = "NAME", requires = "trace")]
+    trace_entity: Vec<String>,
+    /// Trace only this request and what it caused (its attempts' jobs, their calls, its
+    /// fallbacks, down the tree): an id of the trace's request column (`c0.1`, `j3.2`), or N
+    /// for the N-th request a client started.
+    #[arg(long, value_name = "ID|N", requires = "trace")]
+    trace_request: Option<String>,
+    /// Trace only the rows at or after this time of the run (warm-up included): `10s`.
+    #[arg(long, value_name = "TIME", requires = "trace")]
+    trace_from: Option<String>,
+    /// Trace only the rows before this time of the run (warm-up included): `10.5s`.
+    #[arg(long, value_name = "TIME", requires = "trace")]
+    trace_to: Option<String>,
     /// The variant comparison's rows: the metrics matching PATTERN (`*` matches any run of
     /// characters); repeatable [default: each client's goodput, success ratio and p99, each
     /// edge's amplification, each service's utilization and wasted work, each fault's recovery].
@@ -63,6 +80,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut sim = cascade::Simulation::new(model.clone());
     if args.trace.is_some() {
         sim = sim.with_trace(args.trace_limit);
+        if let Some(filter) = trace_filter(&args, &model)? {
+            sim = sim.with_trace_filter(filter);
+        }
     }
     let mut result = sim.run()?;
     // A trace too long is refused before anything is written.
@@ -140,6 +160,28 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The `--trace-*` filters, checked against the model before the run starts.
+fn trace_filter(args: &RunArgs, model: &cascade::Model) -> Result<Option<TraceFilter>> {
+    let time = |flag: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|t| {
+                cascade::time::parse_duration(t)
+                    .map_err(|e| cascade::Error::Usage(format!("{flag} {t}: {e}")))
+            })
+            .transpose()
+    };
+    let from = time("--trace-from", &args.trace_from)?;
+    let to = time("--trace-to", &args.trace_to)?;
+    TraceFilter::new(
+        model,
+        &args.trace_entity,
+        args.trace_request.as_deref(),
+        from,
+        to,
+    )
+    .map_err(cascade::Error::Usage)
 }
 
 /// `--metric` picks rows of the variant comparison, so it needs variants, and each pattern

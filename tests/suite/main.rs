@@ -40,5 +40,6 @@ mod shards;
 mod sweep;
 mod sweep_variant;
 mod trace;
+mod trace_filters;
 mod trust;
 mod variants;
