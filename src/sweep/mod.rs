@@ -12,8 +12,8 @@ pub mod store;
 
 use crate::error::Result;
 use crate::model::Model;
-use crate::scenario::Override;
 use crate::scenario::grid::{self, Param};
+use crate::scenario::{Origin, Override};
 use std::path::Path;
 
 /// Where a run sits in the plan.
@@ -123,9 +123,12 @@ impl Plan {
         let mut models = Vec::new();
         let mut variants = Vec::new();
         for point in &grid {
-            let mut all = overrides.to_vec();
-            all.extend(point.iter().cloned());
-            let compiled = crate::scenario::load_with_variants(scenario, &all)?;
+            let mut all: Vec<(Override, Origin)> = overrides
+                .iter()
+                .map(|o| (o.clone(), Origin::CommandLine))
+                .collect();
+            all.extend(point.iter().map(|o| (o.clone(), Origin::Sweep)));
+            let compiled = crate::scenario::load_with_variants_tagged(scenario, &all)?;
             if variants.is_empty() {
                 variants = compiled
                     .iter()

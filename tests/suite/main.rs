@@ -16,6 +16,7 @@ mod determinism;
 mod diff;
 mod divergence;
 mod docs;
+mod duration_hints;
 mod fanout;
 mod faults;
 mod files;
