@@ -217,3 +217,39 @@ fn shards_of_a_picked_sweep_merge_and_other_picks_do_not() {
         "{err}"
     );
 }
+
+#[test]
+fn diff_names_the_variants_two_sweeps_differ_in() {
+    let d = dir("diff");
+    sweep(&d, "whole", &[], 0);
+    sweep(&d, "picked", &["--variant", "wide"], 0);
+    let (whole, picked) = (d.join("whole"), d.join("picked"));
+    let o = cascade(
+        &["diff", whole.to_str().unwrap(), picked.to_str().unwrap()],
+        2,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ran the variants base, no-retry, wide but `"),
+        "{err}"
+    );
+    assert!(
+        err.contains("` ran wide: diff matches points by their variant too"),
+        "{err}"
+    );
+    // The same pick on both sides compares: a variant against itself is all within noise.
+    sweep(&d, "again", &["--variant", "wide"], 0);
+    let o = cascade(
+        &[
+            "diff",
+            picked.to_str().unwrap(),
+            d.join("again").to_str().unwrap(),
+        ],
+        0,
+    );
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("0 improved, 0 regressed, 0 changed"),
+        "{said}"
+    );
+}
