@@ -71,15 +71,6 @@ impl Origin {
             Origin::Sweep => format!("the sweep's value {}={}", o.path, o.value),
         }
     }
-
-    /// How the user wrote the value, for a fix written the same way.
-    fn written(&self) -> super::messages::Written {
-        match self {
-            Origin::CommandLine => super::messages::Written::Set,
-            Origin::Variant(_) => super::messages::Written::VariantSet,
-            Origin::Sweep => super::messages::Written::Sweep,
-        }
-    }
 }
 
 /// Scenario errors are boxed: they are rare and large, and results stay small on the happy path.
@@ -163,16 +154,12 @@ impl Source {
                 err.field = self.spans.path_at(span.start);
                 self.locate(&mut err, span.start);
             }
-            let written = err
-                .field
-                .as_deref()
-                .and_then(|f| self.culprit(f))
-                .map_or(super::messages::Written::File, |(_, origin)| {
-                    origin.written()
-                });
+            // Who wrote the value, for a fix in the same form.
+            let origin = err.field.as_deref().and_then(|f| self.culprit(f));
+            let origin = origin.map(|(_, origin)| origin.clone());
             let mut err = self.blame_override(err);
             if let Some(field) = err.field.clone() {
-                let hint = super::messages::duration_hint(&field, e.message(), written);
+                let hint = super::messages::duration_hint(&field, e.message(), origin.as_ref());
                 err.help = hint.or(err.help.take());
             }
             err
