@@ -262,6 +262,24 @@ fn sweep_pairs(a: &SweepData, b: &SweepData) -> Result<Vec<Pair>> {
             list(b)
         )));
     }
+    // Another set of variants (`sweep --variant`) would otherwise be reported as a point
+    // missing, named without the variant that is.
+    let mut variants = [a, b].map(|s| {
+        let mut v = s.variants.clone();
+        v.sort();
+        v
+    });
+    if variants[0] != variants[1] {
+        let [va, vb] = std::mem::take(&mut variants);
+        return Err(Error::Usage(format!(
+            "`{}` ran the variants {} but `{}` ran {}: diff matches points by their variant too \
+             (sweep --variant picks them)",
+            a.dir.display(),
+            va.join(", "),
+            b.dir.display(),
+            vb.join(", ")
+        )));
+    }
     let paths: Vec<&str> = a.params.iter().map(|p| p.path.as_str()).collect();
     let pa = sweep_points(a, &paths)?;
     let mut pb: BTreeMap<PointKey, Samples> = sweep_points(b, &paths)?.into_iter().collect();

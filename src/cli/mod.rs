@@ -6,6 +6,7 @@ mod check;
 mod check_runs;
 mod completions;
 mod diff;
+mod init;
 mod junit;
 mod man;
 mod merge;
@@ -53,6 +54,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Compare two runs' or two sweeps' directories metric by metric (B against A).
     Diff(diff::DiffArgs),
+    /// Write a commented starter scenario from a template (--list shows them).
+    Init(init::InitArgs),
     /// Print the shell completion script for SHELL.
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff), subcommands included: `cascade man | man -l -`.
@@ -128,6 +131,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),
         Command::Diff(a) => diff::diff(a),
+        Command::Init(a) => init::init(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man => man::man(),
     }

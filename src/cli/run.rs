@@ -2,8 +2,12 @@
 
 use super::ScenarioArgs;
 use cascade::Result;
+use cascade::engine::trace::Filter as TraceFilter;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
-use cascade::output::run_tables::{render_faults, render_summary, render_variants};
+use cascade::output::run_tables::{
+    default_variant_metrics, render_faults, render_summary, render_variants,
+    selected_variant_metrics,
+};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,9 +31,30 @@ pub struct RunArgs {
     /// event, outcome), for debugging small runs.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Most rows a trace may have; a run with more is refused and writes nothing.
+    /// Most rows a trace may have, counted after its filters; a run with more is refused and
+    /// writes nothing.
     #[arg(long, value_name = "ROWS", default_value_t = cascade::engine::trace::DEFAULT_LIMIT)]
     trace_limit: u64,
+    /// Trace only the rows of this entity: a client, a service (every instance), an instance
+    /// `api#1` or an edge `web->api`. Repeatable: a row of any of them is kept.
+    #[arg(long, value_name = "NAME", requires = "trace")]
+    trace_entity: Vec<String>,
+    /// Trace only this request and what it caused (its attempts' jobs, their calls, its
+    /// fallbacks, down the tree): an id of the trace's request column (`c0.1`, `j3.2`), or N
+    /// for the N-th request a client started.
+    #[arg(long, value_name = "ID|N", requires = "trace")]
+    trace_request: Option<String>,
+    /// Trace only the rows at or after this time of the run (warm-up included): `10s`.
+    #[arg(long, value_name = "TIME", requires = "trace")]
+    trace_from: Option<String>,
+    /// Trace only the rows before this time of the run (warm-up included): `10.5s`.
+    #[arg(long, value_name = "TIME", requires = "trace")]
+    trace_to: Option<String>,
+    /// The variant comparison's rows: the metrics matching PATTERN (`*` matches any run of
+    /// characters); repeatable [default: each client's goodput, success ratio and p99, each
+    /// edge's amplification, each service's utilization and wasted work, each fault's recovery].
+    #[arg(long = "metric", value_name = "PATTERN")]
+    metrics: Vec<String>,
     #[command(flatten)]
     chart: super::chart::ChartFlags,
     #[command(flatten)]
@@ -49,11 +74,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         });
     }
     let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
+    check_metric_patterns(&args.metrics, &models)?;
     let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
     let started = Instant::now();
     let mut sim = cascade::Simulation::new(model.clone());
     if args.trace.is_some() {
         sim = sim.with_trace(args.trace_limit);
+        if let Some(filter) = trace_filter(&args, &model)? {
+            sim = sim.with_trace_filter(filter);
+        }
     }
     let mut result = sim.run()?;
     // A trace too long is refused before anything is written.
@@ -101,7 +130,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|(n, _, r, _)| (n.as_str(), &r.metrics))
                 .collect();
-            print!("{}", render_variants(&model, &result.metrics, &named));
+            let names = if args.metrics.is_empty() {
+                default_variant_metrics(&model, &result.metrics)
+            } else {
+                selected_variant_metrics(&args.metrics, &result.metrics, &named)
+            };
+            print!("{}", render_variants(&names, &result.metrics, &named));
         }
         println!(
             "\n{} events in {:.3}s wall ({:.2}M events/s, {:.0}x real time); results in {}",
@@ -126,6 +160,53 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The `--trace-*` filters, checked against the model before the run starts.
+fn trace_filter(args: &RunArgs, model: &cascade::Model) -> Result<Option<TraceFilter>> {
+    let time = |flag: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|t| {
+                cascade::time::parse_duration(t)
+                    .map_err(|e| cascade::Error::Usage(format!("{flag} {t}: {e}")))
+            })
+            .transpose()
+    };
+    let from = time("--trace-from", &args.trace_from)?;
+    let to = time("--trace-to", &args.trace_to)?;
+    TraceFilter::new(
+        model,
+        &args.trace_entity,
+        args.trace_request.as_deref(),
+        from,
+        to,
+    )
+    .map_err(cascade::Error::Usage)
+}
+
+/// `--metric` picks rows of the variant comparison, so it needs variants, and each pattern
+/// must name a metric some run will report: both refused before anything runs.
+fn check_metric_patterns(
+    patterns: &[String],
+    models: &[(Option<String>, cascade::scenario::Scenario)],
+) -> Result<()> {
+    if patterns.is_empty() {
+        return Ok(());
+    }
+    if models.len() < 2 {
+        return Err(cascade::Error::Usage(format!(
+            "--metric picks the rows of the variant comparison, and scenario `{}` has no \
+             [[variant]]: its metrics are all in summary.json (`cascade metrics` names them)",
+            models[0].1.model.name
+        )));
+    }
+    let mut names: Vec<String> = models
+        .iter()
+        .flat_map(|(_, s)| cascade::sweep::metric_names(&s.model))
+        .collect();
+    names.sort();
+    names.dedup();
+    super::sweep_out::check_metrics(patterns, &names, "the scenario's runs have")
 }
 
 fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) -> RunFacts {

@@ -34,6 +34,10 @@ pub struct SweepArgs {
     /// The step of every `--parameter-scan`: a number or a duration.
     #[arg(long, short = 'D', value_name = "STEP", default_value = "1")]
     parameter_step_size: String,
+    /// Run only this variant (`base` for the base run); repeatable [default: the base and every
+    /// [[variant]]]. A sweep resumes or merges only with the same set.
+    #[arg(long = "variant", value_name = "NAME")]
+    variants: Vec<String>,
     /// Replications per point [default: the file's `[sweep] reps`, else 1]; replication r runs
     /// on a seed derived from the scenario's seed and r only (the same at every point).
     #[arg(long)]
@@ -101,10 +105,18 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     };
     let jobs = super::jobs_or_cores(args.jobs);
     let started = Instant::now();
-    super::refuse_variant_overlap(&params, &from_cli, &base.variants)?;
-    let plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
+    // A variant left out cannot overlap the grid: only those that will run are checked.
+    let running: Vec<_> = base
+        .variants
+        .iter()
+        .filter(|v| args.variants.is_empty() || args.variants.contains(&v.name))
+        .cloned()
+        .collect();
+    super::refuse_variant_overlap(&params, &from_cli, &running)?;
+    let mut plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
+    plan.keep_variants(&args.variants)?;
     // A misspelt --metric stops the sweep before its first run, not after its last.
-    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names())?;
+    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names(), "the sweep has")?;
     let out = args.out.unwrap_or_else(|| default_dir(&base.model.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;

@@ -45,9 +45,9 @@ impl ExportArgs {
     }
 }
 
-/// Every `--metric` pattern matches one of `names` (the metrics the sweep's runs will report),
-/// with the error the tables would give after the runs.
-pub fn check_metrics(patterns: &[String], names: &[String]) -> Result<()> {
+/// Every `--metric` pattern matches one of `names` (the metrics the runs will report), with
+/// the error the tables would give after the runs; `who` says whose metrics they are.
+pub fn check_metrics(patterns: &[String], names: &[String], who: &str) -> Result<()> {
     for p in patterns {
         if !names
             .iter()
@@ -55,7 +55,7 @@ pub fn check_metrics(patterns: &[String], names: &[String]) -> Result<()> {
         {
             let hint = cascade::error::did_you_mean(p, names.iter().map(String::as_str));
             return Err(cascade::Error::Usage(format!(
-                "--metric {p}: the sweep has no such metric{hint}"
+                "--metric {p}: {who} no such metric{hint}"
             )));
         }
     }

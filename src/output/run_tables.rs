@@ -3,6 +3,7 @@
 use super::text_table::Table;
 use crate::metrics::RunMetrics;
 use crate::metrics::recovery::FaultVerdict;
+use crate::metrics::select::selects;
 use crate::metrics::slots::Slots;
 use crate::model::fault::Target;
 use crate::model::{Model, Outcome};
@@ -252,14 +253,10 @@ fn target_name(model: &Model, target: Target) -> String {
     }
 }
 
-/// Base and variants side by side on the metrics that decide between settings: each client's
-/// goodput, success ratio and p99, each edge's amplification, each service's utilization and
-/// wasted work, each fault's recovery; every variant with its difference from the base, absolute and relative.
-pub fn render_variants(
-    model: &Model,
-    base: &RunMetrics,
-    variants: &[(&str, &RunMetrics)],
-) -> String {
+/// The metrics that decide between settings, the variant comparison's rows unless `run
+/// --metric` picks others: each client's goodput, success ratio and p99, each edge's
+/// amplification, each service's utilization and wasted work, each fault's recovery.
+pub fn default_variant_metrics(model: &Model, base: &RunMetrics) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for c in &model.clients {
         for m in ["goodput_rps", "success_ratio", "latency_p99_ms"] {
@@ -282,6 +279,33 @@ pub fn render_variants(
             }
         }
     }
+    names
+}
+
+/// The metrics of the base and the variants that any of `patterns` selects
+/// (`metrics::select::selects`), in the base's summary order, then those only a variant has.
+pub fn selected_variant_metrics(
+    patterns: &[String],
+    base: &RunMetrics,
+    variants: &[(&str, &RunMetrics)],
+) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let every = std::iter::once(base).chain(variants.iter().map(|(_, m)| *m));
+    for (name, _) in every.flat_map(|m| m.summary.iter()) {
+        if patterns.iter().any(|p| selects(p, name)) && !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// Base and variants side by side on the metrics `names`: every variant with its difference
+/// from the base, absolute and relative (`-` where a side lacks the metric).
+pub fn render_variants(
+    names: &[String],
+    base: &RunMetrics,
+    variants: &[(&str, &RunMetrics)],
+) -> String {
     let mut header = vec!["metric".to_string(), "base".to_string()];
     for (v, _) in variants {
         header.extend([v.to_string(), "Δ".into(), "Δ%".into()]);
@@ -289,10 +313,14 @@ pub fn render_variants(
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = Table::new(&header);
     for name in names {
-        let b = base.get(&name).unwrap_or(0.0);
-        let mut row = vec![name.clone(), sig3(b)];
+        let b = base.get(name);
+        let mut row = vec![name.clone(), b.map_or("-".into(), sig3)];
         for (_, m) in variants {
-            let v = m.get(&name).unwrap_or(0.0);
+            let v = m.get(name);
+            let (Some(b), Some(v)) = (b, v) else {
+                row.extend([v.map_or("-".into(), sig3), "-".into(), "-".into()]);
+                continue;
+            };
             let rel = if b != 0.0 {
                 format!("{:+.1}%", (v - b) / b.abs() * 100.0)
             } else {

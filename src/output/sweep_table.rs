@@ -78,7 +78,9 @@ impl<'a> Headline<'a> {
     }
 
     fn has_variants(&self) -> bool {
-        self.results.manifest.variants.len() > 1
+        // One variant gets its column too when it is not the base (`sweep --variant x`).
+        let v = &self.results.manifest.variants;
+        v.len() > 1 || v.first().is_some_and(|name| name != "base")
     }
 
     fn table(&self) -> Table {

@@ -53,18 +53,22 @@ pub struct Source {
 /// `set` entry in the file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Origin {
-    /// `--set` (or `--seed`, `--param`) on the command line.
+    /// `--set` (or `--seed`) on the command line.
     CommandLine,
     /// The `set` of the `[[variant]]` of this name.
     Variant(String),
+    /// A point of a sweep's grid: one value of a `--param` or of the file's `[sweep]`.
+    Sweep,
 }
 
 impl Origin {
-    /// How an error names the override: `--set PATH=VALUE` or `variant `v` set PATH=VALUE`.
+    /// How an error names the override: `--set PATH=VALUE`, `variant `v` set PATH=VALUE` or
+    /// `the sweep's value PATH=VALUE`.
     fn label(&self, o: &Override) -> String {
         match self {
             Origin::CommandLine => format!("--set {}={}", o.path, o.value),
             Origin::Variant(name) => format!("variant `{name}` set {}={}", o.path, o.value),
+            Origin::Sweep => format!("the sweep's value {}={}", o.path, o.value),
         }
     }
 }
@@ -150,10 +154,12 @@ impl Source {
                 err.field = self.spans.path_at(span.start);
                 self.locate(&mut err, span.start);
             }
+            // Who wrote the value, for a fix in the same form.
+            let origin = err.field.as_deref().and_then(|f| self.culprit(f));
+            let origin = origin.map(|(_, origin)| origin.clone());
             let mut err = self.blame_override(err);
             if let Some(field) = err.field.clone() {
-                let by_set = err.message.starts_with("--set ");
-                let hint = super::messages::duration_hint(&field, e.message(), by_set);
+                let hint = super::messages::duration_hint(&field, e.message(), origin.as_ref());
                 err.help = hint.or(err.help.take());
             }
             err
@@ -212,17 +218,7 @@ impl Source {
         let Some(field) = err.field.clone() else {
             return Box::new(err);
         };
-        let written = |p: &str| {
-            self.original
-                .as_ref()
-                .is_none_or(|(_, spans)| spans.first_start(p).is_some())
-        };
-        let culprit = self.overrides.iter().rev().find(|(o, _)| {
-            field == o.path
-                || field.starts_with(&format!("{}.", o.path))
-                || (o.path.starts_with(&format!("{field}.")) && !written(&field))
-        });
-        if let Some((o, origin)) = culprit {
+        if let Some((o, origin)) = self.culprit(&field) {
             err.position = None;
             err.source_line = None;
             err.message = format!("{}: {}", origin.label(o), err.message);
@@ -231,6 +227,22 @@ impl Source {
             }
         }
         Box::new(err)
+    }
+}
+
+impl Source {
+    /// The override that wrote `field` (the last, when several did), or the table holding it.
+    fn culprit(&self, field: &str) -> Option<&(Override, Origin)> {
+        let written = |p: &str| {
+            self.original
+                .as_ref()
+                .is_none_or(|(_, spans)| spans.first_start(p).is_some())
+        };
+        self.overrides.iter().rev().find(|(o, _)| {
+            field == o.path
+                || field.starts_with(&format!("{}.", o.path))
+                || (o.path.starts_with(&format!("{field}.")) && !written(field))
+        })
     }
 }
 

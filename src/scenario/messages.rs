@@ -2,6 +2,7 @@
 //! turned into a suggestion, and the names of internal types (`RawBudget`) replaced by what
 //! the user can write.
 
+use super::document::Origin;
 use crate::error::closest;
 
 pub(super) fn first_line(msg: &str) -> String {
@@ -16,19 +17,29 @@ pub(super) fn unitless(n: &str) -> String {
 }
 
 /// For a duration written without its unit, the fix with the unit `field` usually takes:
-/// `timeout = "500ms"`, `duration = "120s"`, or as `--set` takes it when it came from there.
-pub(super) fn duration_hint(field: &str, message: &str, by_set: bool) -> Option<String> {
+/// `timeout = "500ms"`, `duration = "120s"`, or in the form of the override that wrote it
+/// (`origin`; none for a key of the file).
+pub(super) fn duration_hint(field: &str, message: &str, origin: Option<&Origin>) -> Option<String> {
     let n = first_line(message)
         .strip_prefix(UNITLESS)?
         .split('`')
         .next()?
         .to_string();
     let unit = usual_unit(field);
-    let fix = if by_set {
-        format!("--set {field}={n}{unit}")
-    } else {
-        let key = field.rsplit('.').next().unwrap_or(field);
-        format!("{key} = \"{n}{unit}\"")
+    let fix = match origin {
+        None => {
+            let key = field.rsplit('.').next().unwrap_or(field);
+            format!("{key} = \"{n}{unit}\"")
+        }
+        Some(Origin::CommandLine) => format!("--set {field}={n}{unit}"),
+        Some(Origin::Variant(_)) => format!("\"{field}\" = \"{n}{unit}\""),
+        // A `--param` list or range, or a `[sweep]` array: every value of it needs the unit.
+        Some(Origin::Sweep) => {
+            return Some(format!(
+                "did you mean `{n}{unit}`? every value a sweep gives {field} needs a unit: ns, \
+                 us, ms, s, m, h (`--param {field}={n}{unit},...`)"
+            ));
+        }
     };
     Some(format!(
         "did you mean `{fix}`? durations are strings with a unit: ns, us, ms, s, m, h"
@@ -146,7 +157,10 @@ mod tests {
 
     #[test]
     fn a_bare_number_gets_the_unit_its_field_usually_takes() {
-        let hint = |field: &str, by_set| duration_hint(field, &unitless("250"), by_set).unwrap();
+        let hint = |field: &str, by_set: bool| {
+            let origin = by_set.then_some(&Origin::CommandLine);
+            duration_hint(field, &unitless("250"), origin).unwrap()
+        };
         assert_eq!(
             hint("policy.p.timeout", false),
             "did you mean `timeout = \"250ms\"`? durations are strings with a unit: ns, us, ms, s, m, h"
@@ -159,8 +173,24 @@ mod tests {
         assert!(
             hint("client.web.phases.0.at", true).contains("`--set client.web.phases.0.at=250s`")
         );
+        let variant = duration_hint(
+            "policy.p.timeout",
+            &unitless("150"),
+            Some(&Origin::Variant("v".into())),
+        );
+        assert!(
+            variant
+                .unwrap()
+                .contains("`\"policy.p.timeout\" = \"150ms\"`")
+        );
+        let swept = duration_hint("scenario.warmup", &unitless("5"), Some(&Origin::Sweep));
         assert_eq!(
-            duration_hint("policy.p.timeout", "invalid type: string", false),
+            swept.unwrap(),
+            "did you mean `5s`? every value a sweep gives scenario.warmup needs a unit: ns, us, \
+             ms, s, m, h (`--param scenario.warmup=5s,...`)"
+        );
+        assert_eq!(
+            duration_hint("policy.p.timeout", "invalid type: string", None),
             None
         );
     }

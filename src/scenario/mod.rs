@@ -77,18 +77,28 @@ pub fn load_with_variants(
     path: &Path,
     overrides: &[Override],
 ) -> Result<Vec<(Option<String>, Scenario)>> {
+    let tagged: Vec<(Override, Origin)> = overrides
+        .iter()
+        .map(|o| (o.clone(), Origin::CommandLine))
+        .collect();
+    load_with_variants_tagged(path, &tagged)
+}
+
+/// `load_with_variants`, each override with who wrote it (a sweep's point values are
+/// `Origin::Sweep`), so that an error names it as the user wrote it.
+pub fn load_with_variants_tagged(
+    path: &Path,
+    overrides: &[(Override, Origin)],
+) -> Result<Vec<(Option<String>, Scenario)>> {
     let text = read::read_scenario(path)?;
     let file = path.display().to_string();
-    let src = Source::parse(&file, &text, overrides)?;
+    let src = Source::parse_tagged(&file, &text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;
     let base = compile::compile(&raw, &src)?;
     let variants = base.variants.clone();
     let mut models = vec![(None, base)];
     for v in variants {
-        let mut all: Vec<(Override, Origin)> = overrides
-            .iter()
-            .map(|o| (o.clone(), Origin::CommandLine))
-            .collect();
+        let mut all: Vec<(Override, Origin)> = overrides.to_vec();
         all.extend(
             v.set
                 .iter()

@@ -12,8 +12,8 @@ pub mod store;
 
 use crate::error::Result;
 use crate::model::Model;
-use crate::scenario::Override;
 use crate::scenario::grid::{self, Param};
+use crate::scenario::{Origin, Override};
 use std::path::Path;
 
 /// Where a run sits in the plan.
@@ -44,8 +44,10 @@ pub struct Plan {
     /// The base scenario after `--set`, before any point's values.
     pub source: String,
     pub params: Vec<Param>,
-    /// `base`, then the scenario's `[[variant]]` names.
+    /// `base`, then the scenario's `[[variant]]` names; only those `keep_variants` kept.
     pub variants: Vec<String>,
+    /// The scenario's variants that `keep_variants` (`sweep --variant`) left out, in file order.
+    pub left_out: Vec<String>,
     pub reps: u32,
     /// Point-major, then variant.
     models: Vec<Model>,
@@ -121,9 +123,12 @@ impl Plan {
         let mut models = Vec::new();
         let mut variants = Vec::new();
         for point in &grid {
-            let mut all = overrides.to_vec();
-            all.extend(point.iter().cloned());
-            let compiled = crate::scenario::load_with_variants(scenario, &all)?;
+            let mut all: Vec<(Override, Origin)> = overrides
+                .iter()
+                .map(|o| (o.clone(), Origin::CommandLine))
+                .collect();
+            all.extend(point.iter().map(|o| (o.clone(), Origin::Sweep)));
+            let compiled = crate::scenario::load_with_variants_tagged(scenario, &all)?;
             if variants.is_empty() {
                 variants = compiled
                     .iter()
@@ -138,9 +143,44 @@ impl Plan {
             source: base.source,
             params,
             variants,
+            left_out: Vec::new(),
             reps,
             models,
         })
+    }
+
+    /// Keeps only the variants named in `names` (`base` is the base run), in the scenario's
+    /// order whatever the order of `names`, so that the same set always makes the same sweep.
+    /// A name the scenario has no variant of is refused with the closest one.
+    pub fn keep_variants(&mut self, names: &[String]) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        for n in names {
+            if !self.variants.contains(n) {
+                let hint = crate::error::did_you_mean(n, self.variants.iter().map(String::as_str));
+                return Err(crate::Error::Usage(format!(
+                    "--variant {n}: the scenario has no such variant{hint}; its variants are {}",
+                    self.variants.join(", ")
+                )));
+            }
+        }
+        let keep: Vec<bool> = self.variants.iter().map(|v| names.contains(v)).collect();
+        let width = self.variants.len();
+        let models = std::mem::take(&mut self.models);
+        self.models = models
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep[i % width])
+            .map(|(_, m)| m)
+            .collect();
+        let (kept, left): (Vec<_>, Vec<_>) = std::mem::take(&mut self.variants)
+            .into_iter()
+            .zip(keep)
+            .partition(|(_, k)| *k);
+        self.variants = kept.into_iter().map(|(v, _)| v).collect();
+        self.left_out = left.into_iter().map(|(v, _)| v).collect();
+        Ok(())
     }
 
     /// Every metric some run of the plan can report (`metric_names` of each model, once each).

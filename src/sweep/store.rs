@@ -32,7 +32,12 @@ pub struct Manifest {
     /// FNV-1a of the base scenario text (after `--set`), in hex.
     pub scenario_hash: String,
     pub params: Vec<ManifestParam>,
+    /// The variants run: `base` and the scenario's `[[variant]]`s, or those `--variant` named.
     pub variants: Vec<String>,
+    /// The scenario's variants `--variant` left out (absent when every variant runs, so a
+    /// manifest without it reads as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     pub reps: u32,
     pub points: usize,
     pub runs: usize,
@@ -58,6 +63,7 @@ impl Manifest {
                 })
                 .collect(),
             variants: plan.variants.clone(),
+            left_out: plan.left_out.clone(),
             reps: plan.reps,
             points: plan.points(),
             runs: plan.runs(),
@@ -174,7 +180,17 @@ pub fn difference(a: &Manifest, b: &Manifest) -> String {
         .iter()
         .find(|(_, differs)| *differs)
         .map_or("the same sweep".into(), |(what, _)| {
-            format!("its {what} differ")
+            if *what == "variants" {
+                // Run indices count the variants, so another set is another sweep; say which.
+                format!(
+                    "its variants differ: one runs {}, the other {}; --variant picks them, and \
+                     a sweep resumes or merges only with the same set",
+                    a.variants.join(", "),
+                    b.variants.join(", ")
+                )
+            } else {
+                format!("its {what} differ")
+            }
         })
 }
 
