@@ -31,6 +31,7 @@ mod golden;
 mod golden_diff;
 mod init;
 mod layering;
+mod library;
 mod model;
 mod operations;
 mod overload;
