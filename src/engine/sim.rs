@@ -278,7 +278,16 @@ impl Simulation {
     #[inline(never)]
     fn must_stop(&mut self) -> bool {
         let t = self.now;
-        if (self.calls.len() + self.jobs.len()) as u64 > self.model.max_in_flight {
+        // Timers are never removed from the queue (a finished call's deadline timer waits for
+        // its time), so at a high enough rate they pile up with few requests in flight: the
+        // queue is bounded too, at `PENDING_PER_IN_FLIGHT` events per request allowed.
+        let pending_limit = self
+            .model
+            .max_in_flight
+            .saturating_mul(crate::model::PENDING_PER_IN_FLIGHT);
+        if (self.calls.len() + self.jobs.len()) as u64 > self.model.max_in_flight
+            || self.queue.len() as u64 > pending_limit
+        {
             self.stopped = Some(Stop::Diverged(t));
             return true;
         }

@@ -17,6 +17,10 @@ pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Dis
 pub use latency::Latency;
 pub use rate::RateSchedule;
 
+/// Pending events per request of `Model::max_in_flight` past which a run diverges too: timers
+/// stay on the event queue after their request is done, and can pile up on their own.
+pub const PENDING_PER_IN_FLIGHT: u64 = 4;
+
 #[derive(Debug, Clone)]
 pub struct Model {
     pub name: String,

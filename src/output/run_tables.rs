@@ -43,8 +43,13 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     if m.get("run.diverged") == Some(1.0) {
         let _ = writeln!(
             out,
-            "DIVERGED: more than {} requests in flight (scenario.max_in_flight) at {} s; the run stopped there and every number below covers it up to then\n",
+            "DIVERGED: more than {} requests in flight (scenario.max_in_flight), or {} events pending, at {} s; the run stopped there and every number below covers it up to then\n",
             count(model.max_in_flight as f64),
+            count(
+                model
+                    .max_in_flight
+                    .saturating_mul(crate::model::PENDING_PER_IN_FLIGHT) as f64
+            ),
             sig3(g("run.stopped_at_s".into()))
         );
     }

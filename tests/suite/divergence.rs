@@ -124,3 +124,40 @@ fn a_sweep_keeps_diverged_runs_as_points() {
         .collect();
     assert_eq!(diverged, ["0", "1"], "{runs}");
 }
+
+#[test]
+fn timers_of_finished_requests_piling_up_stop_the_run_too() {
+    // A client with a 10 s deadline whose requests are all turned away at once (no queue, one
+    // worker of 1 s): few requests are ever in flight, but each leaves its deadline timer on
+    // the event queue for 10 s. At 1,000,000 requests a second that is 10,000,000 pending
+    // events, far past what memory should be spent on; the fuzzer found the same at 4e9 a
+    // second, where the run died allocating its event queue. Past 4 × max_in_flight pending
+    // events the run diverges instead.
+    let (model, m) = run_model(
+        r#"
+[scenario]
+name = "timers"
+duration = "20s"
+max_in_flight = 100_000
+
+[[client]]
+name = "web"
+target = "api"
+rate = 1000000
+arrival = "constant"
+deadline = "10s"
+
+[[service]]
+name = "api"
+workers = 1
+queue = 0
+work = "1s"
+"#,
+    );
+    assert_eq!(metric(&m, "run.diverged"), 1.0);
+    // 400,000 pending timers at 1,000,000 a second: 0.4 s, checked every 65,536 events.
+    let stopped = metric(&m, "run.stopped_at_s");
+    assert!((0.4..0.6).contains(&stopped), "stopped at {stopped} s");
+    assert!(metric(&m, "client.web.in_flight_end") < 10.0);
+    assert_counts_balance(&model, &m);
+}
