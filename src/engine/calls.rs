@@ -20,7 +20,8 @@ impl Simulation {
         let now = self.now;
         let spec = spec_of(&self.specs, spec_id);
         self.rec.edges[spec.edge].calls += 1;
-        let deadline = if caller_deadline == NO_DEADLINE {
+        // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
+        let deadline = if caller_deadline == NO_DEADLINE || spec.policy.ignores_caller_deadline {
             NO_DEADLINE
         } else {
             caller_deadline.saturating_sub(spec.policy.reserve)

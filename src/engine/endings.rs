@@ -123,8 +123,15 @@ impl Simulation {
 
     /// The deadline of whoever waits for the call (C): the client's request deadline, the
     /// deadline the parent job's request carries, or the original call's D for a fallback call.
+    /// None for a call that does not take its caller's deadline (`propagate_deadline = false`).
     fn caller_deadline(&self, cr: Ref) -> u64 {
         let call = self.calls.get(cr).expect("a live call");
+        if spec_of(&self.specs, call.spec)
+            .policy
+            .ignores_caller_deadline
+        {
+            return NO_DEADLINE;
+        }
         match call.parent {
             Parent::Client { client, .. } => self.model.clients[client as usize]
                 .deadline

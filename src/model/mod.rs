@@ -338,6 +338,10 @@ pub struct Policy {
     pub min_attempt: u64,
     /// A caller's give-up stops the callee's queued or running work and its calls.
     pub cancel: bool,
+    /// `propagate_deadline = false`: the call takes no deadline from the request making it
+    /// (D = none), so each attempt, and the callee's request, is bounded by the attempt's own
+    /// timeout only. Never set on a client's call (refused when compiled).
+    pub ignores_caller_deadline: bool,
     pub retry: Option<RetryPolicy>,
     pub budget: Option<BudgetConfig>,
     pub breaker: Option<BreakerPolicy>,

@@ -398,6 +398,9 @@ pub struct RawPolicy {
     pub reserve: Option<Dur>,
     pub min_attempt: Option<Dur>,
     pub cancel: Option<bool>,
+    /// `false`: the call takes no deadline from its caller's request (gRPC without a
+    /// propagated Context).
+    pub propagate_deadline: Option<bool>,
     pub retry: Option<super::schema_policy::RawRetry>,
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,

@@ -1140,3 +1140,24 @@ fn retry_after_waits_are_checked() {
         &["policy.db-client.retry.retry_after_wait", "replace, max"],
     );
 }
+
+#[test]
+fn a_clients_policy_cannot_leave_the_deadline_behind() {
+    let c = Case::new("propagate");
+    let text = GOOD.replace("rate = 100\n", "rate = 100\npolicy = \"db-client\"\n");
+    c.rejects(
+        &text.replace(
+            "timeout = \"200ms\"",
+            "timeout = \"200ms\"\npropagate_deadline = false",
+        ),
+        &[
+            "scenario.toml:10",
+            "client.web.policy",
+            "propagate_deadline = false",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("timeout = \"200ms\"", "propagate_deadline = 1"),
+        &["policy.db-client.propagate_deadline", "expected a boolean"],
+    );
+}

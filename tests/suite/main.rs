@@ -15,6 +15,7 @@ mod check;
 mod check_library;
 mod check_variants;
 mod cli_tools;
+mod deadline_propagation;
 mod deploy;
 mod determinism;
 mod diff;

@@ -41,6 +41,7 @@ pub fn generate(seed: u64) -> String {
     g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
+    g.propagate_pick = Some(Pick::new(seed ^ PROPAGATE_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -58,6 +59,8 @@ const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
 /// Mixed into a case's seed for the pick of overload physics (`contention`, `reject_work`,
 /// `after_work`).
 const OVERLOAD_PICK: u64 = 0x6f76_6572_6c6f_6164;
+/// Mixed into a case's seed for the pick of a service call's `propagate_deadline`.
+const PROPAGATE_PICK: u64 = 0x7072_6f70_6167_6174;
 
 #[derive(Default)]
 struct Builder {
@@ -70,6 +73,7 @@ struct Builder {
     pace_pick: Option<Pick>,
     policy_pick: Option<Pick>,
     overload_pick: Option<Pick>,
+    propagate_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -446,7 +450,10 @@ impl Builder {
             // never to a service with operations (a fallback cannot name one).
             let from_index = names.iter().position(|n| n == from).unwrap();
             let fallback_to = self.without_operations(&names[from_index + 1..]);
-            k.push(format!("policy = \"{}\"", self.policy(p, &fallback_to)));
+            k.push(format!(
+                "policy = \"{}\"",
+                self.policy(p, &fallback_to, true)
+            ));
         }
         if p.chance(0.3) {
             k.push(format!("optional = {}", p.chance(0.7)));
@@ -475,14 +482,20 @@ impl Builder {
     }
 
     /// A fresh `[policy.pN]` (one per call: a shared policy's fallback could close a cycle).
-    fn policy(&mut self, p: &mut Pick, fallback_to: &[String]) -> String {
+    /// A service's call (`service_call`) may leave its caller's deadline behind; a client's
+    /// may not (it has none to pass on).
+    fn policy(&mut self, p: &mut Pick, fallback_to: &[String], service_call: bool) -> String {
         let name = format!("p{}", self.policies.len());
         let mut extra = Vec::new();
         let fb = Fallbacks {
             services: fallback_to,
         };
         let later = self.policy_pick.as_mut().expect("set by generate");
-        let text = policy::policy(p, later, &name, &fb, &mut extra);
+        let mut text = policy::policy(p, later, &name, &fb, &mut extra);
+        let propagate = self.propagate_pick.as_mut().expect("set by generate");
+        if service_call && propagate.chance(0.2) {
+            text += &format!("propagate_deadline = {}\n", propagate.chance(0.3));
+        }
         self.policies.push(text);
         self.policies.extend(extra);
         name
@@ -540,7 +553,7 @@ impl Builder {
             // A client's fallback may call any service without operations, its own target
             // too: none calls a client back, so the graph stays acyclic.
             let fallback_to = self.without_operations(names);
-            t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to));
+            t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to, false));
         }
         t += &self.client_operations(names, &target);
         self.text += &t;
