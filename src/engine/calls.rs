@@ -28,7 +28,7 @@ impl Simulation {
         };
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
-            Parent::Job(j) => self
+            Parent::Job(j) | Parent::Detached(j) => self
                 .jobs
                 .get(j)
                 .map_or((0, Default::default()), |j| (j.instance, j.criticality)),

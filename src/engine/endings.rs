@@ -141,6 +141,8 @@ impl Simulation {
                 .calls
                 .get(original)
                 .map_or(call.deadline, |c| c.deadline),
+            // Never reached: a fire-and-forget call cannot fall back (refused when compiled).
+            Parent::Detached(_) => NO_DEADLINE,
         }
     }
 
@@ -195,6 +197,7 @@ impl Simulation {
                 self.rec.record_fallback_end(edge, outcome, took);
                 self.fallback_done(original, outcome)
             }
+            Parent::Detached(_) => self.rec.record_call_end(edge, outcome, took),
         }
     }
 

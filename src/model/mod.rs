@@ -215,6 +215,9 @@ pub struct Plan {
     /// Per step, its probability when it has one (`p`): empty when no step has one, so the
     /// engine checks one length on the plain path.
     pub branches: Vec<Option<Branch>>,
+    /// Per step, how many of its calls are fire-and-forget (`CallSpec::wait` false): empty
+    /// when no step has one, so the engine checks one length on the plain path.
+    pub publishes: Vec<u16>,
     /// Work after the last step's calls (`after_work`).
     pub after: Option<Box<overload::AfterWork>>,
 }
@@ -309,6 +312,9 @@ pub struct CallSpec {
     /// The call made when this one fails and its policy falls back to a service: an index
     /// into `Model::fallbacks`.
     pub fallback: Option<usize>,
+    /// The caller waits for its outcome; `false` (`wait = false`): fire-and-forget, the step
+    /// goes on at once and the outcome is only counted on the edge.
+    pub wait: bool,
 }
 
 impl CallSpec {

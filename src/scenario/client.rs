@@ -188,6 +188,7 @@ impl Ctx<'_> {
             idempotent: true,
             idempotency_key: false,
             fallback,
+            wait: true,
         })
     }
 

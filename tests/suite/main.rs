@@ -26,6 +26,7 @@ mod fanout;
 mod faults;
 mod files;
 mod finite;
+mod fire_and_forget;
 mod fuzz;
 mod generator;
 mod golden;

@@ -42,6 +42,7 @@ pub fn generate(seed: u64) -> String {
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
     g.propagate_pick = Some(Pick::new(seed ^ PROPAGATE_PICK));
+    g.wait_pick = Some(Pick::new(seed ^ WAIT_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -61,6 +62,8 @@ const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
 const OVERLOAD_PICK: u64 = 0x6f76_6572_6c6f_6164;
 /// Mixed into a case's seed for the pick of a service call's `propagate_deadline`.
 const PROPAGATE_PICK: u64 = 0x7072_6f70_6167_6174;
+/// Mixed into a case's seed for the pick of fire-and-forget calls (`wait = false`).
+const WAIT_PICK: u64 = 0x7761_6974_0000_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -74,6 +77,7 @@ struct Builder {
     policy_pick: Option<Pick>,
     overload_pick: Option<Pick>,
     propagate_pick: Option<Pick>,
+    wait_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -445,18 +449,32 @@ impl Builder {
         }
         let mut k = vec![format!("to = \"{to}\"")];
         k.extend(self.operation_key(names, &to));
+        // Now and then fire-and-forget, from a pick of its own: the other keys are drawn as
+        // before, and those it refuses (optional, fail_as, a fallback, a hedge) left out.
+        let waited = !self
+            .wait_pick
+            .as_mut()
+            .expect("set by generate")
+            .chance(0.1);
         if p.chance(0.7) {
             // Fallback calls go to services after the callee's caller, never back up, and
             // never to a service with operations (a fallback cannot name one).
             let from_index = names.iter().position(|n| n == from).unwrap();
             let fallback_to = self.without_operations(&names[from_index + 1..]);
-            k.push(format!(
-                "policy = \"{}\"",
-                self.policy(p, &fallback_to, true)
-            ));
+            let policy = self.policy(p, &fallback_to, true);
+            if !waited {
+                self.drop_answer_keys(&policy);
+            }
+            k.push(format!("policy = \"{policy}\""));
+        }
+        if !waited {
+            k.push("wait = false".into());
         }
         if p.chance(0.3) {
-            k.push(format!("optional = {}", p.chance(0.7)));
+            let optional = p.chance(0.7);
+            if waited {
+                k.push(format!("optional = {optional}"));
+            }
         }
         if p.chance(0.4) {
             // From well below the callee's work to above it: a crash's answer may then still
@@ -466,7 +484,10 @@ impl Builder {
         }
         if p.chance(0.3) {
             let kinds: Vec<&str> = FAILURES.iter().copied().chain(["propagate"]).collect();
-            k.push(format!("fail_as = \"{}\"", p.one(&kinds)));
+            let fail_as = p.one(&kinds);
+            if waited {
+                k.push(format!("fail_as = \"{fail_as}\""));
+            }
         }
         if p.chance(0.2) {
             k.push(format!("idempotent = {}", p.chance(0.3)));
@@ -479,6 +500,20 @@ impl Builder {
             k.push(format!("count = {}", c.int(1, 4)));
         }
         format!("{{ {} }}", k.join(", "))
+    }
+
+    /// Takes `fallback` and `hedge` out of policy `name`, for a fire-and-forget call (a
+    /// fallback's own policy, if it had one, stays, unused).
+    fn drop_answer_keys(&mut self, name: &str) {
+        let head = format!("[policy.{name}]\n");
+        let text = (self.policies.iter_mut())
+            .find(|t| t.starts_with(&head))
+            .expect("the policy just made");
+        *text = text
+            .lines()
+            .filter(|l| !l.starts_with("fallback =") && !l.starts_with("hedge ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
     }
 
     /// A fresh `[policy.pN]` (one per call: a shared policy's fallback could close a cycle).
