@@ -20,14 +20,15 @@ impl Simulation {
         let now = self.now;
         let spec = spec_of(&self.specs, spec_id);
         self.rec.edges[spec.edge].calls += 1;
-        let deadline = if caller_deadline == NO_DEADLINE {
+        // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
+        let deadline = if caller_deadline == NO_DEADLINE || spec.policy.ignores_caller_deadline {
             NO_DEADLINE
         } else {
             caller_deadline.saturating_sub(spec.policy.reserve)
         };
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
-            Parent::Job(j) => self
+            Parent::Job(j) | Parent::Detached(j) => self
                 .jobs
                 .get(j)
                 .map_or((0, Default::default()), |j| (j.instance, j.criticality)),

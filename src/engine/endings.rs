@@ -123,8 +123,15 @@ impl Simulation {
 
     /// The deadline of whoever waits for the call (C): the client's request deadline, the
     /// deadline the parent job's request carries, or the original call's D for a fallback call.
+    /// None for a call that does not take its caller's deadline (`propagate_deadline = false`).
     fn caller_deadline(&self, cr: Ref) -> u64 {
         let call = self.calls.get(cr).expect("a live call");
+        if spec_of(&self.specs, call.spec)
+            .policy
+            .ignores_caller_deadline
+        {
+            return NO_DEADLINE;
+        }
         match call.parent {
             Parent::Client { client, .. } => self.model.clients[client as usize]
                 .deadline
@@ -134,6 +141,8 @@ impl Simulation {
                 .calls
                 .get(original)
                 .map_or(call.deadline, |c| c.deadline),
+            // Never reached: a fire-and-forget call cannot fall back (refused when compiled).
+            Parent::Detached(_) => NO_DEADLINE,
         }
     }
 
@@ -188,6 +197,7 @@ impl Simulation {
                 self.rec.record_fallback_end(edge, outcome, took);
                 self.fallback_done(original, outcome)
             }
+            Parent::Detached(_) => self.rec.record_call_end(edge, outcome, took),
         }
     }
 

@@ -189,6 +189,15 @@ impl Simulation {
     /// `operation`).
     #[inline(always)]
     pub(super) fn start_step(&mut self, jr: Ref, s: usize, operation: u16, step: usize) {
+        // One length on the plain path: only a plan with a fire-and-forget call goes out of
+        // line (`publish.rs`).
+        if !self.model.services[s]
+            .plan_of(operation)
+            .publishes
+            .is_empty()
+        {
+            return self.start_step_publishing(jr, s, operation, step);
+        }
         let n = self.model.services[s].plan_of(operation).steps[step].len();
         let job = self.jobs.get_mut(jr).expect("live");
         let deadline = job.deadline;

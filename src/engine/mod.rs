@@ -16,6 +16,7 @@ mod overload;
 mod partitions;
 mod policy_state;
 pub mod progress;
+mod publish;
 pub mod queue;
 pub mod rng;
 mod sim;

@@ -28,6 +28,9 @@ pub enum Parent {
     Job(Ref),
     /// A failed call waiting for its fallback call.
     Fallback(Ref),
+    /// Nobody: a fire-and-forget call (`wait = false`) made by this job, which went on at once
+    /// and may be gone. Its outcome is only counted on the edge.
+    Detached(Ref),
 }
 
 /// Where a logical call stands between its attempts.

@@ -383,7 +383,9 @@ impl super::sim::Simulation {
             super::state::Parent::Client { client, .. } => {
                 format!("client.{}", self.model.clients[client as usize].name)
             }
-            super::state::Parent::Job(j) => Id::Job(j).to_string(),
+            super::state::Parent::Job(j) | super::state::Parent::Detached(j) => {
+                Id::Job(j).to_string()
+            }
             super::state::Parent::Fallback(o) => Id::Call(o).to_string(),
         };
         self.trace_row(Id::Call(c), &parent, &entity, event, outcome);

@@ -219,6 +219,9 @@ pub struct Plan {
     /// Per step, its probability when it has one (`p`): empty when no step has one, so the
     /// engine checks one length on the plain path.
     pub branches: Vec<Option<Branch>>,
+    /// Per step, how many of its calls are fire-and-forget (`CallSpec::wait` false): empty
+    /// when no step has one, so the engine checks one length on the plain path.
+    pub publishes: Vec<u16>,
     /// Work after the last step's calls (`after_work`).
     pub after: Option<Box<overload::AfterWork>>,
 }
@@ -313,6 +316,9 @@ pub struct CallSpec {
     /// The call made when this one fails and its policy falls back to a service: an index
     /// into `Model::fallbacks`.
     pub fallback: Option<usize>,
+    /// The caller waits for its outcome; `false` (`wait = false`): fire-and-forget, the step
+    /// goes on at once and the outcome is only counted on the edge.
+    pub wait: bool,
 }
 
 impl CallSpec {
@@ -342,6 +348,10 @@ pub struct Policy {
     pub min_attempt: u64,
     /// A caller's give-up stops the callee's queued or running work and its calls.
     pub cancel: bool,
+    /// `propagate_deadline = false`: the call takes no deadline from the request making it
+    /// (D = none), so each attempt, and the callee's request, is bounded by the attempt's own
+    /// timeout only. Never set on a client's call (refused when compiled).
+    pub ignores_caller_deadline: bool,
     pub retry: Option<RetryPolicy>,
     pub budget: Option<BudgetConfig>,
     pub breaker: Option<BreakerPolicy>,

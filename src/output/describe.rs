@@ -196,7 +196,8 @@ pub fn fallback(model: &Model, p: &Policy) -> String {
     }
 }
 
-/// Throttling, adaptive limit and cancellation: the rest of the stack, in one cell.
+/// Throttling, adaptive limit, cancellation and an unpropagated deadline: the rest of the
+/// stack, in one cell.
 pub fn other(p: &Policy) -> String {
     let mut parts = Vec::new();
     if let Some(t) = &p.throttle {
@@ -217,6 +218,9 @@ pub fn other(p: &Policy) -> String {
     }
     if p.cancel {
         parts.push("cancel on give-up".into());
+    }
+    if p.ignores_caller_deadline {
+        parts.push("deadline not propagated".into());
     }
     if parts.is_empty() {
         "none".into()

@@ -80,6 +80,9 @@ impl Ctx<'_> {
             ));
         }
         let policy = self.policy(&at("policy"), c.policy.as_deref())?;
+        if policy.ignores_caller_deadline {
+            return Err(self.src.error_at(&at("policy"), NOT_PROPAGATED_FROM_CLIENT));
+        }
         let deadline = c.deadline.map(|d| d.0);
         let criticality = c.criticality.unwrap_or_default();
         let Some(mix) = &c.mix else {
@@ -166,6 +169,13 @@ impl Ctx<'_> {
         policy: &model::Policy,
     ) -> Res<CallSpec> {
         let fallback = self.fallback_call(client, policy)?;
+        if fallback.is_some_and(|f| self.fallbacks[f].policy.ignores_caller_deadline) {
+            let name = policy.name.as_deref().unwrap_or_default();
+            return Err(self.src.error_at(
+                &format!("policy.{name}.fallback.policy"),
+                NOT_PROPAGATED_FROM_CLIENT,
+            ));
+        }
         Ok(CallSpec {
             id: self.next_spec_id(),
             to,
@@ -178,6 +188,7 @@ impl Ctx<'_> {
             idempotent: true,
             idempotency_key: false,
             fallback,
+            wait: true,
         })
     }
 
@@ -204,6 +215,9 @@ impl Ctx<'_> {
         Ok(out)
     }
 }
+
+/// A client's `deadline` is where a deadline starts, not one passed on to it.
+const NOT_PROPAGATED_FROM_CLIENT: &str = "a client's call cannot use a policy with `propagate_deadline = false`: a client has no caller's deadline to pass on (its own is `deadline`); use it on a service's calls";
 
 fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
     if rate.is_finite() && rate >= 0.0 {

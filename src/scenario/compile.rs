@@ -205,6 +205,7 @@ impl Ctx<'_> {
                 work: Latency::Constant(0),
                 steps: Vec::new(),
                 branches: Vec::new(),
+                publishes: Vec::new(),
                 after: None,
             },
             None => {

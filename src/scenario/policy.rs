@@ -44,6 +44,7 @@ pub fn compile_policy(
         reserve: p.reserve.map_or(0, |d| d.0),
         min_attempt: p.min_attempt.map_or(0, |d| d.0),
         cancel: p.cancel.unwrap_or(false),
+        ignores_caller_deadline: p.propagate_deadline == Some(false),
         retry,
         budget,
         breaker: p

@@ -362,6 +362,8 @@ pub struct RawStep {
     pub idempotency_key: Option<bool>,
     /// With `to`: the call made this many times at once (a fan-out), each its own call.
     pub count: Option<u32>,
+    /// With `to`: `false` makes it fire-and-forget (an event-bus publish).
+    pub wait: Option<bool>,
 }
 
 /// One option of a `choose` step: its share (relative to the other options) and the steps it
@@ -389,6 +391,8 @@ pub struct RawCall {
     pub idempotency_key: Option<bool>,
     /// The call made this many times at once, each its own call (its own policy state).
     pub count: Option<u32>,
+    /// `false`: the caller does not wait for it (fire-and-forget).
+    pub wait: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -398,6 +402,9 @@ pub struct RawPolicy {
     pub reserve: Option<Dur>,
     pub min_attempt: Option<Dur>,
     pub cancel: Option<bool>,
+    /// `false`: the call takes no deadline from its caller's request (gRPC without a
+    /// propagated Context).
+    pub propagate_deadline: Option<bool>,
     pub retry: Option<super::schema_policy::RawRetry>,
     pub breaker: Option<super::schema_policy::RawBreaker>,
     pub bulkhead: Option<super::schema_policy::RawBulkhead>,

@@ -45,10 +45,19 @@ impl Ctx<'_> {
             });
         }
         let branches = laid.branches;
+        let publishes: Vec<u16> = (steps.iter())
+            .map(|calls| calls.iter().filter(|c| !c.wait).count() as u16)
+            .collect();
+        let publishes = if publishes.iter().all(|&n| n == 0) {
+            Vec::new()
+        } else {
+            publishes
+        };
         Ok(model::Plan {
             work,
             steps,
             branches,
+            publishes,
             after: None,
         })
     }
@@ -70,6 +79,7 @@ impl Ctx<'_> {
                     idempotent: step.idempotent,
                     idempotency_key: step.idempotency_key,
                     count: step.count,
+                    wait: step.wait,
                 };
                 let count = self.count(path, &call)?;
                 (0..count).map(|_| self.call(from, path, &call)).collect()
@@ -88,6 +98,7 @@ impl Ctx<'_> {
                     || step.latency.is_some()
                     || step.fail_as.is_some()
                     || step.count.is_some()
+                    || step.wait.is_some()
                 {
                     return Err(self.src.error_at(
                         path,
@@ -191,6 +202,10 @@ impl Ctx<'_> {
                 }
             },
         };
+        let wait = c.wait.unwrap_or(true);
+        if !wait {
+            self.fire_and_forget(path, c, &policy)?;
+        }
         let fallback = self.fallback_call(from, &policy)?;
         Ok(CallSpec {
             id: self.next_spec_id(),
@@ -204,7 +219,47 @@ impl Ctx<'_> {
             idempotent: c.idempotent.unwrap_or(true),
             idempotency_key: c.idempotency_key.unwrap_or(false),
             fallback,
+            wait,
         })
+    }
+
+    /// A call nobody waits for (`wait = false`, written at `path`) has no answer to make
+    /// optional, map, fall back from or race: those settings are refused, naming the field.
+    fn fire_and_forget(&self, path: &str, c: &RawCall, policy: &Policy) -> Res<()> {
+        let why = "with `wait = false` nobody waits for the call's outcome";
+        if c.optional.is_some() {
+            return Err(self.src.error_at(
+                &format!("{path}.optional"),
+                format!("{why}: it cannot be optional (its failure never reaches the request)"),
+            ));
+        }
+        if c.fail_as.is_some() {
+            return Err(self.src.error_at(
+                &format!("{path}.fail_as"),
+                format!("{why}: there is no failure of the request to map it to"),
+            ));
+        }
+        let name = policy.name.as_deref().unwrap_or_default();
+        for (has, key, what) in [
+            (
+                policy.fallback.is_some(),
+                "fallback",
+                "no one receives a fallback's answer",
+            ),
+            (
+                policy.hedge.is_some(),
+                "hedge",
+                "no one waits for the fastest copy",
+            ),
+        ] {
+            if has {
+                return Err(self.src.error_at(
+                    &format!("{path}.policy"),
+                    format!("{why}: policy `{name}` has a `{key}` (policy.{name}.{key}), which it cannot use: {what}; give it a policy without one"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The call a policy falls back to, from the same caller, as a spec of its own.
@@ -247,6 +302,7 @@ impl Ctx<'_> {
             idempotent: true,
             idempotency_key: false,
             fallback: None,
+            wait: true,
         };
         self.fallbacks.push(spec);
         Ok(Some(self.fallbacks.len() - 1))

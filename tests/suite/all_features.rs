@@ -26,6 +26,7 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
             "edge.gw.auth",
             "edge.gw.db",
             "edge.gw.reco",
+            "edge.gw.events",
         ] {
             let started = if prefix.starts_with("client") {
                 metric(&m, &format!("{prefix}.requests"))

@@ -1140,3 +1140,82 @@ fn retry_after_waits_are_checked() {
         &["policy.db-client.retry.retry_after_wait", "replace, max"],
     );
 }
+
+#[test]
+fn a_clients_policy_cannot_leave_the_deadline_behind() {
+    let c = Case::new("propagate");
+    let text = GOOD.replace("rate = 100\n", "rate = 100\npolicy = \"db-client\"\n");
+    c.rejects(
+        &text.replace(
+            "timeout = \"200ms\"",
+            "timeout = \"200ms\"\npropagate_deadline = false",
+        ),
+        &[
+            "scenario.toml:10",
+            "client.web.policy",
+            "propagate_deadline = false",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace("timeout = \"200ms\"", "propagate_deadline = 1"),
+        &["policy.db-client.propagate_deadline", "expected a boolean"],
+    );
+}
+
+#[test]
+fn a_call_nobody_waits_for_refuses_what_needs_its_answer() {
+    let c = Case::new("wait");
+    let publish = |keys: &str| {
+        GOOD.replace(
+            "{ to = \"db\", policy = \"db-client\" }",
+            &format!("{{ to = \"db\", policy = \"db-client\", wait = false{keys} }}"),
+        )
+    };
+    c.rejects(
+        &publish(", optional = true"),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.db.optional",
+            "wait = false",
+        ],
+    );
+    c.rejects(
+        &publish(", fail_as = \"internal\""),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.db.fail_as",
+            "wait = false",
+        ],
+    );
+    c.rejects(
+        &(publish("") + "fallback = { latency = \"1ms\" }\n"),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.db.policy",
+            "policy.db-client.fallback",
+        ],
+    );
+    c.rejects(
+        &(publish("") + "hedge = { delay = \"10ms\" }\n"),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.db.policy",
+            "policy.db-client.hedge",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace(
+            "{ to = \"db\", policy = \"db-client\" }",
+            "{ parallel = [ { to = \"db\" } ], wait = false }",
+        ),
+        &[
+            "scenario.toml:17",
+            "service.api.calls.0",
+            "each call inside it",
+        ],
+    );
+    c.rejects(
+        &publish("").replace("wait = false", "wait = \"no\""),
+        &["service.api.calls.db.wait", "expected a boolean"],
+    );
+}

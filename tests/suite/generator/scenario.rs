@@ -41,6 +41,8 @@ pub fn generate(seed: u64) -> String {
     g.pace_pick = Some(Pick::new(seed ^ PACE_PICK));
     g.policy_pick = Some(Pick::new(seed ^ POLICY_PICK));
     g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
+    g.propagate_pick = Some(Pick::new(seed ^ PROPAGATE_PICK));
+    g.wait_pick = Some(Pick::new(seed ^ WAIT_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -58,6 +60,10 @@ const POLICY_PICK: u64 = 0x706f_6c69_6379_0000;
 /// Mixed into a case's seed for the pick of overload physics (`contention`, `reject_work`,
 /// `after_work`).
 const OVERLOAD_PICK: u64 = 0x6f76_6572_6c6f_6164;
+/// Mixed into a case's seed for the pick of a service call's `propagate_deadline`.
+const PROPAGATE_PICK: u64 = 0x7072_6f70_6167_6174;
+/// Mixed into a case's seed for the pick of fire-and-forget calls (`wait = false`).
+const WAIT_PICK: u64 = 0x7761_6974_0000_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -70,6 +76,8 @@ struct Builder {
     pace_pick: Option<Pick>,
     policy_pick: Option<Pick>,
     overload_pick: Option<Pick>,
+    propagate_pick: Option<Pick>,
+    wait_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -441,15 +449,32 @@ impl Builder {
         }
         let mut k = vec![format!("to = \"{to}\"")];
         k.extend(self.operation_key(names, &to));
+        // Now and then fire-and-forget, from a pick of its own: the other keys are drawn as
+        // before, and those it refuses (optional, fail_as, a fallback, a hedge) left out.
+        let waited = !self
+            .wait_pick
+            .as_mut()
+            .expect("set by generate")
+            .chance(0.1);
         if p.chance(0.7) {
             // Fallback calls go to services after the callee's caller, never back up, and
             // never to a service with operations (a fallback cannot name one).
             let from_index = names.iter().position(|n| n == from).unwrap();
             let fallback_to = self.without_operations(&names[from_index + 1..]);
-            k.push(format!("policy = \"{}\"", self.policy(p, &fallback_to)));
+            let policy = self.policy(p, &fallback_to, true);
+            if !waited {
+                self.drop_answer_keys(&policy);
+            }
+            k.push(format!("policy = \"{policy}\""));
+        }
+        if !waited {
+            k.push("wait = false".into());
         }
         if p.chance(0.3) {
-            k.push(format!("optional = {}", p.chance(0.7)));
+            let optional = p.chance(0.7);
+            if waited {
+                k.push(format!("optional = {optional}"));
+            }
         }
         if p.chance(0.4) {
             // From well below the callee's work to above it: a crash's answer may then still
@@ -459,7 +484,10 @@ impl Builder {
         }
         if p.chance(0.3) {
             let kinds: Vec<&str> = FAILURES.iter().copied().chain(["propagate"]).collect();
-            k.push(format!("fail_as = \"{}\"", p.one(&kinds)));
+            let fail_as = p.one(&kinds);
+            if waited {
+                k.push(format!("fail_as = \"{fail_as}\""));
+            }
         }
         if p.chance(0.2) {
             k.push(format!("idempotent = {}", p.chance(0.3)));
@@ -474,15 +502,35 @@ impl Builder {
         format!("{{ {} }}", k.join(", "))
     }
 
+    /// Takes `fallback` and `hedge` out of policy `name`, for a fire-and-forget call (a
+    /// fallback's own policy, if it had one, stays, unused).
+    fn drop_answer_keys(&mut self, name: &str) {
+        let head = format!("[policy.{name}]\n");
+        let text = (self.policies.iter_mut())
+            .find(|t| t.starts_with(&head))
+            .expect("the policy just made");
+        *text = text
+            .lines()
+            .filter(|l| !l.starts_with("fallback =") && !l.starts_with("hedge ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+    }
+
     /// A fresh `[policy.pN]` (one per call: a shared policy's fallback could close a cycle).
-    fn policy(&mut self, p: &mut Pick, fallback_to: &[String]) -> String {
+    /// A service's call (`service_call`) may leave its caller's deadline behind; a client's
+    /// may not (it has none to pass on).
+    fn policy(&mut self, p: &mut Pick, fallback_to: &[String], service_call: bool) -> String {
         let name = format!("p{}", self.policies.len());
         let mut extra = Vec::new();
         let fb = Fallbacks {
             services: fallback_to,
         };
         let later = self.policy_pick.as_mut().expect("set by generate");
-        let text = policy::policy(p, later, &name, &fb, &mut extra);
+        let mut text = policy::policy(p, later, &name, &fb, &mut extra);
+        let propagate = self.propagate_pick.as_mut().expect("set by generate");
+        if service_call && propagate.chance(0.2) {
+            text += &format!("propagate_deadline = {}\n", propagate.chance(0.3));
+        }
         self.policies.push(text);
         self.policies.extend(extra);
         name
@@ -540,7 +588,7 @@ impl Builder {
             // A client's fallback may call any service without operations, its own target
             // too: none calls a client back, so the graph stays acyclic.
             let fallback_to = self.without_operations(names);
-            t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to));
+            t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to, false));
         }
         t += &self.client_operations(names, &target);
         self.text += &t;
