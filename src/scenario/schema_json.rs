@@ -65,6 +65,12 @@ fn drop_null(value: &mut Value) {
             }
             if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
                 branches.retain(|b| b.get("type").is_none_or(|t| t != "null"));
+                // `anyOf` of one is `allOf` of one, whose errors validators report as they
+                // are ("`wrkers` was unexpected") instead of "valid under none of anyOf".
+                if branches.len() == 1 {
+                    let only = map.remove("anyOf").unwrap();
+                    map.insert("allOf".into(), only);
+                }
             }
             map.values_mut().for_each(drop_null);
         }
