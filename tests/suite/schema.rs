@@ -240,3 +240,92 @@ fn check_with_root(root: &Value, sub: &Value, instance: &Value) -> Vec<String> {
     whole["definitions"] = root["definitions"].clone();
     check(&whole, instance).errors
 }
+
+/// The names listed in an error of the parser: `…; valid: a, b, c` (cascade's own kinds) or
+/// `help: valid values: a, b` (serde's enums).
+fn listed_names(error: &str) -> Vec<String> {
+    let list = ["; valid: ", "valid values: "]
+        .iter()
+        .find_map(|marker| error.split_once(marker))
+        .map(|(_, list)| list.lines().next().unwrap())
+        .unwrap_or_else(|| panic!("no list of names in: {error}"));
+    list.split(", ")
+        .map(|name| {
+            name.trim_matches(|c| c == '`' || c == '"' || c == '.')
+                .to_string()
+        })
+        .collect()
+}
+
+/// Each closed set the schema lists is the set the parser accepts, whether the parser's
+/// names come from serde (`discipline`) or from cascade's own tables (`dist`, `algorithm`,
+/// a window's `phase`): a value refused by the schema is refused by `validate`, and no value
+/// `validate` takes is missing from the schema.
+#[test]
+fn every_closed_set_in_the_schema_is_the_parsers() {
+    let schema = schema();
+    let definitions = &schema["definitions"];
+    let with_window = format!("{SMALL}\n[[window]]\nname = \"w\"\nfault = 0\nphase = \"during\"\n");
+    let limit = "breaker = { window = \"10s\", scope = \"instance\" }";
+    let cases = [
+        (
+            "Service",
+            "discipline",
+            "discipline = \"lifo\"",
+            "discipline = \"bogus\"",
+        ),
+        (
+            "Client",
+            "criticality",
+            "criticality = \"sheddable\"",
+            "criticality = \"bogus\"",
+        ),
+        (
+            "DistTable",
+            "dist",
+            "dist = \"exponential\"",
+            "dist = \"bogus\"",
+        ),
+        ("Window", "phase", "phase = \"during\"", "phase = \"bogus\""),
+        (
+            "Limit",
+            "algorithm",
+            limit,
+            "limit = { algorithm = \"bogus\" }",
+        ),
+    ];
+    for (definition, key, good, bad) in cases {
+        let listed: Vec<String> = definitions[definition]["properties"][key]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{definition}.{key} has no enum"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(with_window.matches(good).count(), 1, "{good}");
+        let text = with_window.replace(good, bad);
+        let error = cascade::scenario::load_str("t.toml", &text, &[])
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"))
+            .to_string();
+        let mut accepted = listed_names(&error);
+        let mut in_schema = listed.clone();
+        accepted.sort();
+        in_schema.sort();
+        assert_eq!(in_schema, accepted, "{definition}.{key}: {error}");
+        assert!(!check(&schema, &as_json(&text)).errors.is_empty(), "{bad}");
+    }
+}
+
+/// What `validate` accepts the schema accepts too: spaces around an expectation's operator,
+/// a seed as a string, a breaker's window as a count or a duration, `codel = {}`.
+#[test]
+fn what_the_parser_takes_the_schema_takes() {
+    let text = format!(
+        "{SMALL}\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \" >= \"\nvalue = 0.5\n"
+    )
+    .replace("workers = 4", "workers = 4\ncodel = {}")
+    .replace("window = \"10s\"", "window = 20");
+    cascade::scenario::load_str("t.toml", &text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let found = checked(&text);
+    assert!(found.errors.is_empty(), "{:#?}", found.errors);
+}
