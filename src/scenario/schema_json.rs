@@ -145,7 +145,8 @@ impl JsonSchema for Seed {
         json_schema!({
             "anyOf": [
                 { "type": "integer", "minimum": 0 },
-                { "type": "string", "pattern": "^[0-9]+$" }
+                // What `u64::from_str` takes: digits, with an optional leading `+`.
+                { "type": "string", "pattern": "^\\+?[0-9]+$" }
             ]
         })
     }

@@ -317,14 +317,15 @@ fn every_closed_set_in_the_schema_is_the_parsers() {
 }
 
 /// What `validate` accepts the schema accepts too: spaces around an expectation's operator,
-/// a seed as a string, a breaker's window as a count or a duration, `codel = {}`.
+/// a seed as a string with a `+`, a breaker's window as a count or a duration, `codel = {}`.
 #[test]
 fn what_the_parser_takes_the_schema_takes() {
     let text = format!(
         "{SMALL}\n[[expect]]\nmetric = \"client.web.success_ratio\"\nop = \" >= \"\nvalue = 0.5\n"
     )
     .replace("workers = 4", "workers = 4\ncodel = {}")
-    .replace("window = \"10s\"", "window = 20");
+    .replace("window = \"10s\"", "window = 20")
+    .replace("seed = \"18446744073709551615\"", "seed = \"+7\"");
     cascade::scenario::load_str("t.toml", &text, &[]).unwrap_or_else(|e| panic!("{e}"));
     let found = checked(&text);
     assert!(found.errors.is_empty(), "{:#?}", found.errors);

@@ -108,9 +108,13 @@ fn check_at(
                 }
             }
             "pattern" => {
-                assert_eq!(value, "^[0-9]+$", "{path}: the checker knows one pattern");
+                assert_eq!(
+                    value, "^\\+?[0-9]+$",
+                    "{path}: the checker knows one pattern"
+                );
                 if let Some(text) = instance.as_str()
-                    && (text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()))
+                    && let digits = text.strip_prefix('+').unwrap_or(text)
+                    && (digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()))
                 {
                     errors.push(format!("{path}: \"{text}\" is not all digits"));
                 }
