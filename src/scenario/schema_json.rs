@@ -104,9 +104,14 @@ impl JsonSchema for RawDist {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let table = generator.subschema_for::<RawDistTable>();
+        // `if`/`then`/`else` rather than `anyOf`, as the parser decides (a string is a
+        // constant, a table is read as one): an editor then reports the table's own error,
+        // "'mena' was unexpected", instead of "valid under none of anyOf".
         json_schema!({
             "description": "A latency distribution: a duration string (a constant) or a table with `dist` and its parameters",
-            "anyOf": [Dur::json_schema(generator), table]
+            "if": { "type": "string" },
+            "then": Dur::json_schema(generator),
+            "else": table
         })
     }
 }

@@ -1,6 +1,6 @@
 //! A checker for the subset of JSON Schema draft-07 that `cascade schema` uses: `type`, `enum`,
 //! `const`, `properties`, `additionalProperties`, `required`, `items` (one schema or a tuple),
-//! `minItems`/`maxItems`, `minimum`/`maximum`, `anyOf`/`oneOf`/`allOf`, `$ref` to
+//! `minItems`/`maxItems`, `minimum`/`maximum`, `anyOf`/`oneOf`/`allOf`, `if`/`then`/`else`, `$ref` to
 //! `#/definitions/`, and the one `pattern` it writes. Any other validation keyword panics, so
 //! a schema can never pass here by a constraint the checker skipped. Small on purpose: a full
 //! validator crate would be a heavy dev-dependency for one test file.
@@ -128,6 +128,14 @@ fn check_at(
                     }
                 }
             }
+            "if" => {
+                let mut ignored = BTreeSet::new();
+                let holds = check_at(root, value, instance, path, &mut ignored).is_empty();
+                if let Some(branch) = map.get(if holds { "then" } else { "else" }) {
+                    errors.extend(check_at(root, branch, instance, path, declared));
+                }
+            }
+            "then" | "else" => {}
             "properties" | "additionalProperties" => {}
             "items" | "minItems" | "maxItems" => {}
             "allOf" => {
