@@ -13,6 +13,7 @@ mod merge;
 mod metrics;
 mod report;
 mod run;
+mod schema;
 mod sweep;
 mod sweep_out;
 mod validate;
@@ -56,6 +57,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Write a commented starter scenario from a template (--list shows them).
     Init(init::InitArgs),
+    /// Print the JSON Schema (draft-07) of the scenario language, for editors and tools.
+    Schema,
     /// Print the shell completion script for SHELL.
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff), subcommands included: `cascade man | man -l -`.
@@ -132,6 +135,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Report(a) => report::report(a),
         Command::Diff(a) => diff::diff(a),
         Command::Init(a) => init::init(a),
+        Command::Schema => schema::schema(),
         Command::Completions(a) => completions::completions(a),
         Command::Man => man::man(),
     }

@@ -1,11 +1,19 @@
 //! The scenario file as written: serde types that mirror the TOML one to one. Nothing here is
 //! validated beyond its type; `compile` turns these into a `Model`.
 
-use crate::model::{AdmissionMeasure, BalancerKind, Criticality, Discipline};
+use super::schema_json::{EnumOf, Seed, SweepSchema};
+use crate::model::Criticality;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use std::collections::BTreeMap;
 use std::fmt;
+
+pub use super::schema_fault::{FaultKind, OutageMode, RawFault};
+pub use super::schema_policy::RawPolicy;
+pub use super::schema_service::{
+    Overflow, RawAdmission, RawCall, RawContention, RawOperation, RawOption, RawService, RawStep,
+};
 
 /// A duration written as a string with a unit (`"250ms"`), held as nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,34 +74,48 @@ fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     d.deserialize_any(SeedVisitor).map(Some)
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A cascade scenario: clients, services, policies, faults, windows, expectations, variants
+/// and a sweep grid (docs/scenario.md).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "cascade scenario")]
 pub struct RawScenario {
+    /// Run-wide settings: name, duration, warm-up, seed, bucket, recovery judgement.
     pub scenario: RawMeta,
+    /// Sources of logical requests (at least one).
     #[serde(default)]
     pub client: Vec<RawClient>,
+    /// Servers (at least one); a service without `calls` is a leaf dependency.
     #[serde(default)]
     pub service: Vec<RawService>,
+    /// Caller-side settings for a call, by name, referenced by `policy = "NAME"`.
     #[serde(default)]
     pub policy: BTreeMap<String, RawPolicy>,
+    /// Something that goes wrong, where and when; each gets a recovery verdict.
     #[serde(default)]
     pub fault: Vec<RawFault>,
+    /// Spans of the run whose metrics are reported apart as `window.<name>.*`.
     #[serde(default)]
     pub window: Vec<RawWindow>,
+    /// A metric compared with a number, judged by `cascade check`.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
+    /// The scenario again with some fields set otherwise, run on the same seed.
     #[serde(default)]
     pub variant: Vec<RawVariant>,
     /// `[sweep]`: `reps`, and paths with their values (a list, or a range `"A..B:STEP"`).
+    #[schemars(with = "Option<SweepSchema>")]
     pub sweep: Option<BTreeMap<String, SetValue>>,
 }
 
 /// `[[variant]]`: the scenario again with some fields set otherwise (`set = { "path" = value }`),
 /// run with the same seed.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawVariant {
+    /// The variant's name: its results go to `<out>/<name>/`.
     pub name: String,
+    /// Field paths and their values, as `--set PATH=VALUE` takes them.
     pub set: BTreeMap<String, SetValue>,
 }
 
@@ -157,20 +179,28 @@ impl SetValue {
 
 /// `[[expect]]`: a metric, a comparison and a value, checked by `cascade check`; optionally
 /// over a `window` (a span or a fault's phase, as `[[window]]` takes them).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpect {
+    /// A metric name as summary.json has it (`client.web.success_ratio`, `fault.0.recovered`).
     pub metric: String,
+    /// The comparison: `<`, `<=`, `>`, `>=`, `==` or `!=` (spaces around it are ignored).
     pub op: String,
+    /// The number the measured value is compared with (finite).
     pub value: f64,
+    /// Over a span or a fault's phase instead of the measured run.
     pub window: Option<RawExpectWindow>,
     /// Replications to judge (default 1).
+    #[schemars(extend("default" = 1))]
     pub reps: Option<u32>,
     /// `mean` (default), `min`, `max`, `median` or `pNN`, over the replications.
+    #[schemars(extend("default" = "mean"))]
     pub stat: Option<String>,
     /// With the mean: the whole 95% confidence interval must pass.
+    #[schemars(extend("default" = false))]
     pub ci: Option<bool>,
     /// The run judged: `base` (default) or a `[[variant]]`'s name.
+    #[schemars(extend("default" = "base"))]
     pub variant: Option<String>,
     /// The run `variant` is compared with (`base` or a variant's name), by `compare`.
     pub against: Option<String>,
@@ -179,43 +209,72 @@ pub struct RawExpect {
     pub compare: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// An expectation's own window: `{ start, end }` or `{ fault, phase }`, as `[[window]]` takes.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectWindow {
+    /// From t = 0 (default: the end of the warm-up).
     pub start: Option<Dur>,
+    /// Must be after `start` (default: the end of the run).
     pub end: Option<Dur>,
+    /// A fault's position in `[[fault]]`, from 0; with `phase`.
     pub fault: Option<usize>,
+    /// With `fault`: `before`, `during` or `after` the fault.
+    #[schemars(extend("enum" = ["before", "during", "after"]))]
     pub phase: Option<String>,
 }
 
 /// `[[window]]`: a span of the run whose metrics the summary reports apart, given by `start`
 /// and `end`, or as a phase (`before`, `during`, `after`) of a fault.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawWindow {
+    /// Unique among windows; the metrics are `window.<name>.<metric>`.
     pub name: String,
+    /// From t = 0 (default: the end of the warm-up).
     pub start: Option<Dur>,
+    /// Must be after `start` (default: the end of the run).
     pub end: Option<Dur>,
+    /// A fault's position in `[[fault]]`, from 0; with `phase`, instead of `start`/`end`.
     pub fault: Option<usize>,
+    /// With `fault`: `before`, `during` or `after` the fault.
+    #[schemars(extend("enum" = ["before", "during", "after"]))]
     pub phase: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// `[scenario]`: run-wide settings.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMeta {
+    /// The scenario's name; `cascade run` writes to `results/<name>` unless `--out` is given.
     pub name: String,
+    /// Measured time, after the warm-up (> 0).
     pub duration: Dur,
+    /// Simulated before measuring; a whole multiple of `bucket`.
+    #[schemars(extend("default" = "0"))]
     pub warmup: Option<Dur>,
+    /// Seeds every random stream: an integer, or a decimal string for 2^63 and above.
     #[serde(default, deserialize_with = "seed")]
+    #[schemars(with = "Option<Seed>", extend("default" = 1))]
     pub seed: Option<u64>,
+    /// Time-series resolution (> 0).
+    #[schemars(extend("default" = "1s"))]
     pub bucket: Option<Dur>,
+    /// Free text for humans; not used by the simulator.
     pub description: Option<String>,
+    /// How long goodput must stay back at its level before a fault for it to count as recovered.
+    #[schemars(extend("default" = "10s"))]
     pub recovery_hold: Option<Dur>,
+    /// How close "back" is: within this share of the level before the fault (0 <= x < 1).
+    #[schemars(extend("default" = 0.05))]
     pub recovery_tolerance: Option<f64>,
+    /// Requests in flight past which the run counts as diverged and stops (>= 1).
+    #[schemars(extend("default" = 1000000))]
     pub max_in_flight: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// How a client's requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ArrivalKind {
     Poisson,
@@ -223,20 +282,34 @@ pub enum ArrivalKind {
     Closed,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// `[[client]]`: a source of logical requests to one service.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawClient {
+    /// Client name (unique, not also a service name).
     pub name: String,
+    /// Name of the service that receives every request.
     pub target: String,
+    /// Open loop with Poisson or evenly spaced arrivals, or closed loop.
+    #[schemars(extend("default" = "poisson"))]
     pub arrival: Option<ArrivalKind>,
+    /// Requests per second from t = 0; required for an open loop, rejected for a closed one.
     pub rate: Option<f64>,
+    /// Rate changes over time (open loop only).
     pub phases: Option<Vec<RawPhase>>,
+    /// Number of closed-loop users; required for a closed loop.
     pub users: Option<u32>,
+    /// Closed loop only: pause before each request.
+    #[schemars(extend("default" = "0"))]
     pub think: Option<RawDist>,
     /// Closed loop: each user's requests start this far apart (or back to back when slower).
     pub pace: Option<Dur>,
+    /// User patience: the request's deadline, relative to its start (default: none).
     pub deadline: Option<Dur>,
+    /// Carried by the request and every downstream call it causes.
+    #[schemars(with = "Option<EnumOf<Criticality>>", extend("default" = "critical"))]
     pub criticality: Option<Criticality>,
+    /// Name of a `[policy.NAME]` applied to the client -> target call.
     pub policy: Option<String>,
     /// The operation of `target` it calls, when the target has operations.
     pub operation: Option<String>,
@@ -246,172 +319,31 @@ pub struct RawClient {
 
 /// One operation of a client's `mix`: its share (`weight`, relative to the others) and,
 /// where given, its own deadline and criticality (else the client's).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMixEntry {
+    /// An operation of the target, at most once in the mix.
     pub operation: String,
+    /// Its share of the requests, relative to the others (> 0).
     pub weight: f64,
+    /// This operation's requests' deadline (default: the client's).
     pub deadline: Option<Dur>,
+    /// This operation's requests' class (default: the client's).
+    #[schemars(with = "Option<EnumOf<Criticality>>")]
     pub criticality: Option<Criticality>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A change of an open-loop client's rate.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
+    /// When the change starts, from t = 0 (warm-up included).
     pub at: Dur,
+    /// The new rate, requests per second.
     pub rate: f64,
+    /// `"0"`: a step at `at`; otherwise linear over `[at, at + ramp]`.
+    #[schemars(extend("default" = "0"))]
     pub ramp: Option<Dur>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawService {
-    pub name: String,
-    pub instances: Option<u32>,
-    pub workers: Option<u32>,
-    pub queue: Option<u64>,
-    pub discipline: Option<Discipline>,
-    pub drop_expired: Option<bool>,
-    pub balancer: Option<BalancerKind>,
-    pub work: Option<RawDist>,
-    pub calls: Option<Vec<RawStep>>,
-    /// Work after the last step's calls, holding the worker.
-    pub after_work: Option<RawDist>,
-    pub after_work_on_failure: Option<bool>,
-    pub admission: Option<RawAdmission>,
-    pub codel: Option<super::schema_policy::RawCodel>,
-    pub adaptive_lifo: Option<u64>,
-    pub outlier: Option<super::schema_policy::RawOutlier>,
-    /// `[service.contention]`: work that grows with the instance's concurrency.
-    pub contention: Option<RawContention>,
-    /// Worker time each refusal occupies.
-    pub reject_work: Option<Dur>,
-    /// `[[service.operation]]`: named operations sharing the service's workers and queue.
-    pub operation: Option<Vec<RawOperation>>,
-}
-
-/// `[service.contention]`: a law (`k`, `knee`) or a `table` of (busy, factor) points.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawContention {
-    pub k: Option<f64>,
-    pub knee: Option<f64>,
-    pub table: Option<Vec<(f64, f64)>>,
-    pub counts: Option<crate::model::overload::ContentionCounts>,
-}
-
-/// One operation of a service: its own work and calls, as a service without operations has.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawOperation {
-    pub name: String,
-    pub label: Option<String>,
-    pub work: Option<RawDist>,
-    pub calls: Option<Vec<RawStep>>,
-    pub criticality: Option<Criticality>,
-    /// A partition: at most this many of each instance's workers.
-    pub workers: Option<u32>,
-    /// With `workers`: what a request finding the partition full does.
-    pub overflow: Option<Overflow>,
-    pub after_work: Option<RawDist>,
-    pub after_work_on_failure: Option<bool>,
-}
-
-/// What a request does when its operation's partition is full.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Overflow {
-    /// Waits in the service's queue for a worker of its partition.
-    #[default]
-    Queue,
-    /// Answered at once as overloaded.
-    Refuse,
-}
-
-/// Shedding by criticality at a service: a request is turned away on arrival when its
-/// instance's load (`by`) has reached the threshold of the request's class.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawAdmission {
-    pub by: Option<AdmissionMeasure>,
-    pub critical_plus: Option<u64>,
-    pub critical: Option<u64>,
-    pub sheddable_plus: Option<u64>,
-    pub sheddable: Option<u64>,
-    pub retry_after: Option<Dur>,
-}
-
-/// One step of a service's calls: a single call (`to = ...`) or `parallel = [ calls ]`; with
-/// `p`, made only with that probability (the whole step), its draws keyed by `name`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawStep {
-    pub to: Option<String>,
-    pub parallel: Option<Vec<RawCall>>,
-    pub name: Option<String>,
-    pub p: Option<f64>,
-    /// A weighted choice among sequences of steps, instead of `to` or `parallel`.
-    pub choose: Option<Vec<RawOption>>,
-    /// With `to`: the callee's operation.
-    pub operation: Option<String>,
-    pub policy: Option<String>,
-    pub optional: Option<bool>,
-    pub latency: Option<RawDist>,
-    pub fail_as: Option<String>,
-    pub idempotent: Option<bool>,
-    pub idempotency_key: Option<bool>,
-    /// With `to`: the call made this many times at once (a fan-out), each its own call.
-    pub count: Option<u32>,
-    /// With `to`: `false` makes it fire-and-forget (an event-bus publish).
-    pub wait: Option<bool>,
-}
-
-/// One option of a `choose` step: its share (relative to the other options) and the steps it
-/// makes in turn (none: the option does nothing).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawOption {
-    pub weight: f64,
-    pub calls: Option<Vec<RawStep>>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawCall {
-    pub to: String,
-    /// Known only to be refused with a pointer to `p` beside `parallel`: a probability per
-    /// call of a parallel step is not simulated.
-    pub p: Option<f64>,
-    pub operation: Option<String>,
-    pub policy: Option<String>,
-    pub optional: Option<bool>,
-    pub latency: Option<RawDist>,
-    pub fail_as: Option<String>,
-    pub idempotent: Option<bool>,
-    pub idempotency_key: Option<bool>,
-    /// The call made this many times at once, each its own call (its own policy state).
-    pub count: Option<u32>,
-    /// `false`: the caller does not wait for it (fire-and-forget).
-    pub wait: Option<bool>,
-}
-
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RawPolicy {
-    pub timeout: Option<Dur>,
-    pub reserve: Option<Dur>,
-    pub min_attempt: Option<Dur>,
-    pub cancel: Option<bool>,
-    /// `false`: the call takes no deadline from its caller's request (gRPC without a
-    /// propagated Context).
-    pub propagate_deadline: Option<bool>,
-    pub retry: Option<super::schema_policy::RawRetry>,
-    pub breaker: Option<super::schema_policy::RawBreaker>,
-    pub bulkhead: Option<super::schema_policy::RawBulkhead>,
-    pub throttle: Option<super::schema_policy::RawThrottle>,
-    pub limit: Option<super::schema_policy::RawLimit>,
-    pub fallback: Option<super::schema_policy::RawFallback>,
-    pub hedge: Option<super::schema_policy::RawHedge>,
 }
 
 /// A latency distribution: a bare duration string (constant) or a table with `dist`.
@@ -422,23 +354,39 @@ pub enum RawDist {
 }
 
 /// Every parameter any distribution takes; `compile` checks which apply to `dist`.
-#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawDistTable {
+    /// The distribution; which other keys it takes is checked at validation.
+    #[schemars(extend("enum" = ["constant", "uniform", "exponential", "normal", "lognormal", "gamma", "weibull", "pareto", "mixture", "empirical"]))]
     pub dist: String,
+    /// `constant`: the value.
     pub value: Option<Dur>,
+    /// `exponential`, `normal`, `gamma`: the mean.
     pub mean: Option<Dur>,
+    /// `lognormal` by quantiles: the median (with `p99`).
     pub median: Option<Dur>,
+    /// `lognormal` by quantiles: the 99th percentile (with `median`).
     pub p99: Option<Dur>,
+    /// `normal`: the standard deviation (truncated at zero).
     pub stddev: Option<Dur>,
+    /// `uniform`: the lower end.
     pub min: Option<Dur>,
+    /// `uniform`: the upper end.
     pub max: Option<Dur>,
+    /// `gamma`, `weibull`, `pareto`: the scale (pareto: the minimum).
     pub scale: Option<Dur>,
+    /// `lognormal` by parameters: mean of ln(X in ms).
     pub mu: Option<f64>,
+    /// `lognormal` by parameters: standard deviation of ln(X in ms).
     pub sigma: Option<f64>,
+    /// `gamma`, `weibull`, `pareto`: the shape.
     pub shape: Option<f64>,
+    /// `empirical`: `[percent, duration]` rows, from 0 to 100.
     pub percentiles: Option<Vec<(f64, Dur)>>,
+    /// `mixture`: the parts, each a distribution table with a `weight`.
     pub of: Option<Vec<RawDistTable>>,
+    /// A mixture part's share, relative to the others (> 0).
     pub weight: Option<f64>,
 }
 
@@ -462,56 +410,4 @@ impl<'de> Deserialize<'de> for RawDist {
         }
         d.deserialize_any(DistVisitor)
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawFault {
-    pub kind: FaultKind,
-    pub target: String,
-    pub start: Option<Dur>,
-    pub end: Option<Dur>,
-    pub rate: Option<f64>,
-    pub error: Option<String>,
-    pub retry_after: Option<Dur>,
-    pub latency: Option<Dur>,
-    pub factor: Option<f64>,
-    pub add: Option<Dur>,
-    pub dist: Option<RawDist>,
-    pub mode: Option<OutageMode>,
-    pub ramp: Option<Dur>,
-    pub restart: Option<Dur>,
-    pub cold_start: Option<Dur>,
-    pub cold_factor: Option<f64>,
-    pub workers: Option<u32>,
-    pub share: Option<f64>,
-    pub users: Option<u32>,
-    /// On a service (or instance) with operations: only this operation's requests.
-    pub operation: Option<String>,
-    /// A `branch` fault: the named step whose probability it changes, the probability, and
-    /// how long it takes to come back after `end`.
-    pub step: Option<String>,
-    pub p: Option<f64>,
-    pub warm: Option<Dur>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    Latency,
-    Errors,
-    Outage,
-    Stall,
-    Crash,
-    Capacity,
-    Overload,
-    Branch,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum OutageMode {
-    #[default]
-    Refuse,
-    Blackhole,
 }

@@ -45,6 +45,7 @@ mod recovery;
 mod report;
 mod report_variants;
 mod run_metric;
+mod schema;
 mod seed_operations;
 mod shards;
 mod sweep;

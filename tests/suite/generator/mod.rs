@@ -11,6 +11,9 @@ mod faults;
 mod policy;
 mod scenario;
 
+/// The scenario of case `i`, for other tests of what scenarios may hold (`schema.rs`).
+pub use scenario::generate;
+
 use crate::support::assert_counts_balance;
 use std::sync::mpsc;
 use std::time::Duration;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod golden;
+pub mod json_schema;
 pub mod pick;
 
 use cascade::metrics::RunMetrics;

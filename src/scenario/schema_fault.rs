@@ -1,0 +1,91 @@
+//! The `[[fault]]` tables of a scenario as written.
+
+use super::schema::{Dur, RawDist};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `[[fault]]`: something that goes wrong, where and when. Besides `kind`, `target`, `start`
+/// and `end`, each kind takes only its own keys (docs/scenario.md, section 6).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawFault {
+    /// What goes wrong.
+    pub kind: FaultKind,
+    /// A service `auth`, one instance `auth#1`, an edge `gateway->auth`; a client for `overload`.
+    pub target: String,
+    /// When the fault begins, from t = 0 (warm-up included).
+    #[schemars(extend("default" = "0"))]
+    pub start: Option<Dur>,
+    /// When it ends, after `start` (default: the end of the run).
+    pub end: Option<Dur>,
+    /// `errors`: each arriving request fails with this probability, in [0, 1].
+    #[schemars(extend("default" = 1))]
+    pub rate: Option<f64>,
+    /// `errors`: the failure kind answered.
+    #[schemars(extend("default" = "unavailable"))]
+    pub error: Option<String>,
+    /// `errors`: Retry-After carried by each failed answer (default: none).
+    pub retry_after: Option<Dur>,
+    /// `errors`: how long after arrival the failure is answered.
+    #[schemars(extend("default" = "0"))]
+    pub latency: Option<Dur>,
+    /// `latency`: work (or network delay) multiplied by this; `overload`: the rate multiplied.
+    pub factor: Option<f64>,
+    /// `latency`: work (or network delay) lengthened by this.
+    pub add: Option<Dur>,
+    /// `latency`: work replaced by a draw from this distribution.
+    pub dist: Option<RawDist>,
+    /// `outage`, `crash`: refuse at once, or swallow requests and never answer.
+    #[schemars(extend("default" = "refuse"))]
+    pub mode: Option<OutageMode>,
+    /// Linear onset over `[start, start + ramp)` and recovery over `[end - ramp, end)`.
+    #[schemars(extend("default" = "0"))]
+    pub ramp: Option<Dur>,
+    /// `crash`: back this long after `start` (instead of `end`).
+    pub restart: Option<Dur>,
+    /// `crash`: after coming back, work is `cold_factor` times slower for this long.
+    #[schemars(extend("default" = "0"))]
+    pub cold_start: Option<Dur>,
+    /// `crash`: how much slower work is during `cold_start` (>= 1).
+    #[schemars(extend("default" = 2))]
+    pub cold_factor: Option<f64>,
+    /// `capacity`: workers left per instance.
+    pub workers: Option<u32>,
+    /// `capacity`: share of each instance's workers removed, in [0, 1].
+    pub share: Option<f64>,
+    /// `overload` of a closed-loop client: users who join it.
+    pub users: Option<u32>,
+    /// On a service (or instance) with operations: only this operation's requests.
+    pub operation: Option<String>,
+    /// A `branch` fault: the named step whose probability it changes, the probability, and
+    /// how long it takes to come back after `end`.
+    pub step: Option<String>,
+    /// `branch`: the step's probability while the fault is active, in [0, 1].
+    pub p: Option<f64>,
+    /// `branch`: after `end`, the probability comes back linearly over this.
+    #[schemars(extend("default" = "0"))]
+    pub warm: Option<Dur>,
+}
+
+/// The kinds of fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Latency,
+    Errors,
+    Outage,
+    Stall,
+    Crash,
+    Capacity,
+    Overload,
+    Branch,
+}
+
+/// How an `outage` or a down `crash` answers: refused at once, or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutageMode {
+    #[default]
+    Refuse,
+    Blackhole,
+}
