@@ -8,6 +8,12 @@ use crate::support::*;
 /// web (100 ms timeout) → api (10 ms of work, then db with a 1 s timeout) → db (2 s of work).
 /// 70 requests, at 0.1 s, 0.2 s, …, 7 s: each has ended well before the run does.
 fn reversed_chain(propagate: bool) -> (cascade::Model, cascade::metrics::RunMetrics) {
+    chain(propagate, "work = \"2s\"", "")
+}
+
+/// web (100 ms timeout) -> api (10 ms of work) -> db (1 s timeout, `propagate_deadline` as
+/// given), db doing `db` (its work, or its calls) with `more` after the policies.
+fn chain(propagate: bool, db: &str, more: &str) -> (cascade::Model, cascade::metrics::RunMetrics) {
     run_model(&format!(
         r#"
 [scenario]
@@ -31,7 +37,7 @@ calls = [ {{ to = "db", policy = "api-db" }} ]
 [[service]]
 name = "db"
 workers = 100
-work = "2s"
+{db}
 
 [policy.web-api]
 timeout = "100ms"
@@ -39,6 +45,7 @@ timeout = "100ms"
 [policy.api-db]
 timeout = "1s"
 propagate_deadline = {propagate}
+{more}
 "#
     ))
 }
@@ -102,47 +109,11 @@ fn the_callees_request_carries_only_the_attempts_timeout() {
     // db's request carries is C for that call: web's t + 100 ms with propagation, api's
     // attempt expiry t + 10 ms + 1 s without. Either way db→disk ends at that C.
     let chain = |propagate: bool| {
-        run_model(&format!(
-            r#"
-[scenario]
-name = "carried-deadline"
-duration = "10s"
-
-[[client]]
-name = "web"
-target = "api"
-arrival = "constant"
-rate = 10
-policy = "web-api"
-phases = [ {{ at = "7s", rate = 0 }} ]
-
-[[service]]
-name = "api"
-workers = 100
-work = "10ms"
-calls = [ {{ to = "db", policy = "api-db" }} ]
-
-[[service]]
-name = "db"
-workers = 100
-calls = [ {{ to = "disk", policy = "db-disk" }} ]
-
-[[service]]
-name = "disk"
-workers = 100
-work = "3s"
-
-[policy.web-api]
-timeout = "100ms"
-
-[policy.api-db]
-timeout = "1s"
-propagate_deadline = {propagate}
-
-[policy.db-disk]
-timeout = "5s"
-"#
-        ))
+        chain(
+            propagate,
+            "calls = [ { to = \"disk\", policy = \"db-disk\" } ]",
+            "[[service]]\nname = \"disk\"\nworkers = 100\nwork = \"3s\"\n\n[policy.db-disk]\ntimeout = \"5s\"",
+        )
     };
     let (model, m) = chain(true);
     assert_counts_balance(&model, &m);
