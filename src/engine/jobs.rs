@@ -162,6 +162,8 @@ impl Simulation {
         let step = job.step as usize;
         let plan = self.model.services[s].plan_of(operation);
         if job.failure.is_some() || step >= plan.steps.len() {
+            // `finish_plan`, with the plan already at hand (looking it up again costs the
+            // plain path).
             if plan.after.is_some() {
                 return self.start_after_work(jr, s, operation);
             }
@@ -208,17 +210,26 @@ impl Simulation {
         // when the last one does, which can only happen during the last start below.
         for index in 0..n {
             let spec = SpecId::of(&self.model.services[s].plan_of(operation).steps[step][index]);
-            let child = self.start_call(Parent::Job(jr), spec, deadline);
-            // Remember calls still out, so cancelling the job can cancel them. (After the last
-            // start the job may be gone: its calls all ended at once.)
-            let Some(job) = self.jobs.get_mut(jr) else {
+            if !self.start_child(jr, spec, deadline) {
                 break;
-            };
-            if let Some(call) = self.calls.get_mut(child) {
-                call.sibling = job.first_child;
-                job.first_child = Some(child);
             }
         }
+    }
+
+    /// Starts one call of job `jr`'s step and remembers it while it is out, so cancelling the
+    /// job can cancel it. False when the job is gone: after the last start its calls may all
+    /// have ended at once.
+    #[inline(always)]
+    pub(super) fn start_child(&mut self, jr: Ref, spec: SpecId, deadline: u64) -> bool {
+        let child = self.start_call(Parent::Job(jr), spec, deadline);
+        let Some(job) = self.jobs.get_mut(jr) else {
+            return false;
+        };
+        if let Some(call) = self.calls.get_mut(child) {
+            call.sibling = job.first_child;
+            job.first_child = Some(child);
+        }
+        true
     }
 
     /// Takes the ended call `cr` (whose next sibling was `sibling`) out of its parent job's

@@ -39,14 +39,8 @@ impl Simulation {
             if !spec.wait {
                 continue;
             }
-            let spec = SpecId::of(spec);
-            let child = self.start_call(Parent::Job(jr), spec, deadline);
-            let Some(job) = self.jobs.get_mut(jr) else {
+            if !self.start_child(jr, SpecId::of(spec), deadline) {
                 break;
-            };
-            if let Some(call) = self.calls.get_mut(child) {
-                call.sibling = job.first_child;
-                job.first_child = Some(child);
             }
         }
     }
