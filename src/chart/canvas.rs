@@ -3,6 +3,7 @@
 
 use super::font::FAMILY;
 use super::palette;
+use super::style::Dash;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -45,7 +46,10 @@ pub fn title<DB: DrawingBackend>(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Mark {
     Line,
-    Dashed,
+    /// A line with a dash pattern (`Dash::Solid` draws as `Line`).
+    Stroke(Dash),
+    /// No mark: a line of text (the names a panel left out).
+    Note,
     /// A shaded band (fault window, confidence interval, breaker open).
     Band(f64),
 }
@@ -68,7 +72,7 @@ impl Entry {
 }
 
 /// Longest legend label, in characters, before it is shortened with an ellipsis.
-const LABEL_CHARS: usize = 30;
+pub const LABEL_CHARS: usize = 30;
 
 fn shorten(label: &str) -> String {
     if label.chars().count() <= LABEL_CHARS {
@@ -110,15 +114,25 @@ pub fn legend<DB: DrawingBackend>(
                     e.color.stroke_width(3),
                 ))?;
             }
-            Mark::Dashed => {
-                for k in 0..3 {
-                    let a = x + k * 10;
+            Mark::Stroke(dash) => match dash.legend_pattern() {
+                None => {
                     area.draw(&PathElement::new(
-                        vec![(a, mid), (a + 6, mid)],
+                        vec![(x, mid), (x + 26, mid)],
                         e.color.stroke_width(3),
                     ))?;
                 }
-            }
+                Some((len, gap)) => {
+                    let mut a = x;
+                    while a + len <= x + 26 {
+                        area.draw(&PathElement::new(
+                            vec![(a, mid), (a + len, mid)],
+                            e.color.stroke_width(3),
+                        ))?;
+                        a += len + gap;
+                    }
+                }
+            },
+            Mark::Note => {}
             Mark::Band(alpha) => {
                 area.draw(&Rectangle::new(
                     [(x, y), (x + 26, y + 14)],
@@ -126,7 +140,8 @@ pub fn legend<DB: DrawingBackend>(
                 ))?;
             }
         }
-        area.draw(&Text::new(shorten(&e.label), (x + 34, y), text(12)))?;
+        let label_x = if e.mark == Mark::Note { x } else { x + 34 };
+        area.draw(&Text::new(shorten(&e.label), (label_x, y), text(12)))?;
         y += 19;
     }
     Ok(())

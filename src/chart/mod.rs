@@ -5,6 +5,7 @@
 
 pub mod axis;
 pub mod canvas;
+mod emphasis;
 pub mod font;
 pub mod format;
 pub mod heatmap;
@@ -12,6 +13,7 @@ pub mod latency;
 pub mod palette;
 mod select;
 pub mod strips;
+pub mod style;
 pub mod sweep_line;
 pub mod timeline;
 

@@ -3,9 +3,11 @@
 //! on panels beneath, all on one time axis.
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
+use super::emphasis::rank_services;
 use super::format::AxisUnit;
 use super::palette;
 use super::strips::{self, Bar, Row};
+use super::style::{Dash, Style, Styles};
 use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
@@ -17,7 +19,7 @@ use plotters::prelude::*;
 pub struct Line {
     pub label: String,
     pub color: RGBColor,
-    pub dashed: bool,
+    pub dash: Dash,
     /// (time s, value), at bucket midpoints.
     pub points: Vec<(f64, f64)>,
 }
@@ -29,6 +31,8 @@ pub struct Panel {
     pub y_desc: String,
     pub unit: AxisUnit,
     pub lines: Vec<Line>,
+    /// Series left out to keep the panel readable, listed in its legend.
+    pub folded: Vec<String>,
 }
 
 /// A fault's window, for the shading and the fault strip.
@@ -60,19 +64,27 @@ const WIDTH: u32 = 1100;
 const LOAD_HEIGHT: u32 = 290;
 const PANEL_HEIGHT: u32 = 150;
 const X_AXIS: u32 = 48;
+/// Services drawn on each per-service panel: one solid Okabe–Ito colour each.
+pub const MAX_SERVICES: usize = palette::SERIES.len();
+/// Lines on the load panel (clients' offered and goodput, then edges' attempts).
+pub const MAX_LOAD_LINES: usize = 16;
 
 impl Timeline {
     /// Heights of the panels from the top: load, the fault and breaker strips when there are
     /// any, then the others; the last includes the time axis.
     fn heights(&self) -> Vec<u32> {
-        let mut heights = vec![LOAD_HEIGHT];
+        let mut heights = vec![LOAD_HEIGHT.max(legend_height(load_entries(self).len()))];
         if !self.faults.is_empty() {
             heights.push(strips::height(self.faults.len()));
         }
         if !self.breakers.is_empty() {
             heights.push(strips::height(self.breakers.len()));
         }
-        heights.extend(self.panels.iter().map(|_| PANEL_HEIGHT));
+        heights.extend(
+            self.panels
+                .iter()
+                .map(|p| PANEL_HEIGHT.max(legend_height(panel_entries(p).len()))),
+        );
         if let Some(last) = heights.last_mut() {
             *last += X_AXIS;
         }
@@ -93,43 +105,54 @@ impl Timeline {
                 .collect()
         };
         let clients = run.entities("client");
-        let services = run.entities("service");
+        let services = rank_services(run, &run.entities("service"));
+        let (shown, folded_services) = services.split_at(services.len().min(MAX_SERVICES));
         let edges = run.entities("edge");
-        let mut color = 0;
+        let line = |label: String, style: Style, points| Line {
+            label,
+            color: style.color(),
+            dash: style.dash,
+            points,
+        };
+        let mut styles = Styles::default();
         let mut load = Vec::new();
         for c in &clients {
-            let col = palette::series(color);
-            color += 1;
+            let style = styles.fresh();
             if let Some(v) = run.series(&format!("client.{c}.offered_rps")) {
-                load.push(Line {
-                    label: format!("{c} offered"),
-                    color: col,
-                    dashed: true,
-                    points: mid(v, 1.0),
+                let offered = styles.claim(Style {
+                    dash: Dash::Dashed,
+                    ..style
                 });
+                load.push(line(format!("{c} offered"), offered, mid(v, 1.0)));
             }
             if let Some(v) = run.series(&format!("client.{c}.goodput_rps")) {
-                load.push(Line {
-                    label: format!("{c} goodput"),
-                    color: col,
-                    dashed: false,
-                    points: mid(v, 1.0),
-                });
+                load.push(line(format!("{c} goodput"), style, mid(v, 1.0)));
             }
         }
-        for e in &edges {
-            if let Some(v) = run.series(&format!("edge.{e}.attempts")) {
-                load.push(Line {
-                    label: format!("{} attempts", e.replacen('.', "→", 1)),
-                    color: palette::series(color),
-                    dashed: false,
-                    points: mid(v, 1.0 / b),
-                });
-                color += 1;
+        // Edges by their callee's rank, so the edges into the services that matter come first.
+        let mut by_callee: Vec<&String> = edges.iter().collect();
+        let callee_rank = |e: &str| {
+            let callee = e.split('.').nth(1).unwrap_or("");
+            services
+                .iter()
+                .position(|s| s == callee)
+                .unwrap_or(usize::MAX)
+        };
+        by_callee.sort_by_key(|e| callee_rank(e));
+        let mut folded_edges = Vec::new();
+        for e in by_callee {
+            let Some(v) = run.series(&format!("edge.{e}.attempts")) else {
+                continue;
+            };
+            let label = format!("{} attempts", e.replacen('.', "→", 1));
+            if load.len() >= MAX_LOAD_LINES {
+                folded_edges.push(label);
+                continue;
             }
+            load.push(line(label, styles.fresh(), mid(v, 1.0 / b)));
         }
         let per_service = |metric: &str, scale: f64| -> Vec<Line> {
-            services
+            shown
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| {
@@ -137,7 +160,7 @@ impl Timeline {
                     Some(Line {
                         label: s.clone(),
                         color: palette::series(i),
-                        dashed: false,
+                        dash: Dash::Solid,
                         points: mid(v, scale),
                     })
                 })
@@ -151,7 +174,7 @@ impl Timeline {
                 Some(Line {
                     label: format!("{c} p99"),
                     color: palette::series(i),
-                    dashed: false,
+                    dash: Dash::Solid,
                     points: mid(v, 1.0),
                 })
             })
@@ -248,6 +271,7 @@ impl Timeline {
                 y_desc: "requests/s".into(),
                 unit: AxisUnit::PerSecond,
                 lines: load,
+                folded: folded_edges,
             },
             breakers,
             panels: vec![
@@ -256,18 +280,21 @@ impl Timeline {
                     y_desc: "queued jobs".into(),
                     unit: AxisUnit::Plain,
                     lines: per_service("queue_mean", 1.0),
+                    folded: folded_services.to_vec(),
                 },
                 Panel {
                     heading: "Utilization".into(),
                     y_desc: "utilization (%)".into(),
                     unit: AxisUnit::Percent,
                     lines: per_service("utilization", 1.0),
+                    folded: folded_services.to_vec(),
                 },
                 Panel {
                     heading: "Client latency".into(),
                     y_desc: format!("p99 latency{}", p99_unit.suffix()),
                     unit: p99_unit,
                     lines: p99,
+                    folded: Vec::new(),
                 },
             ],
         }
@@ -288,17 +315,7 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
     let areas = plots.split_by_breakpoints(Vec::<u32>::new(), breaks.clone());
     let legend_areas = legends.split_by_breakpoints(Vec::<u32>::new(), breaks);
     let mut k = 0;
-    let mut entries = Vec::new();
-    for l in &t.load.lines {
-        let mark = if l.dashed { Mark::Dashed } else { Mark::Line };
-        entries.push(Entry::new(&l.label, l.color, mark));
-    }
-    if t.warmup_s > 0.0 {
-        entries.push(Entry::new("warm-up", palette::WARMUP, Mark::Band(0.3)));
-    }
-    if !t.faults.is_empty() {
-        entries.push(Entry::new("fault active", palette::FAULT, Mark::Band(0.3)));
-    }
+    let entries = load_entries(t);
     panel(t, &t.load, &areas[k], k == last, true)?;
     canvas::legend(&legend_areas[k], 8, &t.load.heading, &entries)?;
     k += 1;
@@ -336,15 +353,61 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
     }
     for p in &t.panels {
         panel(t, p, &areas[k], k == last, false)?;
-        let entries: Vec<Entry> = p
-            .lines
-            .iter()
-            .map(|l| Entry::new(&l.label, l.color, Mark::Line))
-            .collect();
-        canvas::legend(&legend_areas[k], 8, &p.heading, &entries)?;
+        canvas::legend(&legend_areas[k], 8, &p.heading, &panel_entries(p))?;
         k += 1;
     }
     Ok(())
+}
+
+/// The load panel's legend: its lines, the warm-up and fault shading, what it left out.
+fn load_entries(t: &Timeline) -> Vec<Entry> {
+    let mut entries = panel_entries(&t.load);
+    if t.warmup_s > 0.0 {
+        entries.push(Entry::new("warm-up", palette::WARMUP, Mark::Band(0.3)));
+    }
+    if !t.faults.is_empty() {
+        entries.push(Entry::new("fault active", palette::FAULT, Mark::Band(0.3)));
+    }
+    entries
+}
+
+/// A panel's legend: one row per line, then the names of the series it left out.
+fn panel_entries(p: &Panel) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = p
+        .lines
+        .iter()
+        .map(|l| Entry::new(&l.label, l.color, Mark::Stroke(l.dash)))
+        .collect();
+    entries.extend(folded_entries(&p.folded));
+    entries
+}
+
+/// Pixels a legend of `rows` entries needs under its heading (`canvas::legend`'s spacing).
+fn legend_height(rows: usize) -> u32 {
+    8 + 20 + 19 * rows as u32 + 8
+}
+
+/// The names a panel leaves out, as text rows of the legend: "not drawn (N):", then the
+/// names, as many to a row as fit.
+fn folded_entries(folded: &[String]) -> Vec<Entry> {
+    if folded.is_empty() {
+        return Vec::new();
+    }
+    let mut rows = vec![format!("not drawn ({}):", folded.len())];
+    let mut row = String::new();
+    for name in folded {
+        if !row.is_empty() && row.len() + name.len() + 2 > canvas::LABEL_CHARS {
+            rows.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push_str(", ");
+        }
+        row.push_str(name);
+    }
+    rows.push(row);
+    rows.into_iter()
+        .map(|r| Entry::new(r, palette::TEXT, Mark::Note))
+        .collect()
 }
 
 /// Shades the warm-up and the fault windows over a panel's whole height.
@@ -417,10 +480,13 @@ fn panel<DB: DrawingBackend>(
     let drawn = p.lines.iter().any(|l| !l.points.is_empty());
     for l in &p.lines {
         let style = l.color.stroke_width(2);
-        if l.dashed {
-            chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 4, style))?;
-        } else {
-            chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+        match l.dash.pattern() {
+            Some((dash, gap)) => {
+                chart.draw_series(DashedLineSeries::new(l.points.clone(), dash, gap, style))?;
+            }
+            None => {
+                chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+            }
         }
         if l.points.len() == 1 {
             chart.draw_series(
