@@ -10,6 +10,7 @@ mod bad_overload;
 mod baseline;
 mod bite;
 mod branches;
+mod brooker_retries;
 mod charts;
 mod check;
 mod check_library;
