@@ -1229,7 +1229,11 @@ fn brookers_bucket_and_breaker_and_shared_hedge_budgets_are_checked() {
             &format!("timeout = \"200ms\"\n{policy}\n"),
         )
     };
-    let adaptive = |keys: &str| with(&format!("retry = {{ budget = {{ kind = \"adaptive\"{keys} }} }}"));
+    let adaptive = |keys: &str| {
+        with(&format!(
+            "retry = {{ budget = {{ kind = \"adaptive\"{keys} }} }}"
+        ))
+    };
     c.rejects(
         &adaptive(", token_ratio = 0.0001"),
         &[

@@ -99,7 +99,10 @@ fn the_retry_only_breaker_stops_retries_but_every_first_try_goes_out() {
     let attempts = metric(&m, "edge.c.s.attempts");
     let retries = metric(&m, "edge.c.s.retries");
     assert_eq!(attempts, calls + retries, "every first try was sent");
-    assert!(retries / calls < 0.01, "{retries} retries for {calls} calls");
+    assert!(
+        retries / calls < 0.01,
+        "{retries} retries for {calls} calls"
+    );
     assert_close("success", metric(&m, "client.c.success_ratio"), 0.4, 0.01);
     // Each failed first try wanted a retry, and the open breaker refused nearly all: 0.6 a call.
     assert_close(
@@ -124,7 +127,12 @@ fn a_closed_retry_only_breaker_lets_retries_save_calls() {
     // 1 - 0.2^4 = 0.9984 succeed at 1 + 0.2 + 0.04 + 0.008 = 1.248 attempts a call.
     let m = flaky(0.2, "", BREAKER);
     assert_eq!(metric(&m, "edge.c.s.breaker_opens"), 0.0);
-    assert_close("success", metric(&m, "client.c.success_ratio"), 0.9984, 0.001);
+    assert_close(
+        "success",
+        metric(&m, "client.c.success_ratio"),
+        0.9984,
+        0.001,
+    );
     assert_close(
         "amplification",
         metric(&m, "edge.c.s.amplification"),
@@ -177,7 +185,10 @@ fn hedges_drawing_on_the_retry_budget_follow_its_rule() {
     let calls = metric(&healthy, "edge.c.s.calls");
     // All but the calls started in the run's last 20 ms (about 20 at 1000/s).
     let unhedged = calls - metric(&healthy, "edge.c.s.hedges");
-    assert!((0.0..=40.0).contains(&unhedged), "{unhedged} calls not hedged");
+    assert!(
+        (0.0..=40.0).contains(&unhedged),
+        "{unhedged} calls not hedged"
+    );
     assert_eq!(metric(&healthy, "edge.c.s.hedge_budget_exhausted"), 0.0);
     // Every attempt timing out: five failures bring 10 tokens to 5 (<= max/2) in the warm-up,
     // and from then on no hedge, and no retry, is sent (gRPC A6).
@@ -187,7 +198,10 @@ fn hedges_drawing_on_the_retry_budget_follow_its_rule() {
     assert_eq!(metric(&failing, "edge.c.s.amplification"), 1.0);
     let calls = metric(&failing, "edge.c.s.calls");
     let refused = metric(&failing, "edge.c.s.hedge_budget_exhausted");
-    assert!((0.0..=40.0).contains(&(calls - refused)), "{refused} of {calls}");
+    assert!(
+        (0.0..=40.0).contains(&(calls - refused)),
+        "{refused} of {calls}"
+    );
     // A ratio budget of 10% of calls, no floor: retries and hedges together stay within it.
     // Healthy, nothing is retried and hedges take the whole 10%: 1.1 attempts a call.
     let ratio = hedged("50ms", "{ ratio = 0.1, min_per_s = 0 }");

@@ -152,7 +152,10 @@ fn adaptive_budget(p: &mut Pick) -> String {
     }
     let max = if k.len() > 1 { max } else { 10.0 };
     if p.chance(0.7) {
-        k.push(format!("token_ratio = {}", p.real(0.001, 1.0).clamp(0.001, max)));
+        k.push(format!(
+            "token_ratio = {}",
+            p.real(0.001, 1.0).clamp(0.001, max)
+        ));
     }
     if p.chance(0.5) {
         k.push(format!("earn_on = \"{}\"", p.one(&["success", "call"])));
