@@ -145,19 +145,23 @@ impl Simulation {
             .breaker
             .as_ref()
             .filter(|b| b.wraps == Wraps::Attempt)
-            .map(|b| b.scope);
+            .map(|b| (b.scope, b.retries_only));
         self.calls.get_mut(cr).expect("live").instance = instance;
-        if let Some(scope) = per_attempt_breaker {
+        if let Some((scope, retries_only)) = per_attempt_breaker {
             let which = if scope == BreakerScope::Instance {
                 instance
             } else {
                 0
             };
-            if !self.breaker_admits(cr, which) {
+            let judged_by = if retries_only && attempt == 1 {
+                self.first_try_past_breaker(cr, which)
+            } else if self.breaker_admits(cr, which) {
+                Some(which)
+            } else {
                 self.finish_call(cr, Outcome::BreakerOpen);
                 return;
-            }
-            self.calls.get_mut(cr).expect("live").breaker = Some(which);
+            };
+            self.calls.get_mut(cr).expect("live").breaker = judged_by;
         }
         if let Some(state) = self.policy_mut(slot)
             && let Some(throttle) = state.throttle.as_mut()
@@ -279,11 +283,12 @@ impl Simulation {
         };
         let (slot, edge, to, expiry) = (call.slot, spec.edge, spec.to, call.attempt_expiry);
         let state = &mut self.policies[slot as usize];
-        if state
-            .hedge_budget
-            .as_mut()
-            .is_some_and(|b| !b.try_retry(now))
-        {
+        let budget = if cfg.uses_retry_budget {
+            state.budget.as_mut()
+        } else {
+            state.hedge_budget.as_mut()
+        };
+        if budget.is_some_and(|b| !b.try_retry(now)) {
             self.rec.edges[edge].hedge_budget_exhausted += 1;
             return;
         }

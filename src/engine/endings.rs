@@ -286,6 +286,16 @@ impl Simulation {
         admitted
     }
 
+    /// A retry-only breaker (Brooker) lets every first try through without asking it. Closed,
+    /// it records the try's outcome, so its failure rate is every attempt's; open or half-open
+    /// it judges none (only retries are its probes). The breaker that will judge, if any.
+    pub(super) fn first_try_past_breaker(&mut self, cr: Ref, which: u32) -> Option<u32> {
+        let call = self.calls.get_mut(cr).expect("live");
+        let breaker = &self.policies[call.slot as usize].breakers[which as usize];
+        call.breaker_epoch = breaker.first_try_epoch()?;
+        Some(which)
+    }
+
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
     pub(super) fn release_unused_breaker(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");

@@ -330,7 +330,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "edge.<from>.<to>.hedge_budget_exhausted",
         "count",
-        "hedges the hedge budget refused (the attempt went on waiting alone)",
+        "hedges their budget refused: hedge.budget, or the retry budget with hedge.uses_retry_budget (the attempt went on waiting alone)",
     ),
     doc(
         "edge.<from>.<to>.limited",

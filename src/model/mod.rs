@@ -391,6 +391,9 @@ pub struct BreakerPolicy {
     pub wraps: Wraps,
     /// One breaker per call path, or one per callee instance.
     pub scope: BreakerScope,
+    /// Brooker's retry-only breaker: first tries pass it whatever its state (recorded while it
+    /// is closed), only retries are asked.
+    pub retries_only: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -131,12 +131,28 @@ pub fn budget(p: &Policy) -> String {
         Some(BudgetConfig::Concurrency { percent, min }) => {
             format!("{}% concurrent (min {min})", short(*percent))
         }
+        Some(BudgetConfig::Adaptive {
+            max_tokens,
+            token_ratio,
+            earn_on,
+        }) => format!(
+            "adaptive bucket {} (+{} a {})",
+            short(*max_tokens),
+            short(*token_ratio),
+            match earn_on {
+                crate::policy::budget::EarnOn::Success => "success",
+                crate::policy::budget::EarnOn::Call => "call",
+            }
+        ),
     }
 }
 
 pub fn breaker(p: &Policy) -> String {
     let Some(BreakerPolicy {
-        config: b, wraps, ..
+        config: b,
+        wraps,
+        retries_only,
+        ..
     }) = &p.breaker
     else {
         return "none".into();
@@ -153,6 +169,9 @@ pub fn breaker(p: &Policy) -> String {
     s += &format!(", open {}", dur(b.open));
     if matches!(wraps, crate::model::Wraps::Call) {
         s += ", around the call";
+    }
+    if *retries_only {
+        s += ", stops retries only";
     }
     s
 }
@@ -178,7 +197,12 @@ pub fn hedge(p: &Policy) -> String {
                 HedgeDelay::Fixed(ns) => dur(ns),
                 HedgeDelay::Percentile(q) => format!("p{}", short(q * 100.0)),
             };
-            format!("after {after}, up to {}", h.max)
+            let shared = if h.uses_retry_budget {
+                ", from the retry budget"
+            } else {
+                ""
+            };
+            format!("after {after}, up to {}{shared}", h.max)
         }
     }
 }

@@ -153,6 +153,13 @@ impl Breaker {
         }
     }
 
+    /// Brooker's retry-only breaker sends a first try without asking: the epoch to record its
+    /// outcome in while closed, so the failure rate counts first tries too; none while open or
+    /// half-open, where only retries (the probes) are judged.
+    pub fn first_try_epoch(&self) -> Option<u32> {
+        (self.state == State::Closed).then_some(self.epoch)
+    }
+
     /// Gives back a half-open probe that was admitted but never sent (a bulkhead refused it).
     pub fn release_unused(&mut self, epoch: u32) {
         if epoch != self.epoch {
@@ -328,6 +335,33 @@ mod tests {
     }
 
     use Outcome::{Internal, Ok as Good, Timeout as Bad};
+
+    #[test]
+    fn a_retry_only_breaker_judges_first_tries_only_while_closed() {
+        let mut b = Breaker::new(cfg());
+        // Closed: first tries are recorded without asking; four failures of four trip it.
+        let mut last = Transition::None;
+        for _ in 0..4 {
+            let epoch = b.first_try_epoch().expect("closed: recorded");
+            last = b.record(0, Bad, MS, epoch);
+        }
+        assert_eq!(last, Transition::Opened);
+        // Open: a first try is still sent but judged by nothing; a retry is refused.
+        assert_eq!(b.first_try_epoch(), None);
+        assert!(!b.try_acquire(S).0, "retries stop while open");
+        // After `open` the next retry is a half-open probe; first tries are still not judged,
+        // so they can neither close nor re-open it.
+        let (admitted, t) = b.try_acquire(5 * S);
+        assert!(admitted);
+        assert_eq!(t, Transition::HalfOpened);
+        assert_eq!(b.first_try_epoch(), None);
+        // Two successful retry probes close it, and first tries count again.
+        let epoch = b.epoch();
+        assert!(b.try_acquire(5 * S).0);
+        assert_eq!(b.record(5 * S, Good, MS, epoch), Transition::None);
+        assert_eq!(b.record(5 * S, Good, MS, epoch), Transition::Closed);
+        assert_eq!(b.first_try_epoch(), Some(b.epoch()));
+    }
 
     #[test]
     fn stays_closed_below_min_calls_and_trips_at_the_failure_rate() {

@@ -7,6 +7,13 @@
 //!   costs 1, a success earns `token_ratio`; retries are allowed only while tokens > max/2.
 //! * `Concurrency` — Envoy `retry_budget`: a retry is allowed while retries in progress (in
 //!   backoff or in flight) < max(`percent` × calls in progress, `min`). (Envoy: 20%, 3.)
+//! * `Adaptive` — Marc Brooker's retry token bucket ("Fixing retries with token buckets and
+//!   circuit breakers", 2022): tokens start at `max_tokens`; each success (or, with
+//!   `earn_on = "call"`, each logical call, as seed 004 writes it) earns `token_ratio`, up to
+//!   the maximum; a retry needs a whole token and spends it. Failures cost nothing by
+//!   themselves and no call is capped beyond its retry policy's attempts. Under a total
+//!   outage retries fall to `token_ratio` per call (per-call earning) or to none once the
+//!   bucket is spent (per-success earning).
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum BudgetConfig {
@@ -23,6 +30,20 @@ pub enum BudgetConfig {
         percent: f64,
         min: u32,
     },
+    Adaptive {
+        max_tokens: f64,
+        token_ratio: f64,
+        earn_on: EarnOn,
+    },
+}
+
+/// What earns an adaptive bucket its fraction of a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EarnOn {
+    /// Each successful attempt (Brooker).
+    Success,
+    /// Each logical call, whatever its outcome (seed 004's "each request adds 0.1 token").
+    Call,
 }
 
 use super::window::SlidingCounts;
@@ -50,6 +71,21 @@ pub enum Budget {
         active_calls: u32,
         active_retries: u32,
     },
+    /// Counted in thousandths of a token (as grpc-java counts gRPC's), so ten earnings of
+    /// 0.1 make exactly one token.
+    Adaptive {
+        max: u64,
+        ratio: u64,
+        earn_on: EarnOn,
+        tokens: u64,
+    },
+}
+
+/// Thousandths of a token in one token.
+const MILLI: u64 = 1000;
+
+fn milli(tokens: f64) -> u64 {
+    (tokens * MILLI as f64).round() as u64
 }
 
 impl Budget {
@@ -78,6 +114,16 @@ impl Budget {
                 active_calls: 0,
                 active_retries: 0,
             },
+            BudgetConfig::Adaptive {
+                max_tokens,
+                token_ratio,
+                earn_on,
+            } => Budget::Adaptive {
+                max: milli(max_tokens),
+                ratio: milli(token_ratio),
+                earn_on,
+                tokens: milli(max_tokens),
+            },
         }
     }
 
@@ -87,6 +133,13 @@ impl Budget {
             Budget::Ratio { counts, .. } => counts.add(now, CALLS, 1.0),
             Budget::TokenBucket { .. } => {}
             Budget::Concurrency { active_calls, .. } => *active_calls += 1,
+            Budget::Adaptive {
+                max,
+                ratio,
+                earn_on: EarnOn::Call,
+                tokens,
+            } => *tokens = (*tokens + *ratio).min(*max),
+            Budget::Adaptive { .. } => {}
         }
     }
 
@@ -97,14 +150,24 @@ impl Budget {
         }
     }
 
-    /// An attempt ended: successes refill a token bucket, retryable failures drain it.
+    /// An attempt ended: successes refill a token bucket, retryable failures drain it; an
+    /// adaptive bucket earning on success is refilled.
     pub fn on_attempt(&mut self, success: bool, retryable_failure: bool) {
-        if let Budget::TokenBucket { max, ratio, tokens } = self {
-            if success {
-                *tokens = (*tokens + *ratio).min(*max);
-            } else if retryable_failure {
-                *tokens = (*tokens - 1.0).max(0.0);
+        match self {
+            Budget::TokenBucket { max, ratio, tokens } => {
+                if success {
+                    *tokens = (*tokens + *ratio).min(*max);
+                } else if retryable_failure {
+                    *tokens = (*tokens - 1.0).max(0.0);
+                }
             }
+            Budget::Adaptive {
+                max,
+                ratio,
+                earn_on: EarnOn::Success,
+                tokens,
+            } if success => *tokens = (*tokens + *ratio).min(*max),
+            _ => {}
         }
     }
 
@@ -135,6 +198,13 @@ impl Budget {
                     return false;
                 }
                 *active_retries += 1;
+                true
+            }
+            Budget::Adaptive { tokens, .. } => {
+                if *tokens < MILLI {
+                    return false;
+                }
+                *tokens -= MILLI;
                 true
             }
         }
@@ -221,6 +291,78 @@ mod tests {
         if let Budget::TokenBucket { tokens, .. } = b {
             assert_eq!(tokens, 10.0);
         }
+    }
+
+    fn adaptive(earn_on: EarnOn) -> Budget {
+        Budget::new(&BudgetConfig::Adaptive {
+            max_tokens: 10.0,
+            token_ratio: 0.1,
+            earn_on,
+        })
+    }
+
+    /// An adaptive bucket's tokens, in thousandths.
+    fn tokens(b: &Budget) -> u64 {
+        match b {
+            Budget::Adaptive { tokens, .. } => *tokens,
+            _ => unreachable!("not an adaptive bucket"),
+        }
+    }
+
+    #[test]
+    fn adaptive_bucket_starts_full_and_a_retry_spends_a_whole_token() {
+        let mut b = adaptive(EarnOn::Success);
+        // Full: ten retries in a row, then none (unlike gRPC's, which stops at half).
+        assert_eq!((0..15).filter(|_| b.try_retry(0)).count(), 10);
+        assert_eq!(tokens(&b), 0);
+        // Failures cost nothing; calls earn nothing when earning is per success.
+        b.on_attempt(false, true);
+        b.on_call(0);
+        assert_eq!(tokens(&b), 0);
+        // Nine successes make 0.9 of a token: still no retry; the tenth makes one.
+        for _ in 0..9 {
+            b.on_attempt(true, false);
+        }
+        assert!(!b.try_retry(0), "0.9 is not a whole token");
+        b.on_attempt(true, false);
+        assert!(b.try_retry(0), "1.0 is");
+        assert!(!b.try_retry(0));
+        // Never above the bucket's size.
+        for _ in 0..500 {
+            b.on_attempt(true, false);
+        }
+        assert_eq!(tokens(&b), 10_000);
+    }
+
+    #[test]
+    fn adaptive_bucket_earning_per_call_allows_a_tenth_of_a_retry_per_call_in_an_outage() {
+        let mut b = adaptive(EarnOn::Call);
+        // A total outage: every call fails and wants its retries. 1,000 calls: the full
+        // bucket's 10, then the 999 later calls' 0.1 each = 99 more (the first call's earning
+        // finds the bucket full), 109 in all: L -> 1.1 L (seed 004's L_max).
+        let mut granted = 0;
+        for _ in 0..1000 {
+            b.on_call(0);
+            b.on_attempt(false, true);
+            while b.try_retry(0) {
+                granted += 1;
+            }
+        }
+        assert_eq!(granted, 109);
+        // Successes earn nothing more when earning is per call.
+        b.on_attempt(true, false);
+        assert!(!b.try_retry(0));
+        // The same outage with per-success earning: the first 10, then nothing.
+        let mut b = adaptive(EarnOn::Success);
+        let mut granted = 0;
+        for _ in 0..1000 {
+            b.on_call(0);
+            b.on_attempt(false, true);
+            while b.try_retry(0) {
+                granted += 1;
+            }
+        }
+        assert_eq!(granted, 10);
     }
 
     #[test]

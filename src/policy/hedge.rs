@@ -20,6 +20,9 @@ pub struct HedgeConfig {
     pub max: u32,
     /// Hedges may not exceed this share of calls (over ten seconds), when set.
     pub budget: Option<f64>,
+    /// Hedges ask the call path's retry budget instead (gRPC A6: retryThrottling throttles
+    /// retries and hedged RPCs alike); refused hedges are counted as `hedge_budget_exhausted`.
+    pub uses_retry_budget: bool,
     pub min_samples: u32,
     /// ns
     pub period: u64,
@@ -88,6 +91,7 @@ mod tests {
             delay,
             max: 1,
             budget: None,
+            uses_retry_budget: false,
             min_samples: 10,
             period: S,
         }

@@ -101,6 +101,10 @@ pub fn compile_breaker(src: &Source, at: &str, b: &RawBreaker) -> Located<Breake
     if wraps == Wraps::Call && scope == BreakerScope::Instance {
         return Err(src.error_at(&field("scope"), "a breaker around the whole call (wraps = \"call\") cannot be per callee instance: the instance is chosen per attempt"));
     }
+    let retries_only = b.retries_only.unwrap_or(false);
+    if retries_only && wraps == Wraps::Call {
+        return Err(src.error_at(&field("retries_only"), "a retry-only breaker stands before each attempt (wraps = \"attempt\"): around the whole call it would stop first tries too"));
+    }
     if config.min_calls == 0 {
         return Err(src.error_at(&field("min_calls"), "must be at least 1"));
     }
@@ -111,5 +115,6 @@ pub fn compile_breaker(src: &Source, at: &str, b: &RawBreaker) -> Located<Breake
         config,
         wraps,
         scope,
+        retries_only,
     })
 }

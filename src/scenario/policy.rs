@@ -8,7 +8,7 @@ use super::schema_policy::*;
 use crate::error::did_you_mean;
 use crate::model::{Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleConfig};
 use crate::policy::backoff::{Backoff, Jitter, Schedule};
-use crate::policy::budget::BudgetConfig;
+use crate::policy::budget::{BudgetConfig, EarnOn};
 use crate::policy::bulkhead::BulkheadConfig;
 use crate::policy::retry::{
     DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy, outcome_set,
@@ -38,7 +38,7 @@ pub fn compile_policy(
         }
         None => (None, None),
     };
-    Ok(Policy {
+    let policy = Policy {
         name: Some(name.to_string()),
         timeout: p.timeout.map(|d| d.0),
         reserve: p.reserve.map_or(0, |d| d.0),
@@ -77,7 +77,28 @@ pub fn compile_policy(
             .as_ref()
             .map(|l| super::limit::compile_limit(src, &at("limit"), l))
             .transpose()?,
-    })
+    };
+    check_shared_hedge_budget(src, &at("hedge.uses_retry_budget"), &policy)?;
+    Ok(policy)
+}
+
+/// Hedges drawing on the retry budget need one that a hedge can ask: a concurrency budget
+/// counts retries until their attempt ends, which a hedged copy does not report.
+fn check_shared_hedge_budget(src: &Source, at: &str, p: &Policy) -> Located<()> {
+    if !p.hedge.as_ref().is_some_and(|h| h.uses_retry_budget) {
+        return Ok(());
+    }
+    match p.budget {
+        None => Err(src.error_at(
+            at,
+            "hedges can draw on the retry budget only when the policy has one (`retry.budget`)",
+        )),
+        Some(BudgetConfig::Concurrency { .. }) => Err(src.error_at(
+            at,
+            "a concurrency budget (Envoy's) cannot be shared with hedges; use a ratio, token_bucket or adaptive budget",
+        )),
+        Some(_) => Ok(()),
+    }
 }
 
 fn compile_retry(
@@ -203,6 +224,7 @@ fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig
         BudgetKind::Ratio => &["ratio", "min_per_s", "window"],
         BudgetKind::TokenBucket => &["max_tokens", "token_ratio"],
         BudgetKind::Concurrency => &["percent", "min"],
+        BudgetKind::Adaptive => &["max_tokens", "token_ratio", "earn_on"],
     };
     let present = [
         ("ratio", t.ratio.is_some()),
@@ -210,6 +232,7 @@ fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig
         ("window", t.window.is_some()),
         ("max_tokens", t.max_tokens.is_some()),
         ("token_ratio", t.token_ratio.is_some()),
+        ("earn_on", t.earn_on.is_some()),
         ("percent", t.percent.is_some()),
         ("min", t.min.is_some()),
     ];
@@ -244,13 +267,7 @@ fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig
             })
         }
         BudgetKind::TokenBucket => {
-            let max_tokens = t.max_tokens.unwrap_or(10.0);
-            if !(max_tokens > 0.0 && max_tokens <= 1000.0) {
-                return Err(src.error_at(
-                    &field("max_tokens"),
-                    "must be in (0, 1000], as gRPC requires",
-                ));
-            }
+            let max_tokens = bucket_size(src, &field("max_tokens"), t.max_tokens)?;
             let token_ratio = t.token_ratio.unwrap_or(0.1);
             if !(token_ratio > 0.0 && token_ratio.is_finite()) {
                 return Err(src.error_at(&field("token_ratio"), "must be positive"));
@@ -270,7 +287,35 @@ fn compile_budget(src: &Source, at: &str, b: &RawBudget) -> Located<BudgetConfig
                 min: t.min.unwrap_or(3),
             })
         }
+        BudgetKind::Adaptive => {
+            let max_tokens = bucket_size(src, &field("max_tokens"), t.max_tokens)?;
+            let token_ratio = t.token_ratio.unwrap_or(0.1);
+            // Counted in thousandths: a ratio that rounds to none would never earn a token.
+            if !(token_ratio >= 0.001 && token_ratio <= max_tokens) {
+                return Err(src.error_at(
+                    &field("token_ratio"),
+                    "must be from 0.001 (tokens are counted in thousandths) to `max_tokens`",
+                ));
+            }
+            Ok(BudgetConfig::Adaptive {
+                max_tokens,
+                token_ratio,
+                earn_on: match t.earn_on {
+                    None | Some(EarnOnKind::Success) => EarnOn::Success,
+                    Some(EarnOnKind::Call) => EarnOn::Call,
+                },
+            })
+        }
     }
+}
+
+/// A token bucket's size (gRPC's `maxTokens` range; the adaptive bucket takes the same).
+fn bucket_size(src: &Source, at: &str, given: Option<f64>) -> Located<f64> {
+    let max_tokens = given.unwrap_or(10.0);
+    if !(max_tokens > 0.0 && max_tokens <= 1000.0) {
+        return Err(src.error_at(at, "must be in (0, 1000], as gRPC requires"));
+    }
+    Ok(max_tokens)
 }
 
 fn compile_bulkhead(src: &Source, at: &str, b: &RawBulkhead) -> Located<BulkheadConfig> {
@@ -436,10 +481,18 @@ fn compile_hedge(src: &Source, at: &str, h: &RawHedge) -> Located<HedgeConfig> {
     if period == 0 {
         return Err(src.error_at(&field("period"), "must be longer than zero"));
     }
+    let uses_retry_budget = h.uses_retry_budget.unwrap_or(false);
+    if uses_retry_budget && h.budget.is_some() {
+        return Err(src.error_at(
+            &field("uses_retry_budget"),
+            "hedges draw on either their own `budget` or the retry budget, not both",
+        ));
+    }
     Ok(HedgeConfig {
         delay,
         max,
         budget: h.budget,
+        uses_retry_budget,
         min_samples: h.min_samples.unwrap_or(20),
         period,
     })

@@ -119,7 +119,8 @@ pub enum RawBudget {
     Table(RawBudgetTable),
 }
 
-/// The kinds of retry budget: Finagle's ratio, gRPC's token bucket, Envoy's concurrency.
+/// The kinds of retry budget: Finagle's ratio, gRPC's token bucket, Envoy's concurrency,
+/// Brooker's adaptive token bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetKind {
@@ -127,6 +128,15 @@ pub enum BudgetKind {
     Ratio,
     TokenBucket,
     Concurrency,
+    Adaptive,
+}
+
+/// What earns an adaptive budget its `token_ratio`: each success (Brooker) or each call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EarnOnKind {
+    Success,
+    Call,
 }
 
 /// `retry.budget` as a table.
@@ -144,12 +154,16 @@ pub struct RawBudgetTable {
     /// `ratio`: the window calls are counted over (> 0).
     #[schemars(extend("default" = "10s"))]
     pub window: Option<Dur>,
-    /// `token_bucket`: the bucket's size, in (0, 1000].
+    /// `token_bucket`, `adaptive`: the bucket's size, in (0, 1000].
     #[schemars(extend("default" = 10))]
     pub max_tokens: Option<f64>,
-    /// `token_bucket`: tokens a success puts back (> 0).
+    /// `token_bucket`: tokens a success puts back (> 0); `adaptive`: tokens a success (or a
+    /// call) earns, in [0.001, `max_tokens`], to a thousandth.
     #[schemars(extend("default" = 0.1))]
     pub token_ratio: Option<f64>,
+    /// `adaptive`: what earns `token_ratio`, each success or each call.
+    #[schemars(extend("default" = "success"))]
+    pub earn_on: Option<EarnOnKind>,
     /// `concurrency`: retries in flight allowed, as a percentage of calls in flight.
     #[schemars(extend("default" = 20))]
     pub percent: Option<f64>,
@@ -209,6 +223,9 @@ pub struct RawBreaker {
     /// One breaker per call path, or one per callee instance.
     #[schemars(with = "Option<EnumOf<BreakerScope>>", extend("default" = "edge"))]
     pub scope: Option<BreakerScope>,
+    /// Brooker's retry-only breaker: open, it stops retries; first tries always go out.
+    #[schemars(extend("default" = false))]
+    pub retries_only: Option<bool>,
 }
 
 /// `bulkhead`: a cap on attempts in flight (resilience4j `SemaphoreBulkhead`).
@@ -264,6 +281,9 @@ pub struct RawHedge {
     pub max: Option<u32>,
     /// Hedges allowed per call, in (0, 1] (default: none).
     pub budget: Option<f64>,
+    /// Hedges draw on the policy's `retry.budget` (gRPC's retryThrottling governs both).
+    #[schemars(extend("default" = false))]
+    pub uses_retry_budget: Option<bool>,
     /// With a percentile `delay`: latencies needed before hedging.
     #[schemars(extend("default" = 20))]
     pub min_samples: Option<u32>,

@@ -1219,3 +1219,80 @@ fn a_call_nobody_waits_for_refuses_what_needs_its_answer() {
         &["service.api.calls.db.wait", "expected a boolean"],
     );
 }
+
+#[test]
+fn brookers_bucket_and_breaker_and_shared_hedge_budgets_are_checked() {
+    let c = Case::new("brooker");
+    let with = |policy: &str| {
+        GOOD.replace(
+            "timeout = \"200ms\"\n",
+            &format!("timeout = \"200ms\"\n{policy}\n"),
+        )
+    };
+    let adaptive = |keys: &str| {
+        with(&format!(
+            "retry = {{ budget = {{ kind = \"adaptive\"{keys} }} }}"
+        ))
+    };
+    c.rejects(
+        &adaptive(", token_ratio = 0.0001"),
+        &[
+            "policy.db-client.retry.budget.token_ratio",
+            "counted in thousandths",
+        ],
+    );
+    c.rejects(
+        &adaptive(", max_tokens = 2, token_ratio = 3"),
+        &["policy.db-client.retry.budget.token_ratio", "`max_tokens`"],
+    );
+    c.rejects(
+        &adaptive(", max_tokens = 0"),
+        &["policy.db-client.retry.budget.max_tokens", "(0, 1000]"],
+    );
+    c.rejects(
+        &adaptive(", percent = 20"),
+        &[
+            "policy.db-client.retry.budget.percent",
+            "max_tokens, token_ratio, earn_on",
+        ],
+    );
+    // An unknown word inside the untagged budget table is reported on the table, as an
+    // unknown `kind` is.
+    c.rejects(
+        &adaptive(", earn_on = \"retry\""),
+        &["policy.db-client.retry.budget", "expected a budget"],
+    );
+    c.rejects(
+        &with(r#"retry = { budget = { kind = "token_bucket", earn_on = "call" } }"#),
+        &["policy.db-client.retry.budget.earn_on", "does not apply"],
+    );
+    c.rejects(
+        &with(r#"breaker = { wraps = "call", retries_only = true }"#),
+        &[
+            "policy.db-client.breaker.retries_only",
+            "wraps = \"attempt\"",
+        ],
+    );
+    c.rejects(
+        &with(r#"hedge = { delay = "10ms", uses_retry_budget = true }"#),
+        &[
+            "policy.db-client.hedge.uses_retry_budget",
+            "only when the policy has one",
+        ],
+    );
+    c.rejects(
+        &with(
+            "retry = { budget = { kind = \"concurrency\" } }\nhedge = { delay = \"10ms\", uses_retry_budget = true }",
+        ),
+        &[
+            "policy.db-client.hedge.uses_retry_budget",
+            "cannot be shared with hedges",
+        ],
+    );
+    c.rejects(
+        &with(
+            "retry = { budget = 0.1 }\nhedge = { delay = \"10ms\", budget = 0.1, uses_retry_budget = true }",
+        ),
+        &["policy.db-client.hedge.uses_retry_budget", "not both"],
+    );
+}

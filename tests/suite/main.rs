@@ -10,6 +10,7 @@ mod bad_overload;
 mod baseline;
 mod bite;
 mod branches;
+mod brooker_retries;
 mod chart_styles;
 mod charts;
 mod check;

@@ -58,11 +58,15 @@ pub fn policy(
     if p.chance(0.6) {
         keys.push(format!("cancel = {}", p.chance(0.5)));
     }
+    // Whether the retry has a budget a hedge may draw on (any kind but concurrency).
+    let mut shareable_budget = false;
     if p.chance(0.5) {
-        keys.push(format!("retry = {}", retry(p, later)));
+        let (retry, shareable) = retry(p, later);
+        shareable_budget = shareable;
+        keys.push(format!("retry = {retry}"));
     }
     if p.chance(0.3) {
-        keys.push(format!("breaker = {}", breaker(p)));
+        keys.push(format!("breaker = {}", breaker(p, later)));
     }
     if p.chance(0.2) {
         keys.push(format!(
@@ -78,7 +82,7 @@ pub fn policy(
         keys.push(format!("bulkhead = {}", bulkhead(p)));
     }
     if p.chance(0.25) {
-        keys.push(format!("hedge = {}", hedge(p)));
+        keys.push(format!("hedge = {}", hedge(p, later, shareable_budget)));
     }
     if p.chance(0.3) {
         let fb = fallback(p, later, name, fallback_to, extra);
@@ -87,7 +91,8 @@ pub fn policy(
     format!("[policy.{name}]\n{}\n", keys.join("\n"))
 }
 
-fn retry(p: &mut Pick, later: &mut Pick) -> String {
+/// The `retry` table, and whether its budget may be shared with hedges.
+fn retry(p: &mut Pick, later: &mut Pick) -> (String, bool) {
     let mut k = Vec::new();
     if p.chance(0.5) {
         k.push(format!("attempts = {}", p.int(1, 4)));
@@ -126,8 +131,34 @@ fn retry(p: &mut Pick, later: &mut Pick) -> String {
             later.one(&["replace", "max"])
         ));
     }
+    let mut shareable = false;
     if p.chance(0.4) {
-        k.push(format!("budget = {}", budget(p)));
+        let mut b = budget(p);
+        if later.chance(0.25) {
+            b = adaptive_budget(later);
+        }
+        shareable = !b.contains("concurrency");
+        k.push(format!("budget = {b}"));
+    }
+    (format!("{{ {} }}", k.join(", ")), shareable)
+}
+
+/// Brooker's adaptive bucket, its keys each written or left to their defaults.
+fn adaptive_budget(p: &mut Pick) -> String {
+    let mut k = vec!["kind = \"adaptive\"".to_string()];
+    let max = p.real(0.5, 20.0).max(0.5);
+    if p.chance(0.7) {
+        k.push(format!("max_tokens = {max}"));
+    }
+    let max = if k.len() > 1 { max } else { 10.0 };
+    if p.chance(0.7) {
+        k.push(format!(
+            "token_ratio = {}",
+            p.real(0.001, 1.0).clamp(0.001, max)
+        ));
+    }
+    if p.chance(0.5) {
+        k.push(format!("earn_on = \"{}\"", p.one(&["success", "call"])));
     }
     format!("{{ {} }}", k.join(", "))
 }
@@ -154,7 +185,7 @@ fn budget(p: &mut Pick) -> String {
     }
 }
 
-fn breaker(p: &mut Pick) -> String {
+fn breaker(p: &mut Pick, later: &mut Pick) -> String {
     let mut k = Vec::new();
     if p.chance(0.5) {
         k.push(format!("window = {}", p.int(1, 50)));
@@ -186,6 +217,9 @@ fn breaker(p: &mut Pick) -> String {
     k.push(format!("wraps = \"{wraps}\""));
     if wraps == "attempt" && p.chance(0.5) {
         k.push(format!("scope = \"{}\"", p.one(&["edge", "instance"])));
+    }
+    if wraps == "attempt" && later.chance(0.3) {
+        k.push(format!("retries_only = {}", later.chance(0.7)));
     }
     format!("{{ {} }}", k.join(", "))
 }
@@ -240,7 +274,9 @@ fn bulkhead(p: &mut Pick) -> String {
     }
 }
 
-fn hedge(p: &mut Pick) -> String {
+/// A hedge; with `shareable_budget` (the retry's budget may be shared) and no budget of its
+/// own it may draw on the retry budget.
+fn hedge(p: &mut Pick, later: &mut Pick, shareable_budget: bool) -> String {
     let mut k = Vec::new();
     let learned = p.chance(0.5);
     if learned {
@@ -253,6 +289,8 @@ fn hedge(p: &mut Pick) -> String {
     k.push(format!("max = {}", p.int(1, 3)));
     if p.chance(0.4) {
         k.push(format!("budget = {}", p.real(0.01, 1.0).max(0.01)));
+    } else if shareable_budget && later.chance(0.5) {
+        k.push("uses_retry_budget = true".to_string());
     }
     format!("{{ {} }}", k.join(", "))
 }
