@@ -21,8 +21,12 @@ pub struct Heatmap {
     pub metric: String,
     /// (x index, y index, mean).
     pub cells: Vec<(usize, usize, f64)>,
-    /// The colour scale's ends: fixed for ratios, the data's range otherwise.
+    /// The colour scale's ends: the data's range, or the one asked for (`--range`).
     pub domain: (f64, f64),
+    /// Cells whose 95% interval holds an expectation's threshold: drawn outlined.
+    pub marks: Vec<(usize, usize)>,
+    /// What the outline means, under the colour scale.
+    pub mark_note: Option<String>,
 }
 
 pub const SIZE: (u32, u32) = (960, 600);
@@ -31,6 +35,7 @@ impl Heatmap {
     /// The colour of a value on the scale.
     pub fn color(&self, v: f64) -> RGBColor {
         let (lo, hi) = self.domain;
+        // Clamped: with a fixed `--range` a value may fall outside it.
         let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
         palette::viridis(t)
     }
@@ -76,6 +81,14 @@ pub fn draw<DB: DrawingBackend>(h: &Heatmap, root: &DrawingArea<DB, Shift>) -> D
         Rectangle::new(
             [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
             WHITE.stroke_width(2),
+        )
+    }))?;
+    // Cells the replications cannot settle: outlined inside the white gap.
+    chart.draw_series(h.marks.iter().map(|&(x, y)| {
+        let (x, y) = (x as f64, y as f64);
+        Rectangle::new(
+            [(x - 0.44, y - 0.44), (x + 0.44, y + 0.44)],
+            palette::TEXT.stroke_width(3),
         )
     }))?;
     // Values in the cells, while the cells are big enough to hold them.
@@ -129,6 +142,14 @@ fn scale<DB: DrawingBackend>(h: &Heatmap, area: &DrawingArea<DB, Shift>) -> Draw
             (50, y),
             text(12).pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
+    }
+    if let Some(note) = &h.mark_note {
+        let y = top + height + 24;
+        area.draw(&Rectangle::new(
+            [(12, y), (40, y + 14)],
+            palette::TEXT.stroke_width(3),
+        ))?;
+        area.draw(&Text::new(note.clone(), (48, y), text(11)))?;
     }
     Ok(())
 }

@@ -111,11 +111,23 @@ fn draw_error(chart: &str, msg: String) -> Error {
     Error::Usage(format!("chart `{chart}` could not be drawn: {msg}"))
 }
 
+/// What to draw, beyond what the results hold.
+#[derive(Debug, Clone, Default)]
+pub struct ChartOptions {
+    /// Also write PNG beside each SVG.
+    pub png: bool,
+    /// A sweep's charted metrics (`*` wildcards); none: the expectations' metrics, then the
+    /// key ones (each client's goodput, success and p99, each fault's recovery, amplification).
+    pub metrics: Vec<String>,
+    /// A fixed colour scale for heatmaps, instead of the data's range.
+    pub range: Option<(f64, f64)>,
+}
+
 /// Every chart for these results.
-pub fn charts(results: &Results) -> Vec<Chart> {
+pub fn charts(results: &Results, options: &ChartOptions) -> Vec<Chart> {
     match results {
         Results::Run(runs) => run_charts(runs),
-        Results::Sweep(s) => sweep_charts(s),
+        Results::Sweep(s) => sweep_charts(s, options),
     }
 }
 
@@ -138,9 +150,25 @@ pub fn write_charts(charts: &[Chart], out: &Path, png: bool) -> Result<Vec<PathB
 /// Charts a run's or a sweep's directory into `DIR/charts/`, telling them apart by their
 /// files; returns the paths written. `cascade chart`, `run --chart` and `sweep --chart` call
 /// this.
-pub fn chart_dir(dir: &Path, png: bool) -> Result<Vec<PathBuf>> {
+pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
     let results = read_results(dir)?;
-    write_charts(&charts(&results), &dir.join("charts"), png)
+    if let Results::Sweep(s) = &results {
+        check_patterns(&options.metrics, &s.metrics())?;
+    }
+    write_charts(&charts(&results, options), &dir.join("charts"), options.png)
+}
+
+/// A `--metric` pattern that matches none of the sweep's metrics is a mistake, not an empty
+/// chart list.
+fn check_patterns(patterns: &[String], metrics: &[&str]) -> Result<()> {
+    for p in patterns {
+        if !metrics.iter().any(|m| crate::wildcard::matches(p, m)) {
+            return Err(Error::Usage(format!(
+                "--metric {p}: the sweep has no such metric (`cascade metrics` lists the names)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A name safe as a file name: letters, digits, `.`, `_` and `-`; anything else becomes `-`.

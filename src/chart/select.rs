@@ -8,7 +8,7 @@ use super::heatmap::Heatmap;
 use super::latency::{Curve, LatencyChart, PERCENTILES};
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
-use super::{Chart, Kind, file_name, palette};
+use super::{Chart, ChartOptions, Kind, file_name, palette};
 use crate::number::short;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::SweepData;
@@ -101,6 +101,40 @@ fn key_metrics(s: &SweepData) -> Vec<String> {
     keys
 }
 
+/// The most metrics a sweep charts without `--metric` (each gets a line chart, and a heatmap
+/// over two parameters, per variant): a review, not every number.
+const DEFAULT_METRICS: usize = 6;
+
+/// The metrics charted: the expectations' metrics first, then those the patterns match (in
+/// the patterns' order), or without patterns the key ones up to `DEFAULT_METRICS` in all.
+fn chosen_metrics(s: &SweepData, patterns: &[String]) -> Vec<String> {
+    let all = s.metrics();
+    let mut chosen: Vec<String> = Vec::new();
+    let mut add = |m: &str| {
+        if !chosen.iter().any(|c| c == m) {
+            chosen.push(m.to_string());
+        }
+    };
+    for e in &s.expects {
+        if all.contains(&e.read_from.as_str()) {
+            add(&e.read_from);
+        }
+    }
+    if !patterns.is_empty() {
+        for p in patterns {
+            for m in all.iter().filter(|m| crate::wildcard::matches(p, m)) {
+                add(m);
+            }
+        }
+        return chosen;
+    }
+    for m in key_metrics(s) {
+        add(&m);
+    }
+    chosen.truncate(DEFAULT_METRICS);
+    chosen
+}
+
 fn axis_unit(metric: &str, values: impl Iterator<Item = f64>) -> AxisUnit {
     AxisUnit::of(unit_of(metric), values.fold(0.0, f64::max))
 }
@@ -121,7 +155,7 @@ fn point(
     })
 }
 
-pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
+pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
     let reps = s
         .reps
         .or_else(|| s.rows.iter().map(|r| r.n as u64).max())
@@ -130,7 +164,7 @@ pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
         "{} · mean of {reps} replications with its 95% confidence interval",
         s.scenario
     );
-    let metrics = key_metrics(s);
+    let metrics = chosen_metrics(s, &options.metrics);
     if metrics.is_empty() {
         return vec![Chart {
             file: "sweep".into(),
@@ -262,11 +296,14 @@ pub fn sweep_charts(s: &SweepData) -> Vec<Chart> {
                     if let [second] = rest {
                         charts.push(heatmap(
                             s,
-                            metric,
-                            variant,
-                            first,
-                            second,
-                            unit,
+                            HeatmapOf {
+                                metric,
+                                variant,
+                                first,
+                                second,
+                                unit,
+                                range: options.range,
+                            },
                             &suffix,
                             &format!("{basis}{of_variant}"),
                         ));
@@ -282,18 +319,34 @@ fn last_part(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn heatmap(
-    s: &SweepData,
-    metric: &str,
-    variant: &str,
-    first: &crate::output::read_sweep::Param,
-    second: &crate::output::read_sweep::Param,
+/// What one heatmap shows: a metric of a variant over two swept parameters.
+struct HeatmapOf<'a> {
+    metric: &'a str,
+    variant: &'a str,
+    first: &'a crate::output::read_sweep::Param,
+    second: &'a crate::output::read_sweep::Param,
     unit: AxisUnit,
-    suffix: &str,
-    subtitle: &str,
-) -> Chart {
+    range: Option<(f64, f64)>,
+}
+
+fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart {
+    let HeatmapOf {
+        metric,
+        variant,
+        first,
+        second,
+        unit,
+        range,
+    } = of;
+    // The expectations on this metric and run: a cell whose interval holds the threshold is
+    // one whose verdict the replications cannot settle.
+    let thresholds: Vec<&crate::scenario::Expect> = s
+        .expects
+        .iter()
+        .filter(|e| e.read_from == metric && e.variant == variant)
+        .collect();
     let mut cells = Vec::new();
+    let mut marks = Vec::new();
     for (xi, a) in first.values.iter().enumerate() {
         for (yi, b) in second.values.iter().enumerate() {
             if let Some(r) = s
@@ -301,16 +354,23 @@ fn heatmap(
                 .filter(|r| r.mean.is_finite())
             {
                 cells.push((xi, yi, r.mean));
+                if thresholds
+                    .iter()
+                    .any(|e| r.low < r.high && r.low <= e.value && e.value <= r.high)
+                {
+                    marks.push((xi, yi));
+                }
             }
         }
     }
-    let domain = if unit == AxisUnit::Percent {
-        (0.0, 1.0)
-    } else {
-        let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
-        let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
-        if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
-    };
+    let domain = range.unwrap_or_else(|| data_domain(&cells, unit));
+    let mark_note = thresholds.first().filter(|_| !marks.is_empty()).map(|e| {
+        format!(
+            "outlined: interval holds {} {}",
+            e.op.symbol(),
+            short(e.value)
+        )
+    });
     let x = ParamAxis::new(&first.path, &first.values);
     let y = ParamAxis::new(&second.path, &second.values);
     let label = |a: &ParamAxis, p: &crate::output::read_sweep::Param| ParamAxis {
@@ -333,6 +393,21 @@ fn heatmap(
             metric: metric.to_string(),
             cells,
             domain,
+            marks,
+            mark_note,
         }),
+    }
+}
+
+/// The colour scale's ends from the cells: their range, so the scale resolves the values
+/// there are; a ratio whose cells are all equal keeps its natural 0 to 1.
+fn data_domain(cells: &[(usize, usize, f64)], unit: AxisUnit) -> (f64, f64) {
+    let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
+    let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
+    match (lo.is_finite(), lo < hi) {
+        (true, true) => (lo, hi),
+        _ if unit == AxisUnit::Percent => (0.0, 1.0),
+        (true, false) => (lo - 0.5, hi + 0.5),
+        (false, _) => (0.0, 1.0),
     }
 }

@@ -12,13 +12,46 @@ pub struct ChartArgs {
     /// Also write each chart as PNG.
     #[arg(long)]
     png: bool,
+    /// A sweep's metrics to chart (`*` matches any run of characters), window metrics
+    /// included; repeatable [default: the expectations' metrics, then each client's goodput,
+    /// success and p99, each fault's recovery, and amplification]
+    #[arg(long = "metric", value_name = "NAME")]
+    metrics: Vec<String>,
+    /// A fixed colour scale for heatmaps, `LOW..HIGH` [default: the data's range]
+    #[arg(long, value_name = "LOW..HIGH", value_parser = parse_range)]
+    range: Option<(f64, f64)>,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
 }
 
+/// `0..1`, `0.9..1`, `-5..5`: two finite numbers, the first below the second.
+fn parse_range(s: &str) -> std::result::Result<(f64, f64), String> {
+    let (lo, hi) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not LOW..HIGH (for example 0..1)"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("`{v}` is not a number"))
+    };
+    let (lo, hi) = (num(lo)?, num(hi)?);
+    if lo < hi {
+        Ok((lo, hi))
+    } else {
+        Err(format!("`{s}`: LOW must be below HIGH"))
+    }
+}
+
 pub fn chart(args: ChartArgs) -> Result<ExitCode> {
-    let written = cascade::chart::chart_dir(&args.dir, args.png)?;
+    let options = cascade::chart::ChartOptions {
+        png: args.png,
+        metrics: args.metrics,
+        range: args.range,
+    };
+    let written = cascade::chart::chart_dir(&args.dir, &options)?;
     if !args.quiet {
         print_written(&written);
     }
@@ -46,7 +79,7 @@ pub struct ChartFlags {
 impl ChartFlags {
     /// Charts `dir` when --chart was given. A sweep's shard that has not written its tables yet
     /// has nothing to chart: it says so and goes on.
-    pub fn after(&self, dir: &Path, quiet: bool) -> Result<()> {
+    pub fn after(&self, dir: &Path, quiet: bool, metrics: &[String]) -> Result<()> {
         if !self.chart {
             return Ok(());
         }
@@ -58,7 +91,12 @@ impl ChartFlags {
             }
             return Ok(());
         }
-        let written = cascade::chart::chart_dir(dir, self.png)?;
+        let options = cascade::chart::ChartOptions {
+            png: self.png,
+            metrics: metrics.to_vec(),
+            range: None,
+        };
+        let written = cascade::chart::chart_dir(dir, &options)?;
         if !quiet {
             print_written(&written);
         }

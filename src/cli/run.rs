@@ -146,7 +146,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             out.display()
         );
     }
-    args.chart.after(&out, args.quiet)?;
+    args.chart.after(&out, args.quiet, &[])?;
     let expected: Vec<String> = expects.iter().map(|e| e.read_from.clone()).collect();
     let gates = args.baseline.apply(
         &model.name,

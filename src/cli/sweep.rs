@@ -148,7 +148,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         );
     }
     let code = finish(&out, recorded, plan.runs(), &args.export, args.quiet)?;
-    args.chart.after(&out, args.quiet)?;
+    args.chart.after(&out, args.quiet, &args.export.metrics)?;
     Ok(code)
 }
 

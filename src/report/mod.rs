@@ -57,7 +57,7 @@ pub enum Block {
 /// returns the paths written (the report, and for Markdown the SVGs beside it).
 pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<PathBuf>> {
     let results = crate::output::read_dir::read_results(dir)?;
-    let charts = chart::charts(&results);
+    let charts = chart::charts(&results, &chart::ChartOptions::default());
     let doc = match &results {
         crate::output::read_dir::Results::Run(runs) => build::run_doc(runs, &charts),
         crate::output::read_dir::Results::Sweep(s) => build::sweep_doc(s, &charts),

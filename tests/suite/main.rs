@@ -51,6 +51,7 @@ mod schema;
 mod seed_operations;
 mod shards;
 mod sweep;
+mod sweep_charts;
 mod sweep_variant;
 mod trace;
 mod trace_filters;
