@@ -30,6 +30,10 @@ pub struct CheckArgs {
     /// machine's cores; at most 4 per core]. Verdicts and output do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
+    /// No progress (the bar on a terminal, a line every 10 s otherwise); the verdicts are
+    /// printed all the same.
+    #[arg(long, short)]
+    quiet: bool,
     #[command(flatten)]
     baseline: BaselineArgs,
 }
@@ -64,7 +68,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         .filter(|c| !c[0].1.expects.is_empty() || args.baseline.any())
         .map(Vec::as_slice)
         .collect();
-    let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs)?;
+    let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs, args.quiet)?;
     for (compiled, ran) in to_run.iter().zip(all_ran) {
         let Scenario { model, expects, .. } = &compiled[0].1;
         let runs_of = |name: &str| {

@@ -22,6 +22,7 @@ pub fn run_all(
     scenarios: &[&[(Option<String>, Scenario)]],
     base_always: bool,
     jobs: usize,
+    quiet: bool,
 ) -> Result<Vec<Ran>> {
     // The plan: per scenario, the runs and their replication counts; then one task per
     // replication, in scenario, run, replication order.
@@ -40,16 +41,20 @@ pub fn run_all(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| Error::Usage(format!("cannot start {jobs} threads: {e}")))?;
+    let progress = super::progress::Progress::new("check", tasks.len() as u64, "runs", quiet);
     let results: Vec<Result<RunMetrics>> = pool.install(|| {
         tasks
             .par_iter()
             .map(|(model, rep)| {
                 let mut m = (*model).clone();
                 m.seed = cascade::sweep::replication_seed(model.seed, *rep);
-                cascade::simulate(&m).map(|r| r.metrics)
+                let metrics = cascade::simulate(&m).map(|r| r.metrics);
+                progress.inc();
+                metrics
             })
             .collect()
     });
+    progress.finish();
     let mut results = results.into_iter();
     let mut out = Vec::with_capacity(plans.len());
     for runs in plans {

@@ -11,6 +11,7 @@ mod junit;
 mod man;
 mod merge;
 mod metrics;
+mod progress;
 mod report;
 mod run;
 mod schema;

@@ -77,7 +77,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     check_metric_patterns(&args.metrics, &models)?;
     let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
     let started = Instant::now();
-    let mut sim = cascade::Simulation::new(model.clone());
+    // Progress in simulated seconds over the base run and its variants, one after another.
+    let end_s = (model.warmup + model.duration) / 1_000_000_000;
+    let progress = std::sync::Arc::new(super::progress::Progress::new(
+        "run",
+        end_s * (1 + models.len() as u64),
+        "s simulated",
+        args.quiet,
+    ));
+    let observe = |k: u64| -> Box<dyn FnMut(u64) + Send> {
+        let progress = progress.clone();
+        Box::new(move |now_ns| progress.set(k * end_s + now_ns / 1_000_000_000))
+    };
+    let mut sim = cascade::Simulation::new(model.clone()).with_observer(observe(0));
     if args.trace.is_some() {
         sim = sim.with_trace(args.trace_limit);
         if let Some(filter) = trace_filter(&args, &model)? {
@@ -101,15 +113,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Variants: the same seed, so the same arrivals and draws; only their `set` differs.
     let variants = models
         .into_iter()
-        .map(|(name, scenario)| {
+        .enumerate()
+        .map(|(k, (name, scenario))| {
             let m = scenario.model;
             let started = Instant::now();
-            let r = cascade::simulate(&m)?;
+            let r = cascade::Simulation::new(m.clone())
+                .with_observer(observe(k as u64 + 1))
+                .run()?;
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
             Ok((name.expect("variants are named"), m, r, facts))
         })
         .collect::<cascade::Result<Vec<(String, cascade::Model, cascade::RunResult, RunFacts)>>>(
         )?;
+    progress.finish();
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&model.name));

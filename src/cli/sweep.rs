@@ -9,8 +9,6 @@ use cascade::sweep::store::{self, Manifest};
 use cascade::sweep::{Plan, exec};
 use cascade::{Error, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -120,10 +118,10 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let out = args.out.unwrap_or_else(|| default_dir(&base.model.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;
-    let bar = progress_bar(todo.len() as u64, args.quiet);
-    let tick = || bar.inc(1);
+    let progress = super::progress::Progress::new("sweep", todo.len() as u64, "runs", args.quiet);
+    let tick = || progress.inc();
     let ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
-    bar.finish_and_clear();
+    progress.finish();
     // Counted again, not added up: other shards may have written into the same directory
     // meanwhile, and the last to finish then writes the tables.
     let recorded = exec::recorded(&out, plan.runs())?;
@@ -150,26 +148,4 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let code = finish(&out, recorded, plan.runs(), &args.export, args.quiet)?;
     args.chart.after(&out, args.quiet, &args.export.metrics)?;
     Ok(code)
-}
-
-/// A bar with an ETA on a terminal; nothing when stdout is not one (CI logs) or with --quiet.
-fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stdout().is_terminal() || len == 0 {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} runs ({rate} runs/s, ETA {eta})",
-        )
-        .expect("a valid template")
-        .with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.1}", state.per_sec());
-            },
-        )
-        .progress_chars("=> "),
-    );
-    bar
 }

@@ -47,6 +47,8 @@ pub struct Simulation {
     instant_events: u64,
     instant_limit: u64,
     stopped: Option<Stop>,
+    /// Told the simulated time once per stride of events (a progress bar), when asked for.
+    observer: Option<Box<dyn FnMut(u64) + Send>>,
 }
 
 /// The run's own facts in every summary: whether it diverged, and when it stopped.
@@ -209,6 +211,7 @@ impl Simulation {
             instant_events: 0,
             instant_limit: super::progress::instant_limit(&model),
             stopped: None,
+            observer: None,
             events: 0,
             specs: specs_by_id(&model),
             model,
@@ -250,6 +253,14 @@ impl Simulation {
         self
     }
 
+    /// Calls `observe` with the simulated time (ns) once per `CHECK_EVERY` events, on the
+    /// stride's cold path: for progress shown while a long run goes on. It sees the clock
+    /// only and can change nothing.
+    pub fn with_observer(mut self, observe: Box<dyn FnMut(u64) + Send>) -> Simulation {
+        self.observer = Some(observe);
+        self
+    }
+
     /// Current simulated time, ns.
     pub fn now(&self) -> u64 {
         self.now
@@ -278,6 +289,9 @@ impl Simulation {
     #[inline(never)]
     fn must_stop(&mut self) -> bool {
         let t = self.now;
+        if let Some(observe) = self.observer.as_mut() {
+            observe(t);
+        }
         // Timers are never removed from the queue (a finished call's deadline timer waits for
         // its time), so at a high enough rate they pile up with few requests in flight: the
         // queue is bounded too, at `PENDING_PER_IN_FLIGHT` events per request allowed.
