@@ -105,7 +105,7 @@ pub fn percent(ratio: f64) -> String {
 /// A number as JSON or CSV text: integral values without a fraction, others in Rust's shortest
 /// round-trip form, so the same value always prints the same way.
 ///
-/// Every metric is defined where it is computed, finite even with nothing to measure (README,
+/// Every metric is defined where it is computed, finite even with nothing to measure (docs/metrics.md,
 /// "Metrics"), so a NaN or infinity here is a bug at its source. It stops a debug build (every
 /// test) and, in a release build, prints as `NaN` / `inf` so that a reader fails on it rather
 /// than take it for a measured 0.

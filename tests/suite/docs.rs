@@ -29,12 +29,21 @@ use std::path::Path;
 use std::process::Command;
 
 /// The documents whose quoted outputs are checked.
-const DOCUMENTS: [&str; 5] = [
+pub const DOCUMENTS: [&str; 14] = [
     "README.md",
+    "docs/guide.md",
     "docs/scenario.md",
     "docs/policies.md",
+    "docs/gates.md",
+    "docs/sweeps.md",
+    "docs/baselines.md",
     "docs/charts.md",
+    "docs/commands.md",
+    "docs/metrics.md",
+    "docs/validation.md",
+    "docs/performance.md",
     "docs/sharding.md",
+    "docs/layout.md",
 ];
 
 const MARKER: &str = "<!-- output: ";

@@ -1,5 +1,5 @@
 //! No metric is ever NaN or infinite: every ratio, mean, percentile and verdict is defined where
-//! it is computed (README.md, "Metrics"), for every committed
+//! it is computed (docs/metrics.md), for every committed
 //! scenario and for the cases with nothing to divide by.
 
 use crate::support;

@@ -22,6 +22,7 @@ mod deploy;
 mod determinism;
 mod diff;
 mod divergence;
+mod doc_links;
 mod docs;
 mod duration_hints;
 mod fanout;

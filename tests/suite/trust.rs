@@ -1,5 +1,5 @@
 //! Regressions of scenarios that once panicked or hung: each runs to its end and its counts
-//! balance (README, "Every count balances").
+//! balance (docs/metrics.md, "Every count balances").
 
 use crate::support::{assert_counts_balance, run_model};
 

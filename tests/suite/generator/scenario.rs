@@ -5,7 +5,7 @@
 //! closed ones paced), a fresh policy per
 //! call, service-side protections, faults and windows.
 //!
-//! Bounds: runs of 0.5 to 2 s with no warm-up (the README's balances are exact only without
+//! Bounds: runs of 0.5 to 2 s with no warm-up (docs/metrics.md's balances are exact only without
 //! one), offered load of at most a few hundred requests per second, and queues bounded but
 //! for a fifth of the services. An unbounded queue under overload grows without limit until
 //! the engine's divergence limit lands (issue 12, the main engineer's part); with short runs

@@ -60,7 +60,7 @@ pub fn run_model(toml: &str) -> (cascade::Model, RunMetrics) {
     (model, metrics)
 }
 
-/// The README's conservation identities, exact for a run without a warm-up (every request
+/// The conservation identities of docs/metrics.md, exact for a run without a warm-up (every request
 /// counted from its start): at every client, requests = success + Σ errors + in_flight_end;
 /// at every service, arrivals = success + Σ errors + unanswered + in_flight_end; at every
 /// edge, calls = success + Σ errors + abandoned + in_flight_end.
