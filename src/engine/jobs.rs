@@ -28,6 +28,15 @@ impl Simulation {
         if self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i) {
             return;
         }
+        if self.model.services[s].dedup_window.is_some() && self.deduplicated(jr) {
+            return;
+        }
+        self.enter(jr, s, i, a);
+    }
+
+    /// An arrival the service takes in: a worker, the queue, or a refusal.
+    #[inline(always)]
+    pub(super) fn enter(&mut self, jr: Ref, s: usize, i: usize, a: usize) {
         let svc = &self.model.services[s];
         if svc.partitioned {
             return self.arrive_partitioned(jr, s, i, a);
@@ -317,6 +326,14 @@ impl Simulation {
         }
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
+        if let Some(op) = job.op
+            && self.model.services[job.service as usize]
+                .dedup_window
+                .is_some()
+        {
+            self.dedup_answered(jr, op);
+        }
+        let job = self.jobs.get(jr).expect("replying job");
         let spec = job.spec;
         let acc = &mut self.rec.services[job.acc as usize];
         acc.answers.record(job.outcome);
@@ -374,7 +391,15 @@ impl Simulation {
     /// Removes a finished or abandoned job, releasing its hold on its operation's record.
     #[inline(always)]
     pub(super) fn free_job(&mut self, jr: Ref) {
-        let op = self.jobs.get(jr).expect("freeing a live job").op;
+        let job = self.jobs.get(jr).expect("freeing a live job");
+        let op = job.op;
+        if let Some(op) = op
+            && self.model.services[job.service as usize]
+                .dedup_window
+                .is_some()
+        {
+            self.dedup_gone(jr, op);
+        }
         self.jobs.free(jr);
         if let Some(op) = op {
             self.release_op(op, false);
@@ -408,11 +433,22 @@ impl Simulation {
             job.instance as usize,
             job.acc as usize,
         );
-        let operation = job.operation;
+        let (operation, op) = (job.operation, job.op);
         match job.state {
             JobState::InTransit => job.state = JobState::Cancelled,
+            JobState::Awaiting => {
+                // Parked by the idempotency store: forgotten there (`free_job`), unanswered.
+                self.free_job(jr);
+                self.rec.services[a].unanswered += 1;
+            }
             JobState::Queued => {
                 job.state = JobState::Cancelled;
+                if let Some(op) = op
+                    && self.model.services[s].dedup_window.is_some()
+                {
+                    // An execution cancelled before it started: its waiters arrive again.
+                    self.dedup_gone(jr, op);
+                }
                 self.services[s].instances[i].cancelled_in_queue += 1;
                 let acc = &mut self.rec.services[a];
                 acc.unanswered += 1;

@@ -264,6 +264,7 @@ impl Ctx<'_> {
                 .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
             overload,
+            dedup_window: s.dedup_window.map(|d| d.0).filter(|&w| w > 0),
         })
     }
 
