@@ -181,3 +181,81 @@ fn an_idempotent_call_is_not_deduplicated_even_with_a_key() {
     assert_eq!(metric(&m, "service.payments.served"), 210.0);
     assert_eq!(metric(&m, "edge.api.payments.errors.timeout"), 70.0);
 }
+
+/// One request at 100 ms: api hedges its keyed payment after 5 ms, so the copy reaches
+/// payments' other instance (round robin) while the first runs there, and waits for it.
+/// `target` crashes at 150 ms, with `mode`.
+fn crash(target: &str, mode: &str, dedup: &str) -> (cascade::Model, RunMetrics) {
+    run_model(&format!(
+        r#"
+[scenario]
+name = "pay"
+duration = "2s"
+
+[[client]]
+name = "web"
+target = "api"
+arrival = "constant"
+rate = 10
+phases = [ {{ at = "150ms", rate = 0 }} ]
+
+[[service]]
+name = "api"
+workers = 100
+calls = [ {{ to = "payments", policy = "pay", idempotent = false, idempotency_key = true }} ]
+
+[[service]]
+name = "payments"
+instances = 2
+workers = 100
+work = "100ms"
+dedup_window = "{dedup}"
+
+[policy.pay]
+hedge = {{ delay = "5ms" }}
+
+[[fault]]
+kind = "crash"
+target = "{target}"
+start = "150ms"
+mode = "{mode}"
+"#
+    ))
+}
+
+#[test]
+fn an_execution_lost_in_a_crash_releases_its_waiter_to_run() {
+    // Without deduplication the copy runs on payments#1 from 105 ms and answers at 205 ms.
+    let (model, off) = crash("payments#0", "blackhole", "0s");
+    assert_counts_balance(&model, &off);
+    assert_eq!(metric(&off, "edge.api.payments.call_latency_mean_ms"), 105.0);
+    // With it the copy waits for the execution on payments#0, lost with it at 150 ms (no
+    // answer): released then, it runs 100 ms itself, and the call ends at 250 ms.
+    let (model, lost) = crash("payments#0", "blackhole", "1h");
+    assert_counts_balance(&model, &lost);
+    assert_eq!(metric(&lost, "edge.api.payments.success"), 1.0);
+    assert_eq!(metric(&lost, "edge.api.payments.call_latency_mean_ms"), 150.0);
+    assert_eq!(metric(&lost, "service.payments.unanswered"), 1.0);
+    assert_eq!(metric(&lost, "service.payments.dedup_hits"), 0.0);
+    assert_eq!(metric(&lost, "edge.api.payments.duplicates"), 1.0);
+    // Refused, the lost execution answers `unavailable`: a failure, not stored; the same.
+    let (model, refused) = crash("payments#0", "refuse", "1h");
+    assert_counts_balance(&model, &refused);
+    assert_eq!(metric(&refused, "edge.api.payments.success"), 1.0);
+    assert_eq!(metric(&refused, "edge.api.payments.call_latency_mean_ms"), 150.0);
+    assert_eq!(metric(&refused, "service.payments.dedup_hits"), 0.0);
+}
+
+#[test]
+fn a_waiter_lost_in_a_crash_is_forgotten() {
+    // The copy parked on payments#1 is lost with it at 150 ms; the execution on payments#0
+    // answers at 200 ms, the call's success in 100 ms, with nobody left to answer from it.
+    for mode in ["blackhole", "refuse"] {
+        let (model, m) = crash("payments#1", mode, "1h");
+        assert_counts_balance(&model, &m);
+        assert_eq!(metric(&m, "edge.api.payments.success"), 1.0, "{mode}");
+        assert_eq!(metric(&m, "edge.api.payments.call_latency_mean_ms"), 100.0);
+        assert_eq!(metric(&m, "service.payments.dedup_hits"), 0.0, "{mode}");
+        assert_eq!(metric(&m, "service.payments.served"), 1.0, "{mode}");
+    }
+}
