@@ -1219,3 +1219,32 @@ fn a_call_nobody_waits_for_refuses_what_needs_its_answer() {
         &["service.api.calls.db.wait", "expected a boolean"],
     );
 }
+
+#[test]
+fn a_dedup_window_is_a_duration() {
+    let c = Case::new("dedup");
+    let with = |value: &str| {
+        GOOD.replace(
+            "work = \"3ms\"",
+            &format!("work = \"3ms\"\ndedup_window = {value}"),
+        )
+    };
+    c.rejects(
+        &with("\"a day\""),
+        &[
+            "scenario.toml:23:16",
+            "service.db.dedup_window",
+            "invalid duration",
+        ],
+    );
+    // A bare number gets the fix in seconds: a store keeps its keys for hours.
+    c.rejects(
+        &with("60"),
+        &[
+            "service.db.dedup_window",
+            "did you mean `dedup_window = \"60s\"`?",
+        ],
+    );
+    c.rejects(&with("\"-1s\""), &["service.db.dedup_window"]);
+    c.rejects(&with("true"), &["service.db.dedup_window"]);
+}

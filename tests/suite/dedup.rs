@@ -228,13 +228,19 @@ fn an_execution_lost_in_a_crash_releases_its_waiter_to_run() {
     // Without deduplication the copy runs on payments#1 from 105 ms and answers at 205 ms.
     let (model, off) = crash("payments#0", "blackhole", "0s");
     assert_counts_balance(&model, &off);
-    assert_eq!(metric(&off, "edge.api.payments.call_latency_mean_ms"), 105.0);
+    assert_eq!(
+        metric(&off, "edge.api.payments.call_latency_mean_ms"),
+        105.0
+    );
     // With it the copy waits for the execution on payments#0, lost with it at 150 ms (no
     // answer): released then, it runs 100 ms itself, and the call ends at 250 ms.
     let (model, lost) = crash("payments#0", "blackhole", "1h");
     assert_counts_balance(&model, &lost);
     assert_eq!(metric(&lost, "edge.api.payments.success"), 1.0);
-    assert_eq!(metric(&lost, "edge.api.payments.call_latency_mean_ms"), 150.0);
+    assert_eq!(
+        metric(&lost, "edge.api.payments.call_latency_mean_ms"),
+        150.0
+    );
     assert_eq!(metric(&lost, "service.payments.unanswered"), 1.0);
     assert_eq!(metric(&lost, "service.payments.dedup_hits"), 0.0);
     assert_eq!(metric(&lost, "edge.api.payments.duplicates"), 1.0);
@@ -242,7 +248,10 @@ fn an_execution_lost_in_a_crash_releases_its_waiter_to_run() {
     let (model, refused) = crash("payments#0", "refuse", "1h");
     assert_counts_balance(&model, &refused);
     assert_eq!(metric(&refused, "edge.api.payments.success"), 1.0);
-    assert_eq!(metric(&refused, "edge.api.payments.call_latency_mean_ms"), 150.0);
+    assert_eq!(
+        metric(&refused, "edge.api.payments.call_latency_mean_ms"),
+        150.0
+    );
     assert_eq!(metric(&refused, "service.payments.dedup_hits"), 0.0);
 }
 
