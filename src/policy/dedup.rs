@@ -180,7 +180,7 @@ mod tests {
         r.arrive(10, 2);
         r.arrive(20, 3);
         assert_eq!(
-            r.answered(1, 50, WINDOW, Outcome::Error, 50),
+            r.answered(1, 50, WINDOW, Outcome::Internal, 50),
             Some(Released::Again(vec![2, 3]))
         );
         // Nothing stored: the first released waiter executes, the next waits for it.
