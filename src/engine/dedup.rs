@@ -49,16 +49,17 @@ impl Simulation {
         self.send_reply(jr);
     }
 
-    /// Job `jr` of key `op` answers: if it was the key's execution, its waiters are answered
-    /// with its success, or sent in again after its failure.
+    /// Job `jr` of a non-idempotent call (its record `op`) answers: at a service with a
+    /// `dedup_window`, if it was the key's execution, its waiters are answered with its
+    /// success, or sent in again after its failure.
     #[inline(never)]
     pub(super) fn dedup_answered(&mut self, jr: Ref, op: Ref) {
         let now = self.now;
         let job = self.jobs.get(jr).expect("answering job");
+        let Some(window) = self.model.services[job.service as usize].dedup_window else {
+            return;
+        };
         let (outcome, work_ns) = (job.outcome, now.saturating_sub(job.started));
-        let window = self.model.services[job.service as usize]
-            .dedup_window
-            .expect("a service with a dedup_window");
         let record = &mut self.ops.get_mut(op).expect("held by its job").dedup;
         match record.answered(jr, now, window, outcome, work_ns) {
             None => {}
@@ -77,7 +78,7 @@ impl Simulation {
         }
     }
 
-    /// Job `jr` of key `op` ends without an answer (cancelled, lost in a crash) or, parked,
+    /// Job `jr` of key `op` (freed, at any service) ends without an answer (cancelled, lost in a crash) or, parked,
     /// stops waiting: an execution's waiters are sent in again.
     #[inline(never)]
     pub(super) fn dedup_gone(&mut self, jr: Ref, op: Ref) {

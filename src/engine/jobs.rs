@@ -25,10 +25,8 @@ impl Simulation {
         if self.fault_intercepts(jr, s, i as u32) {
             return;
         }
-        if self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i) {
-            return;
-        }
-        if self.model.services[s].dedup_window.is_some() && self.deduplicated(jr) {
+        // One flag for admission shedding and an idempotency store.
+        if self.model.services[s].screens_arrivals && self.screened(jr, s, i) {
             return;
         }
         self.enter(jr, s, i, a);
@@ -67,6 +65,15 @@ impl Simulation {
             job.outcome = Outcome::Overloaded;
             self.refuse(jr, s, i);
         }
+    }
+
+    /// An arrival at a service with `admission` or a `dedup_window`: shed, or taken by the
+    /// idempotency store (`dedup.rs`). True if it goes no further.
+    #[inline(never)]
+    fn screened(&mut self, jr: Ref, s: usize, i: usize) -> bool {
+        let svc = &self.model.services[s];
+        (svc.admission.is_some() && self.shed_on_arrival(jr, s, i))
+            || (self.model.services[s].dedup_window.is_some() && self.deduplicated(jr))
     }
 
     /// Admission control: sheds the job (answered at once as overloaded, 429, with the
@@ -326,19 +333,16 @@ impl Simulation {
         }
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
-        if let Some(op) = job.op
-            && self.model.services[job.service as usize]
-                .dedup_window
-                .is_some()
-        {
-            self.dedup_answered(jr, op);
-        }
-        let job = self.jobs.get(jr).expect("replying job");
-        let spec = job.spec;
+        let (spec, op) = (job.spec, job.op);
         let acc = &mut self.rec.services[job.acc as usize];
         acc.answers.record(job.outcome);
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
+        }
+        if let Some(op) = op {
+            // Before the reply can be delivered (and the job freed): an idempotency store
+            // answers or releases the attempts waiting for this one.
+            self.dedup_answered(jr, op);
         }
         let direct = self.faults.instant_network(spec_of(&self.specs, spec));
         match if direct { 0 } else { self.network_delay(spec) } {
@@ -391,17 +395,11 @@ impl Simulation {
     /// Removes a finished or abandoned job, releasing its hold on its operation's record.
     #[inline(always)]
     pub(super) fn free_job(&mut self, jr: Ref) {
-        let job = self.jobs.get(jr).expect("freeing a live job");
-        let op = job.op;
-        if let Some(op) = op
-            && self.model.services[job.service as usize]
-                .dedup_window
-                .is_some()
-        {
-            self.dedup_gone(jr, op);
-        }
+        let op = self.jobs.get(jr).expect("freeing a live job").op;
         self.jobs.free(jr);
         if let Some(op) = op {
+            // An idempotency store forgets it (a record no store uses has nothing to forget).
+            self.dedup_gone(jr, op);
             self.release_op(op, false);
         }
     }

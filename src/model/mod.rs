@@ -189,6 +189,9 @@ pub struct Service {
     /// Idempotency store (`dedup_window`, ns): keyed non-idempotent calls are executed once
     /// per window (`policy/dedup.rs`); `None` (0 as written) deduplicates nothing.
     pub dedup_window: Option<u64>,
+    /// `admission` or `dedup_window`: arrivals are screened before the queue. One flag for
+    /// the engine's plain path.
+    pub screens_arrivals: bool,
 }
 
 impl Service {
