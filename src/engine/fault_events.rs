@@ -142,7 +142,10 @@ impl Simulation {
                     && j.instance == i
                     && matches!(
                         j.state,
-                        JobState::Queued | JobState::Working | JobState::Calling
+                        JobState::Queued
+                            | JobState::Working
+                            | JobState::Calling
+                            | JobState::Awaiting
                     )
             })
             .map(|(r, _)| r)

@@ -25,9 +25,16 @@ impl Simulation {
         if self.fault_intercepts(jr, s, i as u32) {
             return;
         }
-        if self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i) {
+        // One flag for admission shedding and an idempotency store.
+        if self.model.services[s].screens_arrivals && self.screened(jr, s, i) {
             return;
         }
+        self.enter(jr, s, i, a);
+    }
+
+    /// An arrival the service takes in: a worker, the queue, or a refusal.
+    #[inline(always)]
+    pub(super) fn enter(&mut self, jr: Ref, s: usize, i: usize, a: usize) {
         let svc = &self.model.services[s];
         if svc.partitioned {
             return self.arrive_partitioned(jr, s, i, a);
@@ -58,6 +65,15 @@ impl Simulation {
             job.outcome = Outcome::Overloaded;
             self.refuse(jr, s, i);
         }
+    }
+
+    /// An arrival at a service with `admission` or a `dedup_window`: shed, or taken by the
+    /// idempotency store (`dedup.rs`). True if it goes no further.
+    #[inline(never)]
+    fn screened(&mut self, jr: Ref, s: usize, i: usize) -> bool {
+        let svc = &self.model.services[s];
+        (svc.admission.is_some() && self.shed_on_arrival(jr, s, i))
+            || (self.model.services[s].dedup_window.is_some() && self.deduplicated(jr))
     }
 
     /// Admission control: sheds the job (answered at once as overloaded, 429, with the
@@ -317,11 +333,16 @@ impl Simulation {
         }
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
-        let spec = job.spec;
+        let (spec, op) = (job.spec, job.op);
         let acc = &mut self.rec.services[job.acc as usize];
         acc.answers.record(job.outcome);
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
+        }
+        if let Some(op) = op {
+            // Before the reply can be delivered (and the job freed): an idempotency store
+            // answers or releases the attempts waiting for this one.
+            self.dedup_answered(jr, op);
         }
         let direct = self.faults.instant_network(spec_of(&self.specs, spec));
         match if direct { 0 } else { self.network_delay(spec) } {
@@ -377,6 +398,8 @@ impl Simulation {
         let op = self.jobs.get(jr).expect("freeing a live job").op;
         self.jobs.free(jr);
         if let Some(op) = op {
+            // An idempotency store forgets it (a record no store uses has nothing to forget).
+            self.dedup_gone(jr, op);
             self.release_op(op, false);
         }
     }
@@ -408,11 +431,22 @@ impl Simulation {
             job.instance as usize,
             job.acc as usize,
         );
-        let operation = job.operation;
+        let (operation, op) = (job.operation, job.op);
         match job.state {
             JobState::InTransit => job.state = JobState::Cancelled,
+            JobState::Awaiting => {
+                // Parked by the idempotency store: forgotten there (`free_job`), unanswered.
+                self.free_job(jr);
+                self.rec.services[a].unanswered += 1;
+            }
             JobState::Queued => {
                 job.state = JobState::Cancelled;
+                if let Some(op) = op
+                    && self.model.services[s].dedup_window.is_some()
+                {
+                    // An execution cancelled before it started: its waiters arrive again.
+                    self.dedup_gone(jr, op);
+                }
                 self.services[s].instances[i].cancelled_in_queue += 1;
                 let acc = &mut self.rec.services[a];
                 acc.unanswered += 1;

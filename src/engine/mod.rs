@@ -7,6 +7,7 @@ mod balance;
 mod branches;
 mod calls;
 mod clients;
+mod dedup;
 mod dispatch;
 mod endings;
 mod fault_events;

@@ -106,6 +106,9 @@ pub struct Op {
     pub executions: u32,
     pub jobs: u32,
     pub call_done: bool,
+    /// The idempotency store's record of this call's key, at a callee with a `dedup_window`
+    /// (`dedup.rs`); untouched elsewhere.
+    pub dedup: crate::policy::dedup::Record<Ref>,
 }
 
 impl Call {
@@ -133,6 +136,9 @@ pub enum JobState {
     Replying,
     /// Cancelled while queued or in transit: skipped when reached.
     Cancelled,
+    /// Parked by the callee's idempotency store until the attempt of the same key in progress
+    /// answers (`dedup.rs`): no worker, no queue place.
+    Awaiting,
 }
 
 /// One attempt being handled at a service instance (queued, working, or waiting on its calls),
@@ -257,6 +263,9 @@ pub enum Event {
     Answer(Ref),
     /// A reply reaches the caller after network latency.
     Reply(Ref),
+    /// A job parked by the idempotency store arrives again: the execution it waited for ended
+    /// without a success (`dedup.rs`).
+    Readmit(Ref),
     /// An attempt's timeout (or the call's deadline) expires; stale if the attempt is over.
     AttemptTimer { call: Ref, attempt: u32 },
     /// A call continues: its backoff is over, or a bulkhead permit was handed to it.

@@ -321,6 +321,7 @@ impl super::sim::Simulation {
             // replied to; a reply crossing a network arrives later.
             Event::Answer(j) => (Id::Job(j), "answer_due"),
             Event::Reply(j) => (Id::Job(j), "reply_arrives"),
+            Event::Readmit(j) => (Id::Job(j), "readmit"),
             Event::AttemptTimer { call, .. } => (Id::Call(call), "attempt_timer"),
             Event::Resume { call, .. } => (Id::Call(call), "resume"),
             Event::PermitTimeout { call, .. } => (Id::Call(call), "permit_timeout"),

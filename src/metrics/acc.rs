@@ -144,6 +144,12 @@ pub struct ServiceAcc {
     /// so other services' metrics stay as they were.
     pub has_contention: bool,
     pub has_refusal_work: bool,
+    /// Attempts its idempotency store answered without work (from the execution in progress
+    /// or a stored success), and the worker time those executions held, ns; emitted only when
+    /// the service has a `dedup_window` (`has_dedup`).
+    pub dedup_hits: u64,
+    pub dedup_saved_work_ns: u64,
+    pub has_dedup: bool,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
     /// Per step, how often a job reaching it made its calls or skipped it: one entry per
@@ -185,6 +191,8 @@ impl ServiceAcc {
         self.wasted_ns += o.wasted_ns;
         self.contention_ns += o.contention_ns;
         self.refusal_ns += o.refusal_ns;
+        self.dedup_hits += o.dedup_hits;
+        self.dedup_saved_work_ns += o.dedup_saved_work_ns;
         for (a, b) in self.steps.iter_mut().zip(&o.steps) {
             a.taken += b.taken;
             a.skipped += b.skipped;
@@ -214,6 +222,8 @@ impl ServiceAcc {
         self.wasted_ns = 0.0;
         self.contention_ns = 0;
         self.refusal_ns = 0;
+        self.dedup_hits = 0;
+        self.dedup_saved_work_ns = 0;
         self.steps.fill(StepCount::default());
         self.options.fill(0);
     }
@@ -263,6 +273,10 @@ impl ServiceAcc {
         }
         if self.has_refusal_work {
             emit("refusal_work_s", self.refusal_ns as f64 / 1e9);
+        }
+        if self.has_dedup {
+            emit("dedup_hits", self.dedup_hits as f64);
+            emit("dedup_saved_work_s", self.dedup_saved_work_ns as f64 / 1e9);
         }
     }
 }

@@ -233,6 +233,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "worker time spent refusing (`reject_work` for each full-queue, shed, CoDel, drop_expired, partition or `errors`-fault refusal, done by a worker before any queued request, booked when done); only at a service with `reject_work`",
     ),
     doc(
+        "service.<s>.dedup_hits",
+        "count",
+        "attempts of keyed non-idempotent calls its idempotency store answered without executing them: parked while an attempt of the same call ran and answered with its success, or answered from a success stored within `dedup_window`; only at a service with `dedup_window`",
+    ),
+    doc(
+        "service.<s>.dedup_saved_work_s",
+        "worker-seconds",
+        "worker time the deduplicated attempts did not spend: for each of `dedup_hits`, the worker time (start of work to answer) of the execution whose success answered it; only at a service with `dedup_window`",
+    ),
+    doc(
         "edge.<from>.<to>.calls",
         "count",
         "logical calls from <from> (a client or service) to service <to>",

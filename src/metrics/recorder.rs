@@ -167,6 +167,7 @@ impl Recorder {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
                     has_contention: overload.is_some_and(|o| o.contention.is_some()),
                     has_refusal_work: overload.is_some_and(|o| o.reject_work > 0),
+                    has_dedup: s.dedup_window.is_some(),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
                     options: vec![0; options],
                     ..Default::default()

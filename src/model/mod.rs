@@ -186,6 +186,12 @@ pub struct Service {
     pub outlier: Option<crate::policy::outlier::OutlierConfig>,
     /// Contention and the cost of refusals; `None` (the plain path) when it has neither.
     pub overload: Option<Box<overload::Overload>>,
+    /// Idempotency store (`dedup_window`, ns): keyed non-idempotent calls are executed once
+    /// per window (`policy/dedup.rs`); `None` (0 as written) deduplicates nothing.
+    pub dedup_window: Option<u64>,
+    /// `admission` or `dedup_window`: arrivals are screened before the queue. One flag for
+    /// the engine's plain path.
+    pub screens_arrivals: bool,
 }
 
 impl Service {

@@ -6,6 +6,7 @@ pub mod breaker;
 pub mod budget;
 pub mod bulkhead;
 pub mod codel;
+pub mod dedup;
 pub mod hedge;
 pub mod limit;
 pub mod outlier;

@@ -81,6 +81,12 @@ pub fn services(model: &Model) -> Table {
         if s.outlier.is_some() {
             protections.push("outlier ejection".into());
         }
+        if let Some(w) = s.dedup_window {
+            protections.push(format!(
+                "idempotency store ({} window)",
+                crate::time::format_duration(w)
+            ));
+        }
         for op in &s.operations {
             if let Some(p) = op.partition {
                 let overflow = if p.refuse { "refused" } else { "queued" };

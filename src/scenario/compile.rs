@@ -228,6 +228,7 @@ impl Ctx<'_> {
         let discipline = s.discipline.unwrap_or_default();
         let drop_expired = s.drop_expired.unwrap_or(false);
         let adaptive_lifo = service_policy::adaptive_lifo(self.src, &at("adaptive_lifo"), s)?;
+        let dedup_window = s.dedup_window.map(|d| d.0).filter(|&w| w > 0);
         let plain_dispatch = discipline == model::Discipline::Fifo
             && adaptive_lifo.is_none()
             && !drop_expired
@@ -264,6 +265,8 @@ impl Ctx<'_> {
                 .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
             overload,
+            screens_arrivals: s.admission.is_some() || dedup_window.is_some(),
+            dedup_window,
         })
     }
 

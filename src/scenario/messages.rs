@@ -50,11 +50,12 @@ pub(super) fn duration_hint(field: &str, message: &str, origin: Option<&Origin>)
 /// recovery (a run's duration, a fault's start, a breaker's open time), milliseconds for the
 /// latencies of one request (timeouts, deadlines, work).
 fn usual_unit(field: &str) -> &'static str {
-    const SECONDS: [&str; 19] = [
+    const SECONDS: [&str; 20] = [
         "at",
         "base_ejection_time",
         "bucket",
         "cold_start",
+        "dedup_window",
         "duration",
         "end",
         "max_ejection_time",

@@ -55,6 +55,11 @@ pub struct RawService {
     /// Worker time each refusal occupies.
     #[schemars(extend("default" = "0"))]
     pub reject_work: Option<Dur>,
+    /// Idempotency store: attempts of one keyed non-idempotent call arriving while an earlier
+    /// one runs wait for its answer, and within this long after its success are answered
+    /// from it without work. 0 = no deduplication.
+    #[schemars(extend("default" = "0"))]
+    pub dedup_window: Option<Dur>,
     /// `[[service.operation]]`: named operations sharing the service's workers and queue.
     pub operation: Option<Vec<RawOperation>>,
 }

@@ -1296,3 +1296,32 @@ fn brookers_bucket_and_breaker_and_shared_hedge_budgets_are_checked() {
         &["policy.db-client.hedge.uses_retry_budget", "not both"],
     );
 }
+
+#[test]
+fn a_dedup_window_is_a_duration() {
+    let c = Case::new("dedup");
+    let with = |value: &str| {
+        GOOD.replace(
+            "work = \"3ms\"",
+            &format!("work = \"3ms\"\ndedup_window = {value}"),
+        )
+    };
+    c.rejects(
+        &with("\"a day\""),
+        &[
+            "scenario.toml:23:16",
+            "service.db.dedup_window",
+            "invalid duration",
+        ],
+    );
+    // A bare number gets the fix in seconds: a store keeps its keys for hours.
+    c.rejects(
+        &with("60"),
+        &[
+            "service.db.dedup_window",
+            "did you mean `dedup_window = \"60s\"`?",
+        ],
+    );
+    c.rejects(&with("\"-1s\""), &["service.db.dedup_window"]);
+    c.rejects(&with("true"), &["service.db.dedup_window"]);
+}

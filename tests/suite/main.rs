@@ -18,6 +18,7 @@ mod check_library;
 mod check_variants;
 mod cli_tools;
 mod deadline_propagation;
+mod dedup;
 mod deploy;
 mod determinism;
 mod diff;

@@ -357,6 +357,7 @@ calls = [ { to = "db" }, { to = "db", p = 0.5 }, { choose = [ { weight = 1, call
 name = "db"
 work = "1ms"
 reject_work = "1ms"
+dedup_window = "1s"
 contention = { k = 0.1, knee = 0 }
 
 [[client]]

@@ -43,6 +43,7 @@ pub fn generate(seed: u64) -> String {
     g.overload_pick = Some(Pick::new(seed ^ OVERLOAD_PICK));
     g.propagate_pick = Some(Pick::new(seed ^ PROPAGATE_PICK));
     g.wait_pick = Some(Pick::new(seed ^ WAIT_PICK));
+    g.dedup_pick = Some(Pick::new(seed ^ DEDUP_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -64,6 +65,8 @@ const OVERLOAD_PICK: u64 = 0x6f76_6572_6c6f_6164;
 const PROPAGATE_PICK: u64 = 0x7072_6f70_6167_6174;
 /// Mixed into a case's seed for the pick of fire-and-forget calls (`wait = false`).
 const WAIT_PICK: u64 = 0x7761_6974_0000_0000;
+/// Mixed into a case's seed for the pick of a service's idempotency store (`dedup_window`).
+const DEDUP_PICK: u64 = 0x6465_6475_7000_0000;
 
 #[derive(Default)]
 struct Builder {
@@ -78,6 +81,7 @@ struct Builder {
     overload_pick: Option<Pick>,
     propagate_pick: Option<Pick>,
     wait_pick: Option<Pick>,
+    dedup_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -264,6 +268,10 @@ impl Builder {
             );
         }
         t += &self.overload(workers, ops == 0);
+        let d = self.dedup_pick.as_mut().expect("set by generate");
+        if d.chance(0.3) {
+            t += &format!("dedup_window = {}\n", d.dur(0, 2_000_000));
+        }
         let later = &names[i + 1..];
         if !later.is_empty() && p.chance(0.7) {
             let steps: Vec<String> = (0..p.int(1, 3))
@@ -492,6 +500,15 @@ impl Builder {
         if p.chance(0.2) {
             k.push(format!("idempotent = {}", p.chance(0.3)));
             k.push(format!("idempotency_key = {}", p.chance(0.5)));
+        } else if self
+            .dedup_pick
+            .as_mut()
+            .expect("set by generate")
+            .chance(0.2)
+        {
+            // Keyed payments, from the store's pick: what `dedup_window` deduplicates.
+            k.push("idempotent = false".into());
+            k.push("idempotency_key = true".into());
         }
         // Now and then a small fan-out, from a pick of its own (so a case without one is the
         // scenario it was before `count`); small, as counts multiply down a chain.
