@@ -9,11 +9,12 @@ use crate::model::{AdmissionMeasure, FailAs, Outcome};
 impl Simulation {
     pub(super) fn arrive(&mut self, jr: Ref) {
         let now = self.now;
-        let job = self.jobs.get_mut(jr).expect("arriving job");
-        if job.state == JobState::Cancelled {
-            // Cancelled on its way: it never reaches the service.
-            self.free_job(jr);
+        // A parked job let in again may have been forgotten meanwhile (its caller cancelled).
+        let Some(job) = self.jobs.get_mut(jr) else {
             return;
+        };
+        if job.state != JobState::InTransit {
+            return self.arrive_again(jr);
         }
         job.arrived = now;
         let (s, i, a) = (
@@ -30,6 +31,22 @@ impl Simulation {
             return;
         }
         self.enter(jr, s, i, a);
+    }
+
+    /// A `Deliver` for a job not in transit: cancelled on its way (it never reaches the
+    /// service), or parked by the idempotency store and let in again (`dedup.rs`).
+    #[cold]
+    #[inline(never)]
+    fn arrive_again(&mut self, jr: Ref) {
+        if self
+            .jobs
+            .get(jr)
+            .is_some_and(|j| j.state == JobState::Cancelled)
+        {
+            self.free_job(jr);
+        } else {
+            self.readmit(jr);
+        }
     }
 
     /// An arrival the service takes in: a worker, the queue, or a refusal.

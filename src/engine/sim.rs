@@ -468,7 +468,6 @@ impl Simulation {
                 acc,
             } => self.refusal_done(service as usize, instance as usize, acc as usize),
             Event::Reply(job) => self.deliver_reply(job),
-            Event::Readmit(job) => self.readmit(job),
             Event::AttemptTimer { call, attempt } => self.attempt_expired(call, attempt),
             Event::Resume { call, attempt } => self.resume(call, attempt),
             Event::PermitTimeout { call, attempt } => self.permit_timeout(call, attempt),

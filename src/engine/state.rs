@@ -255,7 +255,9 @@ pub enum Event {
     Arrival(u32),
     /// A closed-loop user starts a request.
     UserStart { client: u32, user: u32 },
-    /// An attempt reaches its instance after network latency.
+    /// An attempt reaches its instance after network latency; or a job parked by an
+    /// idempotency store arrives again, the execution it waited for having ended without a
+    /// success (`dedup.rs`): its state, `Awaiting`, tells the two apart.
     Deliver(Ref),
     /// A job's own work is done.
     WorkDone(Ref),
@@ -263,9 +265,6 @@ pub enum Event {
     Answer(Ref),
     /// A reply reaches the caller after network latency.
     Reply(Ref),
-    /// A job parked by the idempotency store arrives again: the execution it waited for ended
-    /// without a success (`dedup.rs`).
-    Readmit(Ref),
     /// An attempt's timeout (or the call's deadline) expires; stale if the attempt is over.
     AttemptTimer { call: Ref, attempt: u32 },
     /// A call continues: its backoff is over, or a bulkhead permit was handed to it.

@@ -315,13 +315,18 @@ impl super::sim::Simulation {
                 self.trace_row(Id::None, "", &entity, "arrival", "");
                 return;
             }
-            Event::Deliver(j) => (Id::Job(j), "deliver"),
+            Event::Deliver(j) => {
+                let parked = self
+                    .jobs
+                    .get(j)
+                    .is_some_and(|job| job.state == super::state::JobState::Awaiting);
+                (Id::Job(j), if parked { "readmit" } else { "deliver" })
+            }
             Event::WorkDone(j) => (Id::Job(j), "work_done"),
             // An answer given after a delay (a fault's latency, a dropped request) is then
             // replied to; a reply crossing a network arrives later.
             Event::Answer(j) => (Id::Job(j), "answer_due"),
             Event::Reply(j) => (Id::Job(j), "reply_arrives"),
-            Event::Readmit(j) => (Id::Job(j), "readmit"),
             Event::AttemptTimer { call, .. } => (Id::Call(call), "attempt_timer"),
             Event::Resume { call, .. } => (Id::Call(call), "resume"),
             Event::PermitTimeout { call, .. } => (Id::Call(call), "permit_timeout"),
