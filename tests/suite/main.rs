@@ -14,6 +14,7 @@ mod charts;
 mod check;
 mod check_library;
 mod check_variants;
+mod connection_pool;
 mod cli_tools;
 mod deadline_propagation;
 mod deploy;
