@@ -4,8 +4,8 @@
 
 use super::arena::Ref;
 use super::attempt_end::EndedAttempt;
-use super::sim::{Simulation, spec_of};
 use super::queue::EventQueue;
+use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
@@ -256,8 +256,12 @@ impl Simulation {
         }
         let call = self.calls.get(cr).expect("live");
         let op = call.op;
-        let permit_back =
-            permit_back_at_caller(&mut self.pool_holds, spec_of(&self.specs, call.spec), cr, call);
+        let permit_back = permit_back_at_caller(
+            &mut self.pool_holds,
+            spec_of(&self.specs, call.spec),
+            cr,
+            call,
+        );
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
             end_call_in_policies(state, &mut self.queue, now, cr, call, permit_back);
             if let Some(i) = call.breaker {

@@ -390,7 +390,11 @@ impl Simulation {
     fn job_leaves_pool(&mut self, jr: Ref) {
         if let Some(slot) = self.pool_holds.job_gone(jr) {
             let now = self.now;
-            super::endings::hand_back_permit(&mut self.policies[slot as usize], &mut self.queue, now);
+            super::endings::hand_back_permit(
+                &mut self.policies[slot as usize],
+                &mut self.queue,
+                now,
+            );
         }
     }
 

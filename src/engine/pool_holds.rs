@@ -80,7 +80,10 @@ impl PoolHolds {
     /// holding it.
     pub fn job_gone(&mut self, job: Ref) -> Option<u32> {
         let k = self.jobs.remove(&job_key(job))?;
-        let hold = self.holds.get_mut(&k).expect("a job's hold lives while the job does");
+        let hold = self
+            .holds
+            .get_mut(&k)
+            .expect("a job's hold lives while the job does");
         hold.jobs -= 1;
         if hold.jobs == 0 && !hold.caller_waits {
             let slot = hold.slot;
@@ -117,8 +120,16 @@ mod tests {
         p.job_sent(call, 1, 7, job);
         p.job_sent(call, 1, 7, hedge);
         assert!(!p.caller_done(call, 1), "two copies still out");
-        assert_eq!(p.job_gone(job), None, "the hedge still holds the connection");
-        assert_eq!(p.job_gone(hedge), Some(7), "the last copy gone: back to slot 7");
+        assert_eq!(
+            p.job_gone(job),
+            None,
+            "the hedge still holds the connection"
+        );
+        assert_eq!(
+            p.job_gone(hedge),
+            Some(7),
+            "the last copy gone: back to slot 7"
+        );
         assert_eq!(p.held(), 0);
         assert!(p.no_jobs());
     }

@@ -104,6 +104,9 @@ bulkhead = { max_concurrent = 40, release = "answer" }
     let (before, after) = (mean(2..10), mean(20..30));
     // About 40 / 0.3 s = 133 a second (a freed permit waits up to 5 ms for the next arrival).
     assert!(before > 125.0 && before < 134.0, "{before}");
-    assert!((after - before).abs() < 1.0, "before {before}, after {after}");
+    assert!(
+        (after - before).abs() < 1.0,
+        "before {before}, after {after}"
+    );
     assert_eq!(served[12], 0.0, "down");
 }
