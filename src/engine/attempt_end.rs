@@ -94,16 +94,8 @@ impl PolicyState {
         now: u64,
         ended: &EndedAttempt,
     ) {
-        if ended.holds_permit
-            && let Some((next, next_attempt)) = self.bulkhead.as_mut().and_then(|b| b.release())
-        {
-            queue.push(
-                now,
-                Event::Resume {
-                    call: next,
-                    attempt: next_attempt,
-                },
-            );
+        if ended.holds_permit {
+            super::endings::hand_back_permit(self, queue, now);
         }
     }
 

@@ -355,6 +355,9 @@ impl Simulation {
         if let Some(op) = call.op.and_then(|op| self.ops.get_mut(op)) {
             op.jobs += 1;
         }
+        if call.holds_permit && spec.policy.bulkhead_releases_on_answer() {
+            self.pool_holds.job_sent(cr, call.attempt, call.slot, jr);
+        }
         if self.trace.is_some() {
             self.trace_job(jr, if hedge.is_some() { "hedge" } else { "attempt" });
         }

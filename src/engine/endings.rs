@@ -4,6 +4,7 @@
 
 use super::arena::Ref;
 use super::attempt_end::EndedAttempt;
+use super::queue::EventQueue;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
@@ -33,7 +34,9 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         let spec = spec_of(&self.specs, call.spec);
         let slot = call.slot;
-        let ended = EndedAttempt::take(call, now, spec.policy.breaker_wraps(Wraps::Attempt));
+        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call);
+        let mut ended = EndedAttempt::take(call, now, spec.policy.breaker_wraps(Wraps::Attempt));
+        ended.holds_permit &= permit_back;
         let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
         let state = &mut self.policies[slot as usize];
         state.release_permit(&mut self.queue, now, &ended);
@@ -210,8 +213,9 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let edge = spec.edge;
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
+        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call);
         let state = &mut self.policies[call.slot as usize];
-        end_call_in_policies(state, &mut self.queue, now, cr, call);
+        end_call_in_policies(state, &mut self.queue, now, cr, call, permit_back);
         // The breaker judges the dependency, not the fallback's rescue; and a call the
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
@@ -252,8 +256,14 @@ impl Simulation {
         }
         let call = self.calls.get(cr).expect("live");
         let op = call.op;
+        let permit_back = permit_back_at_caller(
+            &mut self.pool_holds,
+            spec_of(&self.specs, call.spec),
+            cr,
+            call,
+        );
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            end_call_in_policies(state, &mut self.queue, now, cr, call);
+            end_call_in_policies(state, &mut self.queue, now, cr, call, permit_back);
             if let Some(i) = call.breaker {
                 state.breakers[i as usize].release_unused(call.breaker_epoch);
             }
@@ -345,20 +355,13 @@ fn end_call_in_policies(
     now: u64,
     cr: Ref,
     call: &Call,
+    permit_back: bool,
 ) {
     if let Some(b) = state.bulkhead.as_mut() {
         if call.phase == Phase::WaitingPermit {
             b.abandon(&(cr, call.attempt));
-        } else if call.holds_permit
-            && let Some((next, next_attempt)) = b.release()
-        {
-            queue.push(
-                now,
-                Event::Resume {
-                    call: next,
-                    attempt: next_attempt,
-                },
-            );
+        } else if call.holds_permit && permit_back {
+            hand_back_permit(state, queue, now);
         }
     }
     if call.limit_inflight > 0
@@ -374,4 +377,31 @@ fn end_call_in_policies(
         }
         b.on_call_end();
     }
+}
+
+/// A bulkhead permit comes back: handed to the first waiter, who resumes now, or freed.
+pub(super) fn hand_back_permit(state: &mut PolicyState, queue: &mut EventQueue<Event>, now: u64) {
+    if let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release()) {
+        queue.push(
+            now,
+            Event::Resume {
+                call: next,
+                attempt: next_attempt,
+            },
+        );
+    }
+}
+
+/// The caller stops waiting for `call`'s current attempt, which may hold a permit: true if the
+/// permit comes back now. With `release = "answer"` it stays out while a job of the attempt
+/// is (`pool_holds.rs`).
+pub(super) fn permit_back_at_caller(
+    holds: &mut super::pool_holds::PoolHolds,
+    spec: &crate::model::CallSpec,
+    cr: Ref,
+    call: &Call,
+) -> bool {
+    !call.holds_permit
+        || !spec.policy.bulkhead_releases_on_answer()
+        || holds.caller_done(cr, call.attempt)
 }

@@ -419,6 +419,23 @@ impl Simulation {
             self.dedup_gone(jr, op);
             self.release_op(op, false);
         }
+        if !self.pool_holds.no_jobs() {
+            self.job_leaves_pool(jr);
+        }
+    }
+
+    /// A job that may hold a connection-pool permit is gone: the permit comes back if nothing
+    /// else holds it (`pool_holds.rs`).
+    #[inline(never)]
+    fn job_leaves_pool(&mut self, jr: Ref) {
+        if let Some(slot) = self.pool_holds.job_gone(jr) {
+            let now = self.now;
+            super::endings::hand_back_permit(
+                &mut self.policies[slot as usize],
+                &mut self.queue,
+                now,
+            );
+        }
     }
 
     /// One holder of an operation record let go: a job (`call_done` false) or its call.

@@ -16,6 +16,7 @@ mod jobs;
 mod overload;
 mod partitions;
 mod policy_state;
+mod pool_holds;
 pub mod progress;
 mod publish;
 pub mod queue;

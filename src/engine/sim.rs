@@ -39,6 +39,8 @@ pub struct Simulation {
     /// At services with `overload`, per job slot (`Ref::index`): the current segment of its
     /// work (`overload.rs`). Kept beside the jobs so other jobs carry nothing for it.
     pub(super) segments: Vec<super::overload::Segment>,
+    /// Bulkhead permits held until the callee answers (`bulkhead.release = "answer"`).
+    pub(super) pool_holds: super::pool_holds::PoolHolds,
     /// Every event as a CSV row, when asked for (`--trace`).
     pub(super) trace: Option<Box<super::trace::Trace>>,
     /// Events handled at instant `instant_at` (counted in strides of `CHECK_EVERY`), against
@@ -206,6 +208,7 @@ impl Simulation {
             rec,
             extra_users: Vec::new(),
             segments: Vec::new(),
+            pool_holds: Default::default(),
             trace: None,
             instant_at: u64::MAX,
             instant_events: 0,

@@ -13,7 +13,9 @@ pub use crate::policy::bulkhead::BulkheadConfig;
 pub use crate::policy::hedge::{HedgeConfig, HedgeDelay};
 pub use crate::policy::retry::RetryPolicy;
 pub use crate::policy::throttle::ThrottleConfig;
-pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
+pub use choices::{
+    AdmissionMeasure, BalancerKind, BreakerScope, BulkheadRelease, Criticality, Discipline, Wraps,
+};
 pub use latency::Latency;
 pub use rate::RateSchedule;
 
@@ -373,6 +375,12 @@ impl Policy {
     /// Whether a breaker guards this path around `what`: each attempt, or the whole call.
     pub fn breaker_wraps(&self, what: Wraps) -> bool {
         self.breaker.as_ref().is_some_and(|b| b.wraps == what)
+    }
+
+    /// Whether this path's bulkhead keeps a permit until the callee answers (a connection
+    /// pool), not only while the caller waits.
+    pub fn bulkhead_releases_on_answer(&self) -> bool {
+        (self.bulkhead.as_ref()).is_some_and(|b| b.release == BulkheadRelease::Answer)
     }
 }
 

@@ -12,6 +12,8 @@ pub struct BulkheadConfig {
     pub queue: u32,
     /// ns
     pub max_wait: u64,
+    /// When a permit comes back (`bulkhead.release`).
+    pub release: crate::model::BulkheadRelease,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +93,7 @@ mod tests {
             max_concurrent: 2,
             queue: 1,
             max_wait: 10,
+            release: Default::default(),
         });
         assert_eq!(b.acquire(1), Admission::Granted);
         assert_eq!(b.acquire(2), Admission::Granted);
@@ -108,6 +111,7 @@ mod tests {
             max_concurrent: 1,
             queue: 5,
             max_wait: 0,
+            release: Default::default(),
         });
         assert_eq!(b.acquire(1), Admission::Granted);
         assert_eq!(
@@ -119,6 +123,7 @@ mod tests {
             max_concurrent: 1,
             queue: 5,
             max_wait: 5,
+            release: Default::default(),
         });
         b.acquire(1);
         assert_eq!(b.acquire(2), Admission::Queued);

@@ -341,6 +341,7 @@ fn compile_bulkhead(src: &Source, at: &str, b: &RawBulkhead) -> Located<Bulkhead
         max_concurrent,
         queue,
         max_wait,
+        release: b.release.unwrap_or_default(),
     })
 }
 

@@ -2,7 +2,7 @@
 
 use super::schema::Dur;
 use super::schema_json::EnumOf;
-use crate::model::{BreakerScope, Wraps};
+use crate::model::{BreakerScope, BulkheadRelease, Wraps};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -241,6 +241,10 @@ pub struct RawBulkhead {
     /// How long an attempt may wait for a permit (> 0 needs `queue`).
     #[schemars(extend("default" = "0"))]
     pub max_wait: Option<Dur>,
+    /// When a permit comes back: when the caller stops waiting (`return`), or once the
+    /// callee's answer arrives or its work is gone (`answer`, a connection pool).
+    #[schemars(with = "Option<EnumOf<BulkheadRelease>>", extend("default" = "return"))]
+    pub release: Option<BulkheadRelease>,
 }
 
 /// `throttle`: client-side adaptive throttling (SRE book, chapter 21).
