@@ -80,18 +80,6 @@ pub enum BreakerScope {
     Instance,
 }
 
-/// When a bulkhead permit comes back: when the caller stops waiting for the attempt (its reply
-/// or its timeout, resilience4j's semaphore), or only once the callee's answer has reached the
-/// caller or its work there is gone (a connection pool: the connection stays busy until the
-/// database answers, whoever still listens).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum BulkheadRelease {
-    #[default]
-    Return,
-    Answer,
-}
-
 #[cfg(test)]
 mod criticality_names {
     use super::Criticality;

@@ -9,13 +9,11 @@ pub mod rate;
 pub use crate::outcome::Outcome;
 pub use crate::policy::breaker::BreakerConfig;
 pub use crate::policy::budget::BudgetConfig;
-pub use crate::policy::bulkhead::BulkheadConfig;
+pub use crate::policy::bulkhead::{BulkheadConfig, BulkheadRelease};
 pub use crate::policy::hedge::{HedgeConfig, HedgeDelay};
 pub use crate::policy::retry::RetryPolicy;
 pub use crate::policy::throttle::ThrottleConfig;
-pub use choices::{
-    AdmissionMeasure, BalancerKind, BreakerScope, BulkheadRelease, Criticality, Discipline, Wraps,
-};
+pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
 pub use latency::Latency;
 pub use rate::RateSchedule;
 

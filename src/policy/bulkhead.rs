@@ -4,7 +4,20 @@
 //! reject immediately, its default). A permit is held for one attempt and released when the
 //! attempt ends, before any backoff sleep.
 
+use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// When a bulkhead permit comes back: when the caller stops waiting for the attempt (its reply
+/// or its timeout, resilience4j's semaphore), or only once the callee's answer has reached the
+/// caller or its work there is gone (a connection pool: the connection stays busy until the
+/// database answers, whoever still listens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BulkheadRelease {
+    #[default]
+    Return,
+    Answer,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BulkheadConfig {
@@ -13,7 +26,7 @@ pub struct BulkheadConfig {
     /// ns
     pub max_wait: u64,
     /// When a permit comes back (`bulkhead.release`).
-    pub release: crate::model::BulkheadRelease,
+    pub release: BulkheadRelease,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
