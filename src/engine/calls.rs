@@ -355,8 +355,8 @@ impl Simulation {
         if let Some(op) = call.op.and_then(|op| self.ops.get_mut(op)) {
             op.jobs += 1;
         }
-        if call.holds_permit && spec.policy.bulkhead_releases_on_answer() {
-            self.pool_holds.job_sent(cr, call.attempt, call.slot, jr);
+        if call.holds_permit {
+            self.pool_job_sent(cr, jr);
         }
         if self.trace.is_some() {
             self.trace_job(jr, if hedge.is_some() { "hedge" } else { "attempt" });
@@ -372,6 +372,20 @@ impl Simulation {
     }
 
     /// One-way network latency of the call, drawn from the edge's stream.
+    /// A job sent for an attempt that holds a bulkhead permit: a connection pool
+    /// (`release = "answer"`) keeps the permit until this job is gone too (`pool_holds.rs`).
+    #[inline(never)]
+    fn pool_job_sent(&mut self, cr: Ref, jr: Ref) {
+        let call = self.calls.get(cr).expect("live");
+        if spec_of(&self.specs, call.spec)
+            .policy
+            .bulkhead_releases_on_answer()
+        {
+            let (attempt, slot) = (call.attempt, call.slot);
+            self.pool_holds.job_sent(cr, attempt, slot, jr);
+        }
+    }
+
     pub(super) fn network_delay(&mut self, spec_id: SpecId) -> u64 {
         let spec = spec_of(&self.specs, spec_id);
         let delay = match &spec.latency {

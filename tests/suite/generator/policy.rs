@@ -79,7 +79,7 @@ pub fn policy(
         keys.push(format!("limit = {}", limit(p)));
     }
     if p.chance(0.25) {
-        keys.push(format!("bulkhead = {}", bulkhead(p)));
+        keys.push(format!("bulkhead = {}", bulkhead(p, later)));
     }
     if p.chance(0.25) {
         keys.push(format!("hedge = {}", hedge(p, later, shareable_budget)));
@@ -261,16 +261,22 @@ fn limit(p: &mut Pick) -> String {
     format!("{{ {} }}", k.join(", "))
 }
 
-fn bulkhead(p: &mut Pick) -> String {
+/// A bulkhead; `release` (a connection pool's) draws from `later`.
+fn bulkhead(p: &mut Pick, later: &mut Pick) -> String {
     let max = p.int(1, 20);
+    let release = if later.chance(0.3) {
+        ", release = \"answer\""
+    } else {
+        ""
+    };
     if p.chance(0.5) {
         format!(
-            "{{ max_concurrent = {max}, queue = {}, max_wait = {} }}",
+            "{{ max_concurrent = {max}, queue = {}, max_wait = {}{release} }}",
             p.int(1, 20),
             p.dur(1, 20_000)
         )
     } else {
-        format!("{{ max_concurrent = {max} }}")
+        format!("{{ max_concurrent = {max}{release} }}")
     }
 }
 
