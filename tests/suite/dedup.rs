@@ -4,21 +4,29 @@
 
 use crate::support::*;
 
-/// web → api (no work) → payments (100 ms of work), a keyed non-idempotent call with `policy` (its
-/// keys) and `keys` on the call; payments has `dedup`. 70 requests, at 0.1 s, …, 7 s.
-fn payment(policy: &str, idempotent: bool, dedup: &str) -> (cascade::Model, RunMetrics) {
-    run_model(&format!(
+/// web → api (no work) → payments, api's one call keyed and non-idempotent unless
+/// `idempotent`, with policy `pay`. Requests every 0.1 s until `stop_at`, in a run of
+/// `duration`; `payments` holds the payments service's own keys, `rest` the policies and any
+/// further services or faults.
+fn pay_chain(
+    duration: &str,
+    stop_at: &str,
+    idempotent: bool,
+    payments: &str,
+    rest: &str,
+) -> String {
+    format!(
         r#"
 [scenario]
 name = "pay"
-duration = "10s"
+duration = "{duration}"
 
 [[client]]
 name = "web"
 target = "api"
 arrival = "constant"
 rate = 10
-phases = [ {{ at = "7s", rate = 0 }} ]
+phases = [ {{ at = "{stop_at}", rate = 0 }} ]
 
 [[service]]
 name = "api"
@@ -27,13 +35,22 @@ calls = [ {{ to = "payments", policy = "pay", idempotent = {idempotent}, idempot
 
 [[service]]
 name = "payments"
-workers = 100
-work = "100ms"
-dedup_window = "{dedup}"
+{payments}
 
-[policy.pay]
-{policy}
+{rest}
 "#
+    )
+}
+
+/// `pay_chain` with payments doing 100 ms of work under `dedup`, and `policy` as api's keys.
+/// 70 requests, at 0.1 s, …, 7 s.
+fn payment(policy: &str, idempotent: bool, dedup: &str) -> (cascade::Model, RunMetrics) {
+    run_model(&pay_chain(
+        "10s",
+        "7s",
+        idempotent,
+        &format!("workers = 100\nwork = \"100ms\"\ndedup_window = \"{dedup}\""),
+        &format!("[policy.pay]\n{policy}"),
     ))
 }
 
@@ -124,41 +141,15 @@ fn a_failure_is_not_stored_and_the_waiter_runs_after_it() {
     // fails at 10 ms after it starts. A hedge at 5 ms waits for the first, is released by its
     // failure at 10 ms and runs itself, failing at 20 ms: two executions, no hit.
     let text = |dedup: &str| {
-        format!(
-            r#"
-[scenario]
-name = "pay"
-duration = "10s"
-
-[[client]]
-name = "web"
-target = "api"
-arrival = "constant"
-rate = 10
-phases = [ {{ at = "7s", rate = 0 }} ]
-
-[[service]]
-name = "api"
-workers = 100
-calls = [ {{ to = "payments", policy = "pay", idempotent = false, idempotency_key = true }} ]
-
-[[service]]
-name = "payments"
-workers = 100
-dedup_window = "{dedup}"
-calls = [ {{ to = "ledger", policy = "ledger" }} ]
-
-[[service]]
-name = "ledger"
-workers = 1000
-work = "200ms"
-
-[policy.pay]
-hedge = {{ delay = "5ms" }}
-
-[policy.ledger]
-timeout = "10ms"
-"#
+        pay_chain(
+            "10s",
+            "7s",
+            false,
+            &format!(
+                "workers = 100\ndedup_window = \"{dedup}\"\ncalls = [ {{ to = \"ledger\", policy = \"ledger\" }} ]"
+            ),
+            "[[service]]\nname = \"ledger\"\nworkers = 1000\nwork = \"200ms\"\n\n\
+             [policy.pay]\nhedge = { delay = \"5ms\" }\n\n[policy.ledger]\ntimeout = \"10ms\"",
         )
     };
     let (model, m) = run_model(&text("1h"));
@@ -186,40 +177,15 @@ fn an_idempotent_call_is_not_deduplicated_even_with_a_key() {
 /// payments' other instance (round robin) while the first runs there, and waits for it.
 /// `target` crashes at 150 ms, with `mode`.
 fn crash(target: &str, mode: &str, dedup: &str) -> (cascade::Model, RunMetrics) {
-    run_model(&format!(
-        r#"
-[scenario]
-name = "pay"
-duration = "2s"
-
-[[client]]
-name = "web"
-target = "api"
-arrival = "constant"
-rate = 10
-phases = [ {{ at = "150ms", rate = 0 }} ]
-
-[[service]]
-name = "api"
-workers = 100
-calls = [ {{ to = "payments", policy = "pay", idempotent = false, idempotency_key = true }} ]
-
-[[service]]
-name = "payments"
-instances = 2
-workers = 100
-work = "100ms"
-dedup_window = "{dedup}"
-
-[policy.pay]
-hedge = {{ delay = "5ms" }}
-
-[[fault]]
-kind = "crash"
-target = "{target}"
-start = "150ms"
-mode = "{mode}"
-"#
+    run_model(&pay_chain(
+        "2s",
+        "150ms",
+        false,
+        &format!("instances = 2\nworkers = 100\nwork = \"100ms\"\ndedup_window = \"{dedup}\""),
+        &format!(
+            "[policy.pay]\nhedge = {{ delay = \"5ms\" }}\n\n\
+             [[fault]]\nkind = \"crash\"\ntarget = \"{target}\"\nstart = \"150ms\"\nmode = \"{mode}\""
+        ),
     ))
 }
 
