@@ -336,33 +336,28 @@ mod tests {
 
     #[test]
     fn adaptive_bucket_earning_per_call_allows_a_tenth_of_a_retry_per_call_in_an_outage() {
-        let mut b = adaptive(EarnOn::Call);
-        // A total outage: every call fails and wants its retries. 1,000 calls: the full
-        // bucket's 10, then the 999 later calls' 0.1 each = 99 more (the first call's earning
-        // finds the bucket full), 109 in all: L -> 1.1 L (seed 004's L_max).
-        let mut granted = 0;
-        for _ in 0..1000 {
-            b.on_call(0);
-            b.on_attempt(false, true);
-            while b.try_retry(0) {
-                granted += 1;
+        // A total outage: every call fails and wants its retries; the retries granted over
+        // 1,000 calls.
+        let outage = |b: &mut Budget| {
+            let mut granted = 0;
+            for _ in 0..1000 {
+                b.on_call(0);
+                b.on_attempt(false, true);
+                while b.try_retry(0) {
+                    granted += 1;
+                }
             }
-        }
-        assert_eq!(granted, 109);
+            granted
+        };
+        let mut b = adaptive(EarnOn::Call);
+        // The full bucket's 10, then the 999 later calls' 0.1 each = 99 more (the first call's
+        // earning finds the bucket full), 109 in all: L -> 1.1 L (seed 004's L_max).
+        assert_eq!(outage(&mut b), 109);
         // Successes earn nothing more when earning is per call.
         b.on_attempt(true, false);
         assert!(!b.try_retry(0));
         // The same outage with per-success earning: the first 10, then nothing.
-        let mut b = adaptive(EarnOn::Success);
-        let mut granted = 0;
-        for _ in 0..1000 {
-            b.on_call(0);
-            b.on_attempt(false, true);
-            while b.try_retry(0) {
-                granted += 1;
-            }
-        }
-        assert_eq!(granted, 10);
+        assert_eq!(outage(&mut adaptive(EarnOn::Success)), 10);
     }
 
     #[test]
