@@ -5,6 +5,7 @@
 use super::sim::Simulation;
 use super::state::Event;
 use crate::model::Outcome;
+use crate::policy::accrual::Accrual;
 use crate::policy::outlier::{Detection, Outlier};
 
 impl Simulation {
@@ -16,15 +17,8 @@ impl Simulation {
         let Some(detector) = self.services[s].outlier.as_mut() else {
             return;
         };
-        let failure = matches!(
-            outcome,
-            Outcome::Timeout
-                | Outcome::DeadlineExceeded
-                | Outcome::Unavailable
-                | Outcome::Internal
-                | Outcome::Refused
-        );
-        if detector.record(self.now, instance as usize, !failure) == Detection::Ejected {
+        if detector.record(self.now, instance as usize, !host_failed(outcome)) == Detection::Ejected
+        {
             let acc = &mut self.rec.services[s];
             acc.ejections += 1;
             self.rec.levels[s]
@@ -52,9 +46,38 @@ impl Simulation {
     }
 }
 
+/// Whether an answer (or a give-up) counts against the host that gave it, for outlier
+/// ejection and failure accrual alike: 5xx answers and the local-origin failures Envoy maps to
+/// them (timeouts, refused connections); a 429 or a 400 is the host answering, not failing.
+pub fn host_failed(outcome: Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Timeout
+            | Outcome::DeadlineExceeded
+            | Outcome::Unavailable
+            | Outcome::Internal
+            | Outcome::Refused
+    )
+}
+
+/// The hosts a caller's failure accrual has marked at `now` (`policy/accrual.rs`), one per
+/// instance of the callee.
+#[derive(Clone, Copy)]
+pub struct Marked<'a> {
+    pub hosts: &'a [Accrual],
+    pub now: u64,
+}
+
 /// The instances of a service (`n` of them) a balancer may pick: those neither down (crashed)
-/// nor ejected, or all of them when none is left (Envoy's panic routing).
-pub fn eligible<'a>(outlier: &'a Option<Outlier>, down: &'a [u32], n: u32) -> Eligible<'a> {
+/// nor ejected, nor marked dead by the caller's failure accrual. When accrual leaves none, it
+/// is set aside (Finagle's panic mode: the pick goes to a marked host anyway; `panic` says so);
+/// when crashes and ejections leave none, all of them (Envoy's panic routing).
+pub fn eligible<'a>(
+    outlier: &'a Option<Outlier>,
+    down: &'a [u32],
+    n: u32,
+    marked: Option<Marked<'a>>,
+) -> Eligible<'a> {
     let ejected = outlier.as_ref().filter(|d| d.ejected_count() > 0);
     let any_down = down.iter().any(|d| *d > 0);
     let all = Eligible {
@@ -62,19 +85,31 @@ pub fn eligible<'a>(outlier: &'a Option<Outlier>, down: &'a [u32], n: u32) -> El
         count: n,
         detector: None,
         down: None,
+        marked: None,
+        panic: false,
     };
-    if ejected.is_none() && !any_down {
+    if ejected.is_none() && !any_down && marked.is_none() {
         return all;
     }
-    let some = Eligible {
+    let mut some = Eligible {
         n,
         count: 0,
         detector: ejected,
         down: any_down.then_some(down),
+        marked,
+        panic: false,
     };
-    let count = (0..n).filter(|&i| some.allows(i)).count() as u32;
-    if count == 0 {
-        all
+    let mut count = (0..n).filter(|&i| some.allows(i)).count() as u32;
+    if count == 0 && marked.is_some() {
+        some.marked = None;
+        some.panic = true;
+        count = (0..n).filter(|&i| some.allows(i)).count() as u32;
+    }
+    if count == 0 || count == n {
+        Eligible {
+            panic: some.panic,
+            ..all
+        }
     } else {
         Eligible { count, ..some }
     }
@@ -86,6 +121,9 @@ pub struct Eligible<'a> {
     pub count: u32,
     detector: Option<&'a Outlier>,
     down: Option<&'a [u32]>,
+    marked: Option<Marked<'a>>,
+    /// Every host left was marked by failure accrual: the pick is Finagle's panic.
+    pub panic: bool,
 }
 
 impl Eligible<'_> {
@@ -103,5 +141,8 @@ impl Eligible<'_> {
     pub fn allows(&self, i: u32) -> bool {
         self.detector.is_none_or(|d| !d.is_ejected(i as usize))
             && self.down.is_none_or(|d| d[i as usize] == 0)
+            && self
+                .marked
+                .is_none_or(|m| m.hosts[i as usize].available(m.now))
     }
 }

@@ -1,7 +1,7 @@
 //! Picking the instance a request goes to: the balancer (round robin, random, least
 //! outstanding, power of two) among the instances outlier detection has not ejected.
 
-use super::adaptive::eligible;
+use super::adaptive::{Marked, eligible};
 use super::sim::Simulation;
 use super::state::ServiceState;
 use crate::model::BalancerKind;
@@ -22,55 +22,81 @@ impl Simulation {
 
     #[inline(never)]
     fn balance(&mut self, s: usize) -> u32 {
-        let ServiceState {
-            instances,
-            balancer_rng,
-            next_rr,
-            outlier,
-            down,
-            ..
-        } = &mut self.services[s];
-        let n = instances.len() as u32;
-        if n == 1 {
-            return 0;
-        }
-        let ok = eligible(outlier, down, n);
-        let outstanding = |i: u32| {
-            let inst = &instances[i as usize];
-            inst.busy as usize + inst.waiting()
-        };
-        match self.model.services[s].balancer {
-            BalancerKind::RoundRobin => {
-                let start = *next_rr;
-                let i = (0..n)
-                    .map(|k| (start + k) % n)
-                    .find(|&i| ok.allows(i))
-                    .expect("at least one instance is eligible");
-                *next_rr = (i + 1) % n;
-                i
-            }
-            BalancerKind::Random => ok.nth(balancer_rng.random_range(0..ok.count)),
-            BalancerKind::LeastOutstanding => {
-                // Ties go to the first instance after a rotating start, so equal instances share.
-                let start = *next_rr;
-                *next_rr = (start + 1) % n;
-                (0..n)
-                    .map(|k| (start + k) % n)
-                    .filter(|&i| ok.allows(i))
-                    .min_by_key(|&i| outstanding(i))
-                    .expect("at least one instance is eligible")
-            }
-            BalancerKind::PowerOfTwo if ok.count == 1 => ok.nth(0),
-            BalancerKind::PowerOfTwo => {
-                let a = balancer_rng.random_range(0..ok.count);
-                let b = (a + 1 + balancer_rng.random_range(0..ok.count - 1)) % ok.count;
-                let (a, b) = (ok.nth(a), ok.nth(b));
-                if outstanding(b) < outstanding(a) {
-                    b
-                } else {
-                    a
-                }
-            }
-        }
+        let kind = self.model.services[s].balancer;
+        choose(&mut self.services[s], kind, None).0
     }
+
+    /// The balancer's choice for a call path with failure accrual (`policy/accrual.rs`): the
+    /// hosts this caller marked dead, or whose probe is out, are avoided; when every host left
+    /// is marked, the pick goes to one anyway (Finagle's panic mode), counted as
+    /// `accrual_panics` on the edge.
+    #[inline(never)]
+    pub(super) fn pick_past_accrual(&mut self, s: usize, slot: u32, edge: usize) -> u32 {
+        let marked = Marked {
+            hosts: &self.policies[slot as usize].accrual,
+            now: self.now,
+        };
+        let kind = self.model.services[s].balancer;
+        let (instance, panic) = choose(&mut self.services[s], kind, Some(marked));
+        if panic {
+            self.rec.edges[edge].accrual_panics += 1;
+        }
+        instance
+    }
+}
+
+/// The balancer's pick among the eligible instances (`adaptive::eligible`), and whether it was
+/// a failure-accrual panic.
+fn choose(state: &mut ServiceState, kind: BalancerKind, marked: Option<Marked>) -> (u32, bool) {
+    let ServiceState {
+        instances,
+        balancer_rng,
+        next_rr,
+        outlier,
+        down,
+        ..
+    } = state;
+    let n = instances.len() as u32;
+    if n == 1 {
+        return (0, marked.is_some_and(|m| !m.hosts[0].available(m.now)));
+    }
+    let ok = eligible(outlier, down, n, marked);
+    let outstanding = |i: u32| {
+        let inst = &instances[i as usize];
+        inst.busy as usize + inst.waiting()
+    };
+    let pick = match kind {
+        BalancerKind::RoundRobin => {
+            let start = *next_rr;
+            let i = (0..n)
+                .map(|k| (start + k) % n)
+                .find(|&i| ok.allows(i))
+                .expect("at least one instance is eligible");
+            *next_rr = (i + 1) % n;
+            i
+        }
+        BalancerKind::Random => ok.nth(balancer_rng.random_range(0..ok.count)),
+        BalancerKind::LeastOutstanding => {
+            // Ties go to the first instance after a rotating start, so equal instances share.
+            let start = *next_rr;
+            *next_rr = (start + 1) % n;
+            (0..n)
+                .map(|k| (start + k) % n)
+                .filter(|&i| ok.allows(i))
+                .min_by_key(|&i| outstanding(i))
+                .expect("at least one instance is eligible")
+        }
+        BalancerKind::PowerOfTwo if ok.count == 1 => ok.nth(0),
+        BalancerKind::PowerOfTwo => {
+            let a = balancer_rng.random_range(0..ok.count);
+            let b = (a + 1 + balancer_rng.random_range(0..ok.count - 1)) % ok.count;
+            let (a, b) = (ok.nth(a), ok.nth(b));
+            if outstanding(b) < outstanding(a) {
+                b
+            } else {
+                a
+            }
+        }
+    };
+    (pick, ok.panic)
 }

@@ -127,11 +127,12 @@ impl Simulation {
         let guarded = policy.breaker.is_some()
             || policy.bulkhead.is_some()
             || policy.throttle.is_some()
-            || policy.limit.is_some();
-        let instance = self.pick_instance(to);
+            || policy.limit.is_some()
+            || policy.failure_accrual.is_some();
         if guarded {
-            self.try_guarded_attempt(cr, instance);
+            self.try_guarded_attempt(cr);
         } else {
+            let instance = self.pick_instance(to);
             self.send_attempt(cr, instance);
         }
     }
@@ -139,10 +140,15 @@ impl Simulation {
     /// The policies that may hold an attempt back or turn it away, in order: breaker,
     /// throttle, adaptive limit, bulkhead; then it is sent.
     #[inline(never)]
-    fn try_guarded_attempt(&mut self, cr: Ref, instance: u32) {
+    fn try_guarded_attempt(&mut self, cr: Ref) {
         let now = self.now;
         let call = self.calls.get(cr).expect("live");
-        let (deadline, attempt, slot) = (call.deadline, call.attempt, call.slot);
+        let (deadline, attempt, slot, spec_id) =
+            (call.deadline, call.attempt, call.slot, call.spec);
+        // The balancer picks first (past the caller's failure accrual, if any), as for an
+        // unguarded attempt: a per-host breaker is asked about the host it picked.
+        let instance = self.pick_for(spec_id, slot);
+        let call = self.calls.get(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
         let per_attempt_breaker = policy
@@ -206,6 +212,7 @@ impl Simulation {
                 }
             }
         }
+        self.accrual_sent(spec_id, slot, instance);
         self.send_attempt(cr, instance);
     }
 
@@ -287,7 +294,7 @@ impl Simulation {
         else {
             return;
         };
-        let (slot, edge, to, expiry) = (call.slot, spec.edge, spec.to, call.attempt_expiry);
+        let (slot, edge, expiry) = (call.slot, spec.edge, call.attempt_expiry);
         let state = &mut self.policies[slot as usize];
         let budget = if cfg.uses_retry_budget {
             state.budget.as_mut()
@@ -306,7 +313,9 @@ impl Simulation {
         if let Some(d) = next.filter(|d| sent + 1 < cfg.max && now.saturating_add(*d) < expiry) {
             self.queue.push(now + d, Event::Hedge { call: cr, attempt });
         }
-        let instance = self.pick_instance(to);
+        let spec_id = call.spec;
+        let instance = self.pick_for(spec_id, slot);
+        self.accrual_sent(spec_id, slot, instance);
         self.send_job(cr, instance, Some(free));
     }
 
@@ -416,8 +425,10 @@ impl Simulation {
             .record(self.now - call.attempt_started);
         // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
         // carry on (worker time from now is wasted, replies discarded); with it, they stop.
+        let (spec_id, slot) = (call.spec, call.slot);
         self.abandon_attempt_jobs(cr);
         self.outlier_record(to, instance, Outcome::Timeout);
+        self.accrual_record(spec_id, slot, instance, Outcome::Timeout);
         let call = self.calls.get(cr).expect("live");
         let outcome = if call.deadline <= self.now {
             Outcome::DeadlineExceeded
@@ -461,7 +472,8 @@ impl Simulation {
                 if call.deadline <= self.now || call.deadline - self.now < min_attempt {
                     self.finish_call(cr, Outcome::DeadlineExceeded);
                 } else {
-                    let instance = call.instance;
+                    let (instance, spec, slot) = (call.instance, call.spec, call.slot);
+                    self.accrual_sent(spec, slot, instance);
                     self.send_attempt(cr, instance);
                 }
             }

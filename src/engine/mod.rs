@@ -1,5 +1,6 @@
 //! The deterministic discrete-event engine.
 
+mod accrual;
 mod adaptive;
 pub mod arena;
 mod attempt_end;

@@ -56,6 +56,7 @@ fn keeps_state(spec: &CallSpec) -> bool {
         || p.throttle.is_some()
         || p.limit.is_some()
         || p.hedge.is_some()
+        || p.failure_accrual.is_some()
 }
 
 fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
@@ -83,6 +84,11 @@ fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
         throttle_rng: stream(model.seed, name, "throttle"),
         limit: p.limit.as_ref().map(Limiter::new),
         limit_rng: stream(model.seed, name, "limit"),
+        accrual: match &p.failure_accrual {
+            Some(_) => vec![Default::default(); model.services[spec.to].instances as usize],
+            None => Vec::new(),
+        },
+        accrual_rng: stream(model.seed, name, "accrual"),
         hedge: p
             .hedge
             .as_ref()

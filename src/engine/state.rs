@@ -302,4 +302,8 @@ pub struct PolicyState {
     /// Draws for the Vegas limit's probe jitter.
     pub limit_rng: Stream,
     pub jitter_rng: Stream,
+    /// Failure accrual, one per callee instance (`policy/accrual.rs`); empty without it.
+    pub accrual: Vec<crate::policy::accrual::Accrual>,
+    /// Draws for the accrual's mark-dead jitter.
+    pub accrual_rng: Stream,
 }

@@ -311,6 +311,14 @@ pub struct EdgeAcc {
     pub half_open_probes: u64,
     /// Integral over time (ns × permits) of the adaptive concurrency limits on the edge.
     pub limit_area: Area,
+    /// Failure accrual (`policy/accrual.rs`): hosts marked dead, probes sent, hosts revived,
+    /// and picks made with every host marked (panic). Emitted only for an edge with a path
+    /// that has `failure_accrual` (`has_accrual`).
+    pub accrual_removals: u64,
+    pub accrual_probes: u64,
+    pub accrual_revivals: u64,
+    pub accrual_panics: u64,
+    pub has_accrual: bool,
 }
 
 impl EdgeAcc {
@@ -336,6 +344,10 @@ impl EdgeAcc {
         self.breaker_open_area += o.breaker_open_area;
         self.breaker_half_open_area += o.breaker_half_open_area;
         self.half_open_probes += o.half_open_probes;
+        self.accrual_removals += o.accrual_removals;
+        self.accrual_probes += o.accrual_probes;
+        self.accrual_revivals += o.accrual_revivals;
+        self.accrual_panics += o.accrual_panics;
     }
     pub fn reset(&mut self) {
         // Keeps the histograms' allocations.
@@ -348,6 +360,7 @@ impl EdgeAcc {
         *self = EdgeAcc {
             call_latency: call,
             attempt_latency: attempt,
+            has_accrual: self.has_accrual,
             ..EdgeAcc::default()
         };
     }
@@ -387,5 +400,11 @@ impl EdgeAcc {
             self.breaker_half_open_area as f64 / 1e9,
         );
         emit("half_open_probes", self.half_open_probes as f64);
+        if self.has_accrual {
+            emit("accrual_removals", self.accrual_removals as f64);
+            emit("accrual_probes", self.accrual_probes as f64);
+            emit("accrual_revivals", self.accrual_revivals as f64);
+            emit("accrual_panics", self.accrual_panics as f64);
+        }
     }
 }

@@ -398,6 +398,26 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "calls a half-open breaker let through as probes",
     ),
     doc(
+        "edge.<from>.<to>.accrual_removals",
+        "count",
+        "hosts the callers' failure accrual marked dead from alive (Finagle's `removals`; a failed probe marking again is not one); only with failure_accrual",
+    ),
+    doc(
+        "edge.<from>.<to>.accrual_probes",
+        "count",
+        "requests sent as a marked host's one probe once its mark was over (Finagle's `probes`); only with failure_accrual",
+    ),
+    doc(
+        "edge.<from>.<to>.accrual_revivals",
+        "count",
+        "marked hosts a successful probe made alive again (Finagle's `revivals`); only with failure_accrual",
+    ),
+    doc(
+        "edge.<from>.<to>.accrual_panics",
+        "count",
+        "attempts and hedges sent while every host left was marked, so the balancer picked a marked one anyway (Finagle's panic mode); only with failure_accrual",
+    ),
+    doc(
         "client.<c>.op.<o>.<metric>",
         "as <metric>",
         "any client metric above, over the requests of one operation of a client's `mix` (the client's own metrics are their sum)",

@@ -174,7 +174,15 @@ impl Recorder {
                 }
             })
             .collect();
-        let edges = vec![EdgeAcc::default(); model.edges.len()];
+        let mut edges = vec![EdgeAcc::default(); model.edges.len()];
+        for (spec, _) in model.specs_with_callers() {
+            if spec.policy.failure_accrual.is_some() {
+                edges[spec.edge].has_accrual = true;
+                if let Some(whole) = model.edges[spec.edge].total {
+                    edges[whole].has_accrual = true;
+                }
+            }
+        }
         let by_service = reaching_clients(model);
         let order = slots.order(model);
         let names_of = Names {

@@ -367,6 +367,8 @@ pub struct Policy {
     pub limit: Option<crate::policy::limit::LimitConfig>,
     pub fallback: Option<Fallback>,
     pub hedge: Option<HedgeConfig>,
+    /// Finagle's failure accrual per callee host (`policy/accrual.rs`).
+    pub failure_accrual: Option<crate::policy::accrual::AccrualConfig>,
 }
 
 impl Policy {

@@ -77,6 +77,11 @@ pub fn compile_policy(
             .as_ref()
             .map(|l| super::limit::compile_limit(src, &at("limit"), l))
             .transpose()?,
+        failure_accrual: p
+            .failure_accrual
+            .as_ref()
+            .map(|a| super::accrual::compile_accrual(src, &at("failure_accrual"), a))
+            .transpose()?,
     };
     check_shared_hedge_budget(src, &at("hedge.uses_retry_budget"), &policy)?;
     Ok(policy)

@@ -39,6 +39,9 @@ pub struct RawPolicy {
     pub fallback: Option<super::schema_policy::RawFallback>,
     /// Copies of a slow attempt after a fixed or learned delay; the first success wins.
     pub hedge: Option<super::schema_policy::RawHedge>,
+    /// Finagle's failure accrual: a host with consecutive failures is marked dead and the
+    /// balancer avoids it (per callee instance, per caller instance).
+    pub failure_accrual: Option<super::schema_policy::RawAccrual>,
 }
 
 /// The schedule of retry waits.
@@ -257,6 +260,21 @@ pub struct RawThrottle {
     /// The span requests and accepts are counted over (> 0).
     #[schemars(extend("default" = "120s"))]
     pub window: Option<Dur>,
+}
+
+/// `failure_accrual`: Finagle's `FailureAccrualFactory` with its consecutive-failures policy.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAccrual {
+    /// Consecutive failures from one host that mark it dead (>= 1).
+    #[schemars(extend("default" = 5))]
+    pub consecutive_failures: Option<u32>,
+    /// How long the first mark lasts (> 0); later ones grow with equal jitter.
+    #[schemars(extend("default" = "5s"))]
+    pub mark_dead_for: Option<Dur>,
+    /// The longest mark (>= `mark_dead_for`; equal to it for a constant mark).
+    #[schemars(extend("default" = "300s"))]
+    pub mark_dead_max: Option<Dur>,
 }
 
 /// `fallback`: a degraded answer when the call finally fails.

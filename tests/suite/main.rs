@@ -3,6 +3,7 @@
 
 mod support;
 
+mod accrual;
 mod adaptive;
 mod all_features;
 mod bad_input;
