@@ -50,7 +50,7 @@ pub(super) fn duration_hint(field: &str, message: &str, origin: Option<&Origin>)
 /// recovery (a run's duration, a fault's start, a breaker's open time), milliseconds for the
 /// latencies of one request (timeouts, deadlines, work).
 fn usual_unit(field: &str) -> &'static str {
-    const SECONDS: [&str; 20] = [
+    const SECONDS: [&str; 22] = [
         "at",
         "base_ejection_time",
         "bucket",
@@ -58,6 +58,8 @@ fn usual_unit(field: &str) -> &'static str {
         "dedup_window",
         "duration",
         "end",
+        "mark_dead_for",
+        "mark_dead_max",
         "max_ejection_time",
         "open",
         "open_max",

@@ -1325,3 +1325,46 @@ fn a_dedup_window_is_a_duration() {
     c.rejects(&with("\"-1s\""), &["service.db.dedup_window"]);
     c.rejects(&with("true"), &["service.db.dedup_window"]);
 }
+
+#[test]
+fn failure_accrual_settings_are_checked() {
+    let c = Case::new("accrual");
+    let with = |table: &str| {
+        GOOD.replace(
+            "timeout = \"200ms\"\n",
+            &format!("timeout = \"200ms\"\nfailure_accrual = {{ {table} }}\n"),
+        )
+    };
+    c.rejects(
+        &with("consecutive_failures = 0"),
+        &[
+            "policy.db-client.failure_accrual.consecutive_failures",
+            "at least 1",
+        ],
+    );
+    c.rejects(
+        &with("mark_dead_for = \"0s\""),
+        &[
+            "policy.db-client.failure_accrual.mark_dead_for",
+            "longer than zero",
+        ],
+    );
+    c.rejects(
+        &with("mark_dead_for = \"10s\", mark_dead_max = \"5s\""),
+        &[
+            "policy.db-client.failure_accrual.mark_dead_max",
+            "at least `mark_dead_for`",
+        ],
+    );
+    c.rejects(
+        &with("mark_dead_for = 5"),
+        &["policy.db-client.failure_accrual.mark_dead_for", "\"5s\""],
+    );
+    c.rejects(
+        &with("max_effort = 5"),
+        &[
+            "policy.db-client.failure_accrual.max_effort",
+            "consecutive_failures, mark_dead_for, mark_dead_max",
+        ],
+    );
+}

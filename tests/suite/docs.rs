@@ -128,7 +128,7 @@ fn run(command: &str, dir: &Path, name: &str, line: usize) -> String {
             format!(
                 "{}{}",
                 String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
+                crate::support::golden::without_progress(&String::from_utf8_lossy(&out.stderr))
             )
         }
         Some("cat") if words.len() == 2 => std::fs::read_to_string(dir.join(&words[1]))

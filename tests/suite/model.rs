@@ -364,7 +364,11 @@ contention = { k = 0.1, knee = 0 }
 name = "app"
 target = "api"
 rate = 20
+policy = "accruing"
 mix = [ { operation = "read", weight = 3 }, { operation = "write", weight = 1 } ]
+
+[policy.accruing]
+failure_accrual = {}
 
 [[service]]
 name = "api"

@@ -88,6 +88,9 @@ pub fn policy(
         let fb = fallback(p, later, name, fallback_to, extra);
         keys.push(format!("fallback = {fb}"));
     }
+    if later.chance(0.2) {
+        keys.push(format!("failure_accrual = {}", accrual(later)));
+    }
     format!("[policy.{name}]\n{}\n", keys.join("\n"))
 }
 
@@ -332,4 +335,23 @@ fn fallback(
     } else {
         format!("{{ to = \"{service}\"{on} }}")
     }
+}
+
+/// The `failure_accrual` table: Finagle's per-host accrual, short marks so they end in a run.
+fn accrual(p: &mut Pick) -> String {
+    let mut k = Vec::new();
+    if p.chance(0.7) {
+        k.push(format!("consecutive_failures = {}", p.int(1, 8)));
+    }
+    let first = p.int(1_000, 2_000_000);
+    if p.chance(0.7) {
+        k.push(format!("mark_dead_for = \"{first}us\""));
+        if p.chance(0.5) {
+            k.push(format!(
+                "mark_dead_max = {}",
+                p.dur(first, first + 10_000_000)
+            ));
+        }
+    }
+    format!("{{ {} }}", k.join(", "))
 }

@@ -86,7 +86,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// (2.81M events/s, 3057x real time); results in DIR") and `sweep`'s header ("…: ran N runs on
 /// T threads in 1.04s", T being --jobs, whose default is the machine's cores).
 pub fn mask_wall_clock(text: &str) -> String {
-    text.split_inclusive('\n')
+    without_progress(text)
+        .split_inclusive('\n')
         .map(|line| {
             let ran = line.find(": ran ");
             if let (Some(a), Some(b)) = (line.find(" events in "), line.find("; results in ")) {
@@ -98,6 +99,21 @@ pub fn mask_wall_clock(text: &str) -> String {
             } else {
                 line.to_string()
             }
+        })
+        .collect()
+}
+
+/// `text` without the plain progress lines a long command prints on a non-terminal stderr
+/// (`check: 82/145 runs (56%), 10 s elapsed`, every 10 s of wall clock: whether one appears
+/// depends on the machine's speed, never on the scenario).
+pub fn without_progress(text: &str) -> String {
+    text.split_inclusive('\n')
+        .filter(|line| {
+            let line = line.trim_end_matches('\n');
+            let word = line.split(": ").next().unwrap_or("");
+            !(matches!(word, "check" | "sweep" | "run" | "tune")
+                && line.ends_with(" s elapsed")
+                && line.contains("%), "))
         })
         .collect()
 }
