@@ -6,6 +6,7 @@ mod check;
 mod check_runs;
 mod completions;
 mod diff;
+mod import;
 mod init;
 mod junit;
 mod man;
@@ -56,6 +57,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Compare two runs' or two sweeps' directories metric by metric (B against A).
     Diff(diff::DiffArgs),
+    /// Translate an Envoy, gRPC or resilience4j config into [policy.NAME] tables.
+    Import(import::ImportArgs),
     /// Write a commented starter scenario from a template (--list shows them).
     Init(init::InitArgs),
     /// Print the JSON Schema (draft-07) of the scenario language, for editors and tools.
@@ -135,6 +138,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),
         Command::Diff(a) => diff::diff(a),
+        Command::Import(a) => import::import(a),
         Command::Init(a) => init::init(a),
         Command::Schema => schema::schema(),
         Command::Completions(a) => completions::completions(a),

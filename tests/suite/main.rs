@@ -36,6 +36,7 @@ mod fuzz;
 mod generator;
 mod golden;
 mod golden_diff;
+mod import;
 mod init;
 mod layering;
 mod library;
