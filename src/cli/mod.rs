@@ -12,6 +12,7 @@ mod junit;
 mod man;
 mod merge;
 mod metrics;
+mod presets;
 mod progress;
 mod report;
 mod run;
@@ -61,6 +62,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Write a commented starter scenario from a template (--list shows them).
     Init(init::InitArgs),
+    /// List every `preset = "LIBRARY"` with its version, source and the keys it fills.
+    Presets,
     /// Print the JSON Schema (draft-07) of the scenario language, for editors and tools.
     Schema,
     /// Print the shell completion script for SHELL.
@@ -140,6 +143,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Diff(a) => diff::diff(a),
         Command::Import(a) => import::import(a),
         Command::Init(a) => init::init(a),
+        Command::Presets => presets::presets(),
         Command::Schema => schema::schema(),
         Command::Completions(a) => completions::completions(a),
         Command::Man => man::man(),

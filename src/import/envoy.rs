@@ -322,7 +322,11 @@ fn read_retry(ctx: &mut Ctx, node: &Node, key: &str, p: &mut PolicyOut) -> Read<
                             max = Some((ctx.proto_duration(bv, &bpath)?, bpath.clone(), ctx.at(bv)))
                         }
                         _ => {
-                            return Err(ctx.error(bv, &bpath, "unknown field of a BackoffStrategy"));
+                            return Err(ctx.error(
+                                bv,
+                                &bpath,
+                                "unknown field of a BackoffStrategy",
+                            ));
                         }
                     }
                 }

@@ -86,7 +86,7 @@ pub fn parse(file: &str, text: &str, syntax: Syntax) -> Result<Node, Error> {
             }
             parse_yaml(file, text)
         }
-        Syntax::Properties => Ok(parse_properties(text)),
+        Syntax::Properties => parse_properties(file, text),
     }
 }
 
@@ -190,7 +190,7 @@ fn scalar(s: ScalarOwned) -> Value {
 /// Java `.properties` (as Spring Boot reads `application.properties`): `key=value`,
 /// `key: value` or `key value`; `#` and `!` comments; a trailing `\` continues the line. Dotted
 /// keys become nested maps and `name[0]` list items; every value is text, as Spring binds it.
-fn parse_properties(text: &str) -> Node {
+fn parse_properties(file: &str, text: &str) -> Result<Node, Error> {
     let mut root = Node {
         value: Value::Map(Vec::new()),
         line: 1,
@@ -219,12 +219,23 @@ fn parse_properties(text: &str) -> Node {
             .map_or(rest, str::trim_start)
             .trim_end();
         let value_col = col + logical.len() - logical[split..].trim_start().len();
-        insert_property(&mut root, key, rest, i + 1, col, value_col);
+        insert_property(&mut root, key, rest, i + 1, col, value_col)
+            .map_err(|m| error_at(file, i + 1, col, key, m))?;
     }
-    root
+    Ok(root)
 }
 
-fn insert_property(root: &mut Node, key: &str, value: &str, line: usize, col: usize, vcol: usize) {
+/// The highest `name[i]` index a `.properties` file may use: the list is allocated up to it.
+const MAX_LIST_INDEX: usize = 10_000;
+
+fn insert_property(
+    root: &mut Node,
+    key: &str,
+    value: &str,
+    line: usize,
+    col: usize,
+    vcol: usize,
+) -> Result<(), String> {
     let mut node = root;
     for part in key.split('.') {
         let (name, index) = match part.find('[') {
@@ -236,6 +247,9 @@ fn insert_property(root: &mut Node, key: &str, value: &str, line: usize, col: us
         };
         node = child(node, name, line, col);
         if let Some(index) = index {
+            if index > MAX_LIST_INDEX {
+                return Err(format!("list index {index} is past {MAX_LIST_INDEX}"));
+            }
             if !matches!(node.value, Value::List(_)) {
                 node.value = Value::List(Vec::new());
             }
@@ -257,6 +271,7 @@ fn insert_property(root: &mut Node, key: &str, value: &str, line: usize, col: us
         line,
         col: vcol,
     };
+    Ok(())
 }
 
 /// The child `name` of a map node (made a map if it was not one), created if absent.
@@ -440,5 +455,11 @@ mod tests {
         let texts: Vec<_> = items.iter().map(|i| i.value.clone()).collect();
         assert_eq!(texts, [Value::Text("x".into()), Value::Text("y".into())]);
         assert_eq!(get(&n, "long").value, Value::Text("ab".into()));
+        let e = parse("f.properties", "a.b[99999999]=1\n", Syntax::Properties).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("f.properties:1:1: field `a.b[99999999]`: list index"),
+            "{e}"
+        );
     }
 }

@@ -1325,3 +1325,37 @@ fn a_dedup_window_is_a_duration() {
     c.rejects(&with("\"-1s\""), &["service.db.dedup_window"]);
     c.rejects(&with("true"), &["service.db.dedup_window"]);
 }
+
+#[test]
+fn preset_errors() {
+    let c = Case::new("preset");
+    let policy = "[policy.db-client]\ntimeout = \"200ms\"\n";
+    c.rejects(
+        &GOOD.replace(policy, &format!("{policy}preset = \"resilience5j\"\n")),
+        &["scenario.toml:26:10:", "did you mean `resilience4j`?"],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}breaker = {{ preset = \"envoy\" }}\n"),
+        ),
+        &[
+            "field `policy.db-client.breaker.preset`",
+            "envoy defines no defaults for `breaker`; presets that do: resilience4j, polly",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}retry = {{ budget = {{ preset = \"finagle\", kind = \"concurrency\" }} }}\n"),
+        ),
+        &["field `policy.db-client.retry.budget.preset`", "finagle's budget is kind `ratio`"],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}hedge = {{ preset = \"tower\" }}\n"),
+        ),
+        &["field `policy.db-client.hedge`", "a hedge needs `delay`"],
+    );
+}

@@ -46,6 +46,7 @@ mod overload;
 mod pace;
 mod policies;
 mod preflight;
+mod presets;
 mod queueing;
 mod recovery;
 mod report;
