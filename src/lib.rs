@@ -10,6 +10,7 @@ pub mod chart;
 pub mod check;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod import;
 pub mod json;
 pub mod metrics;

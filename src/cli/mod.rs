@@ -6,6 +6,7 @@ mod check;
 mod check_runs;
 mod completions;
 mod diff;
+mod export;
 mod import;
 mod init;
 mod junit;
@@ -58,6 +59,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Compare two runs' or two sweeps' directories metric by metric (B against A).
     Diff(diff::DiffArgs),
+    /// Write a scenario's policy as an Envoy, gRPC or resilience4j config.
+    Export(export::ExportArgs),
     /// Translate an Envoy, gRPC or resilience4j config into [policy.NAME] tables.
     Import(import::ImportArgs),
     /// Write a commented starter scenario from a template (--list shows them).
@@ -141,6 +144,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),
         Command::Diff(a) => diff::diff(a),
+        Command::Export(a) => export::export(a),
         Command::Import(a) => import::import(a),
         Command::Init(a) => init::init(a),
         Command::Presets => presets::presets(),

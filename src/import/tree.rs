@@ -108,13 +108,16 @@ fn parse_yaml(file: &str, text: &str) -> Result<Node, Error> {
             col: 1,
         }),
         1 => convert(file, docs.into_iter().next().expect("one document")),
-        n => Err(error_at(
-            file,
-            1,
-            1,
-            "",
-            format!("holds {n} YAML documents; import reads one per file"),
-        )),
+        // Several documents (`---`), as Envoy resources often come: a list of them.
+        _ => Ok(Node {
+            value: Value::List(
+                docs.into_iter()
+                    .map(|d| convert(file, d))
+                    .collect::<Result<_, _>>()?,
+            ),
+            line: 1,
+            col: 1,
+        }),
     }
 }
 

@@ -27,6 +27,7 @@ mod divergence;
 mod doc_links;
 mod docs;
 mod duration_hints;
+mod export;
 mod fanout;
 mod faults;
 mod files;
