@@ -10,6 +10,8 @@ pub mod chart;
 pub mod check;
 pub mod engine;
 pub mod error;
+pub mod export;
+pub mod import;
 pub mod json;
 pub mod metrics;
 pub mod model;

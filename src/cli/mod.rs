@@ -6,11 +6,14 @@ mod check;
 mod check_runs;
 mod completions;
 mod diff;
+mod export;
+mod import;
 mod init;
 mod junit;
 mod man;
 mod merge;
 mod metrics;
+mod presets;
 mod progress;
 mod report;
 mod run;
@@ -56,8 +59,14 @@ enum Command {
     Report(report::ReportArgs),
     /// Compare two runs' or two sweeps' directories metric by metric (B against A).
     Diff(diff::DiffArgs),
+    /// Write a scenario's policy as an Envoy, gRPC or resilience4j config.
+    Export(export::ExportArgs),
+    /// Translate an Envoy, gRPC or resilience4j config into [policy.NAME] tables.
+    Import(import::ImportArgs),
     /// Write a commented starter scenario from a template (--list shows them).
     Init(init::InitArgs),
+    /// List every `preset = "LIBRARY"` with its version, source and the keys it fills.
+    Presets,
     /// Print the JSON Schema (draft-07) of the scenario language, for editors and tools.
     Schema,
     /// Print the shell completion script for SHELL.
@@ -135,7 +144,10 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Chart(a) => chart::chart(a),
         Command::Report(a) => report::report(a),
         Command::Diff(a) => diff::diff(a),
+        Command::Export(a) => export::export(a),
+        Command::Import(a) => import::import(a),
         Command::Init(a) => init::init(a),
+        Command::Presets => presets::presets(),
         Command::Schema => schema::schema(),
         Command::Completions(a) => completions::completions(a),
         Command::Man => man::man(),

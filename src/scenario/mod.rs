@@ -23,6 +23,7 @@ mod names;
 mod operation;
 mod overload;
 mod policy;
+pub mod preset;
 mod read;
 pub mod schema;
 mod schema_fault;
@@ -33,6 +34,7 @@ mod service_policy;
 mod steps;
 mod window;
 
+pub use breaker::DEFAULT_BREAKER_COUNT;
 pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};
@@ -65,6 +67,35 @@ pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Scenar
     let src = Source::parse(file, text, overrides)?;
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
+}
+
+/// `[policy.NAME]` of a scenario file, compiled with its presets, once the whole scenario is
+/// valid (`cascade export`).
+pub fn load_policy(
+    path: &Path,
+    overrides: &[Override],
+    name: &str,
+) -> Result<crate::model::Policy> {
+    let text = read::read_scenario(path)?;
+    let src = Source::parse(&path.display().to_string(), &text, overrides)?;
+    let raw: schema::RawScenario = src.deserialize()?;
+    compile::compile(&raw, &src)?;
+    let Some(p) = raw.policy.get(name) else {
+        let names: Vec<&str> = raw.policy.keys().map(String::as_str).collect();
+        let hint = crate::error::did_you_mean(name, names.iter().copied());
+        return Err(Error::Usage(format!(
+            "{}: no [policy.{name}]{hint}; policies: {}",
+            path.display(),
+            names.join(", ")
+        )));
+    };
+    let services = raw
+        .service
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    Ok(policy::compile_policy(&src, name, p, &services)?)
 }
 
 /// A `[[variant]]`: its name and the overrides its `set` stands for, in the order applied.

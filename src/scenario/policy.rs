@@ -24,6 +24,7 @@ pub fn compile_policy(
     p: &RawPolicy,
     services: &BTreeMap<String, usize>,
 ) -> Located<Policy> {
+    let p = &*super::preset::apply(src, name, p)?;
     let at = |f: &str| format!("policy.{name}.{f}");
     if p.timeout == Some(Dur(0)) {
         return Err(src.error_at(
@@ -447,12 +448,18 @@ fn compile_fallback(
 
 fn compile_hedge(src: &Source, at: &str, h: &RawHedge) -> Located<HedgeConfig> {
     let field = |f: &str| format!("{at}.{f}");
-    let delay = match h.delay.strip_prefix('p').map(str::parse::<f64>) {
+    let Some(delay) = &h.delay else {
+        return Err(src.error_at(
+            at,
+            "a hedge needs `delay`: a duration like \"50ms\" or a percentile like \"p95\"",
+        ));
+    };
+    let delay = match delay.strip_prefix('p').map(str::parse::<f64>) {
         Some(Ok(p)) if p > 0.0 && p < 100.0 => HedgeDelay::Percentile(p / 100.0),
         Some(_) => {
             return Err(src.error_at(&field("delay"), "a percentile is written p50 to p99.9"));
         }
-        None => match crate::time::parse_duration(&h.delay) {
+        None => match crate::time::parse_duration(delay) {
             Ok(ns) => HedgeDelay::Fixed(ns),
             Err(e) => {
                 return Err(src.error_at(

@@ -10,6 +10,9 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPolicy {
+    /// A library's defaults for every part written here (resilience4j, envoy, grpc, polly,
+    /// finagle, aws-sdk-standard, tower); the policy's own keys win (`cascade presets`).
+    pub preset: Option<super::preset::Preset>,
     /// Per-attempt timeout (> 0; default: none).
     pub timeout: Option<Dur>,
     /// Time kept back from the caller's deadline for its own work after the call.
@@ -76,6 +79,8 @@ pub enum RetryAfterWaitKind {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRetry {
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
     /// Attempts in all, the first included (>= 1).
     #[schemars(extend("default" = 3))]
     pub attempts: Option<u32>,
@@ -146,6 +151,8 @@ pub enum EarnOnKind {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBudgetTable {
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
     /// Which budget.
     #[schemars(extend("default" = "ratio"))]
     pub kind: Option<BudgetKind>,
@@ -188,6 +195,8 @@ pub enum RawWindow {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBreaker {
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
     /// A count window (calls, an integer) or a time window (a duration string).
     #[schemars(extend("default" = 100))]
     pub window: Option<RawWindow>,
@@ -235,6 +244,8 @@ pub struct RawBreaker {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBulkhead {
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
     /// Attempts in flight at most (>= 1).
     #[schemars(extend("default" = 25))]
     pub max_concurrent: Option<u32>,
@@ -254,6 +265,8 @@ pub struct RawBulkhead {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawThrottle {
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
     /// The multiplier K: requests are rejected once they pass K x accepts (> 0).
     #[schemars(extend("default" = 2.0))]
     pub k: Option<f64>,
@@ -296,8 +309,11 @@ pub struct RawFallback {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHedge {
-    /// A duration (`"50ms"`) or a percentile of recent latencies (`"p95"`).
-    pub delay: String,
+    /// A library's defaults for this table's keys not written (default: the policy's `preset`).
+    pub preset: Option<super::preset::Preset>,
+    /// A duration (`"50ms"`) or a percentile of recent latencies (`"p95"`); required unless a
+    /// preset gives it.
+    pub delay: Option<String>,
     /// Hedged copies at most, 1 to 3.
     #[schemars(extend("default" = 1))]
     pub max: Option<u32>,

@@ -1366,5 +1366,36 @@ fn failure_accrual_settings_are_checked() {
             "policy.db-client.failure_accrual.max_effort",
             "consecutive_failures, mark_dead_for, mark_dead_max",
         ],
+
+fn preset_errors() {
+    let c = Case::new("preset");
+    let policy = "[policy.db-client]\ntimeout = \"200ms\"\n";
+    c.rejects(
+        &GOOD.replace(policy, &format!("{policy}preset = \"resilience5j\"\n")),
+        &["scenario.toml:26:10:", "did you mean `resilience4j`?"],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}breaker = {{ preset = \"envoy\" }}\n"),
+        ),
+        &[
+            "field `policy.db-client.breaker.preset`",
+            "envoy defines no defaults for `breaker`; presets that do: resilience4j, polly",
+        ],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}retry = {{ budget = {{ preset = \"finagle\", kind = \"concurrency\" }} }}\n"),
+        ),
+        &["field `policy.db-client.retry.budget.preset`", "finagle's budget is kind `ratio`"],
+    );
+    c.rejects(
+        &GOOD.replace(
+            policy,
+            &format!("{policy}hedge = {{ preset = \"tower\" }}\n"),
+        ),
+        &["field `policy.db-client.hedge`", "a hedge needs `delay`"],
     );
 }

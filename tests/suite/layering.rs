@@ -28,6 +28,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &["policy", "+"]),
     ("metrics", &["model", "+"]),
     ("scenario", &["model", "policy", "+"]),
+    ("import", &["+"]),
+    ("export", &["import", "scenario", "model", "policy", "+"]),
     ("engine", &["model", "policy", "metrics", "+"]),
     ("check", &["scenario", "metrics", "+"]),
     ("sweep", &["engine", "scenario", "model", "metrics", "+"]),

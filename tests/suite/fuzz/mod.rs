@@ -7,6 +7,7 @@
 //! `CASCADE_FUZZ_CASES=N` runs N cases instead of `CASES` (say 20000 for a deep run);
 //! `CASCADE_FUZZ_CASE=I` runs case I alone and prints its mutations.
 
+mod imports;
 mod mutate;
 
 use crate::support::pick::Pick;

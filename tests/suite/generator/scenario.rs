@@ -44,6 +44,7 @@ pub fn generate(seed: u64) -> String {
     g.propagate_pick = Some(Pick::new(seed ^ PROPAGATE_PICK));
     g.wait_pick = Some(Pick::new(seed ^ WAIT_PICK));
     g.dedup_pick = Some(Pick::new(seed ^ DEDUP_PICK));
+    g.preset_pick = Some(Pick::new(seed ^ PRESET_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -67,6 +68,18 @@ const PROPAGATE_PICK: u64 = 0x7072_6f70_6167_6174;
 const WAIT_PICK: u64 = 0x7761_6974_0000_0000;
 /// Mixed into a case's seed for the pick of a service's idempotency store (`dedup_window`).
 const DEDUP_PICK: u64 = 0x6465_6475_7000_0000;
+/// Mixed into a case's seed for the pick of library presets (`preset = "…"`).
+const PRESET_PICK: u64 = 0x7072_6573_6574_0000;
+/// Every `preset` value; each defines `retry` defaults.
+const PRESETS: &[&str] = &[
+    "resilience4j",
+    "envoy",
+    "grpc",
+    "polly",
+    "finagle",
+    "aws-sdk-standard",
+    "tower",
+];
 
 #[derive(Default)]
 struct Builder {
@@ -82,6 +95,7 @@ struct Builder {
     propagate_pick: Option<Pick>,
     wait_pick: Option<Pick>,
     dedup_pick: Option<Pick>,
+    preset_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -544,6 +558,21 @@ impl Builder {
         };
         let later = self.policy_pick.as_mut().expect("set by generate");
         let mut text = policy::policy(p, later, &name, &fb, &mut extra);
+        // A library's defaults under the keys written: on the policy, on its retry, or both.
+        let presets = self.preset_pick.as_mut().expect("set by generate");
+        if presets.chance(0.25) {
+            let header = format!("[policy.{name}]\n");
+            let preset = presets.one(PRESETS);
+            text = text.replacen(&header, &format!("{header}preset = \"{preset}\"\n"), 1);
+        }
+        if presets.chance(0.15) {
+            let preset = presets.one(PRESETS);
+            text = text.replacen(
+                "retry = { ",
+                &format!("retry = {{ preset = \"{preset}\", "),
+                1,
+            );
+        }
         let propagate = self.propagate_pick.as_mut().expect("set by generate");
         if service_call && propagate.chance(0.2) {
             text += &format!("propagate_deadline = {}\n", propagate.chance(0.3));
