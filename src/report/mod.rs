@@ -79,7 +79,7 @@ pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."))
                 .join("charts");
-            let mut written = chart::write_charts(&charts, &beside, false)?;
+            let mut written = chart::write_charts(&charts, &beside, None)?;
             for s in &doc.sections {
                 for b in &s.blocks {
                     if let Block::Diagram { file, svg } = b {
