@@ -37,11 +37,13 @@ pub enum Kind {
     Heatmap(heatmap::Heatmap),
 }
 
-/// One chart: the file name it is written under (without extension) and what it draws.
+/// One chart: the file name it is written under (without extension), what it draws, and the
+/// caption a report gives it, which names the run or variant and the points it shows.
 #[derive(Debug, Clone)]
 pub struct Chart {
     pub file: String,
     pub kind: Kind,
+    pub caption: String,
 }
 
 impl Chart {

@@ -124,6 +124,23 @@ fn durations_are_milliseconds_and_text_stays_text() {
     cascade(&["report", path(&out), "--markdown"], 0);
     let report = read(&out.join("report.md"));
     assert!(report.contains("policy.db-client.timeout_ms"));
+    // Captions name the run and the points each chart shows.
+    assert!(
+        report.contains(
+            "![client.web.success_ratio of variant no-retry at the 4 points of \
+         policy.db-client.timeout_ms × service.db.discipline, a cell each]"
+        ),
+        "{report}"
+    );
+    assert!(report.contains(
+        "![client.web.success_ratio of the base run at the 4 points of \
+         policy.db-client.timeout_ms × service.db.discipline: one line per value of \
+         service.db.discipline]"
+    ));
+    assert!(heat.contains("success_ratio over timeout_ms × discipline — the base run"));
+    assert!(
+        line.contains("client.web.success_ratio by policy.db-client.timeout_ms — variant no-retry")
+    );
     // Expectations are judged at every point from runs.csv.
     assert!(!report.contains("could not be judged"), "{report}");
 
