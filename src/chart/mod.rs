@@ -192,7 +192,7 @@ pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
 
 /// A `--metric` pattern that matches none of the sweep's metrics is a mistake, not an empty
 /// chart list.
-fn check_patterns(patterns: &[String], metrics: &[&str]) -> Result<()> {
+pub fn check_patterns(patterns: &[String], metrics: &[&str]) -> Result<()> {
     for p in patterns {
         if !metrics.iter().any(|m| crate::wildcard::matches(p, m)) {
             return Err(Error::Usage(format!(

@@ -144,6 +144,29 @@ fn durations_are_milliseconds_and_text_stays_text() {
     // Expectations are judged at every point from runs.csv.
     assert!(!report.contains("could not be judged"), "{report}");
 
+    // The report charts the metrics asked for after the expectations', as chart does.
+    cascade(
+        &[
+            "report",
+            path(&out),
+            "--markdown",
+            "--metric",
+            "edge.*.retries",
+        ],
+        0,
+    );
+    let narrowed = read(&out.join("report.md"));
+    assert!(narrowed.contains("![edge.api.db.retries of the base run"));
+    assert!(
+        narrowed.contains("![client.web.success_ratio of the base run"),
+        "an expectation's"
+    );
+    assert!(
+        !narrowed.contains("![client.web.goodput_rps"),
+        "a key metric not asked for"
+    );
+    let o = cascade(&["report", path(&out), "--metric", "edge.*.retris"], 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--metric edge.*.retris"));
     // diff pairs the points by these cells.
     let again = sweep(&d, "again", &[]);
     let o = cascade(&["diff", path(&out), path(&again)], 0);
