@@ -6,7 +6,7 @@ use std::sync::Once;
 /// The family name charts ask for; the embedded font is registered under it.
 pub const FAMILY: &str = "sans-serif";
 
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+pub(super) static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
 /// Registers the embedded font (idempotent). Bold and other styles fall back to it in PNGs;

@@ -4,10 +4,12 @@
 //! never the engine, and the same files always give byte-identical charts.
 
 pub mod axis;
+mod bitmap;
 pub mod canvas;
 mod emphasis;
 pub mod font;
 pub mod format;
+pub mod glyphs;
 pub mod heatmap;
 pub mod latency;
 pub mod palette;
@@ -35,11 +37,13 @@ pub enum Kind {
     Heatmap(heatmap::Heatmap),
 }
 
-/// One chart: the file name it is written under (without extension) and what it draws.
+/// One chart: the file name it is written under (without extension), what it draws, and the
+/// caption a report gives it, which names the run or variant and the points it shows.
 #[derive(Debug, Clone)]
 pub struct Chart {
     pub file: String,
     pub kind: Kind,
+    pub caption: String,
 }
 
 impl Chart {
@@ -84,14 +88,16 @@ impl Chart {
         Ok(out)
     }
 
-    /// Renders the chart as PNG to `path`: drawn into memory as 8-bit RGB, encoded, then
-    /// written whole (`atomic::write_atomic`).
-    pub fn write_png(&self, path: &Path) -> Result<()> {
+    /// The chart as PNG bytes at `scale` (a whole number, at least 1): drawn into memory as
+    /// 8-bit RGB, `scale` pixels for each of the SVG's in each direction, then encoded.
+    pub fn png(&self, scale: u32) -> Result<Vec<u8>> {
         font::ensure_registered();
+        let scale = scale.max(1);
         let (w, h) = self.size();
+        let (w, h) = (w * scale, h * scale);
         let mut pixels = vec![0u8; w as usize * h as usize * 3];
         {
-            let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
+            let root = bitmap::Scaled::new(&mut pixels, self.size(), scale).into_drawing_area();
             self.draw(&root)
                 .map_err(|e| draw_error(&self.file, e.to_string()))?;
         }
@@ -103,7 +109,12 @@ impl Chart {
             .write_header()
             .and_then(|mut writer| writer.write_image_data(&pixels))
             .map_err(|e| draw_error(&self.file, format!("PNG encoding: {e}")))?;
-        write_atomic(path, &bytes)
+        Ok(bytes)
+    }
+
+    /// Writes the chart as PNG at `scale` to `path`, whole (`atomic::write_atomic`).
+    pub fn write_png(&self, path: &Path, scale: u32) -> Result<()> {
+        write_atomic(path, &self.png(scale)?)
     }
 }
 
@@ -111,16 +122,35 @@ fn draw_error(chart: &str, msg: String) -> Error {
     Error::Usage(format!("chart `{chart}` could not be drawn: {msg}"))
 }
 
+/// The PNG scale without `--scale`: one pixel for each of the SVG's, so a chart is 960 px
+/// wide (a timeline 1,100) and fits a laptop screen at its natural size.
+pub const DEFAULT_SCALE: u32 = 1;
+/// The largest `--scale`: a timeline at 8x is already 8,800 px wide.
+pub const MAX_SCALE: u32 = 8;
+
 /// What to draw, beyond what the results hold.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ChartOptions {
     /// Also write PNG beside each SVG.
     pub png: bool,
+    /// PNG pixels for each SVG pixel, in each direction (`--scale`).
+    pub scale: u32,
     /// A sweep's charted metrics (`*` wildcards); none: the expectations' metrics, then the
     /// key ones (each client's goodput, success and p99, each fault's recovery, amplification).
     pub metrics: Vec<String>,
     /// A fixed colour scale for heatmaps, instead of the data's range.
     pub range: Option<(f64, f64)>,
+}
+
+impl Default for ChartOptions {
+    fn default() -> ChartOptions {
+        ChartOptions {
+            png: false,
+            scale: DEFAULT_SCALE,
+            metrics: Vec::new(),
+            range: None,
+        }
+    }
 }
 
 /// Every chart for these results.
@@ -131,16 +161,17 @@ pub fn charts(results: &Results, options: &ChartOptions) -> Vec<Chart> {
     }
 }
 
-/// Writes each chart as `<out>/<file>.svg`, and `.png` when `png`; returns the paths written.
-pub fn write_charts(charts: &[Chart], out: &Path, png: bool) -> Result<Vec<PathBuf>> {
+/// Writes each chart as `<out>/<file>.svg`, and `.png` at the given scale when `png` is some;
+/// returns the paths written.
+pub fn write_charts(charts: &[Chart], out: &Path, png: Option<u32>) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for c in charts {
         let svg = out.join(format!("{}.svg", c.file));
         write_atomic(&svg, c.svg()?.as_bytes())?;
         written.push(svg);
-        if png {
+        if let Some(scale) = png {
             let path = out.join(format!("{}.png", c.file));
-            c.write_png(&path)?;
+            c.write_png(&path, scale)?;
             written.push(path);
         }
     }
@@ -155,12 +186,13 @@ pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
     if let Results::Sweep(s) = &results {
         check_patterns(&options.metrics, &s.metrics())?;
     }
-    write_charts(&charts(&results, options), &dir.join("charts"), options.png)
+    let png = options.png.then_some(options.scale);
+    write_charts(&charts(&results, options), &dir.join("charts"), png)
 }
 
 /// A `--metric` pattern that matches none of the sweep's metrics is a mistake, not an empty
 /// chart list.
-fn check_patterns(patterns: &[String], metrics: &[&str]) -> Result<()> {
+pub fn check_patterns(patterns: &[String], metrics: &[&str]) -> Result<()> {
     for p in patterns {
         if !metrics.iter().any(|m| crate::wildcard::matches(p, m)) {
             return Err(Error::Usage(format!(

@@ -23,6 +23,12 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
                 file_name(&format!("timeline-{}", r.label))
             },
             kind: Kind::Timeline(Timeline::from_run(r)),
+            caption: format!(
+                "Timeline of {} of {}, seed {}",
+                run_name(&r.label),
+                r.scenario,
+                r.seed
+            ),
         })
         .collect();
     let Some(base) = runs.first() else {
@@ -53,7 +59,14 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
         } else {
             String::new()
         };
+        let runs_named: Vec<String> = runs.iter().map(|r| run_name(&r.label)).collect();
         charts.push(Chart {
+            caption: format!(
+                "Latency percentiles of {}: {}, seed {}",
+                if c.is_empty() { "the client" } else { &c },
+                runs_named.join(", "),
+                base.seed
+            ),
             file: file_name(&format!("latency-{c}"))
                 .trim_end_matches('-')
                 .to_string(),
@@ -69,6 +82,34 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
         });
     }
     charts
+}
+
+/// A run as a caption names it: `the base run` or `variant <name>`.
+fn run_name(label: &str) -> String {
+    if label == "base" {
+        "the base run".into()
+    } else {
+        format!("variant {label}")
+    }
+}
+
+/// How many points `params` span, and what they are: `the 3 points of a.b (1, 2, 3)`, or
+/// `the 4 points of a.b × c.d`.
+fn points_named(params: &[crate::output::read_sweep::Param]) -> String {
+    let n: usize = params.iter().map(|p| p.values.len()).product();
+    let plural = if n == 1 { "" } else { "s" };
+    match params {
+        [] => "the one point (no swept parameter)".into(),
+        [p] => format!(
+            "the {n} point{plural} of {} ({})",
+            p.path,
+            p.values.join(", ")
+        ),
+        _ => {
+            let paths: Vec<&str> = params.iter().map(|p| p.path.as_str()).collect();
+            format!("the {n} point{plural} of {}", paths.join(" × "))
+        }
+    }
 }
 
 /// The metrics worth a sweep chart, in this order: each client's goodput, success ratio and
@@ -167,6 +208,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
     let metrics = chosen_metrics(s, &options.metrics);
     if metrics.is_empty() {
         return vec![Chart {
+            caption: format!("{}: points.csv holds no points", s.scenario),
             file: "sweep".into(),
             kind: Kind::SweepLine(SweepLine {
                 title: format!("{}: sweep", s.scenario),
@@ -214,7 +256,13 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                             .collect(),
                     })
                     .collect();
+                let runs_named: Vec<String> = s.variants.iter().map(|v| run_name(v)).collect();
                 charts.push(Chart {
+                    caption: format!(
+                        "{metric} at {}: one line for each of {}",
+                        points_named(&s.params),
+                        runs_named.join(", ")
+                    ),
                     file: file_name(&format!("sweep-{metric}")),
                     kind: Kind::SweepLine(SweepLine {
                         title: format!("{metric} by {}", x.desc),
@@ -249,11 +297,8 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                     } else {
                         String::new()
                     };
-                    let of_variant = if s.variants.len() > 1 {
-                        format!(" · variant {variant}")
-                    } else {
-                        String::new()
-                    };
+                    // The chart shows one run of the scenario's: its title says which.
+                    let of_variant = format!(" — {}", run_name(variant));
                     let series = combos
                         .iter()
                         .enumerate()
@@ -277,11 +322,18 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                                 .collect(),
                         })
                         .collect();
+                    let rest_paths: Vec<&str> = rest.iter().map(|p| p.path.as_str()).collect();
                     charts.push(Chart {
+                        caption: format!(
+                            "{metric} of {} at {}: one line per value of {}",
+                            run_name(variant),
+                            points_named(&s.params),
+                            rest_paths.join(", ")
+                        ),
                         file: file_name(&format!("sweep-{metric}{suffix}")),
                         kind: Kind::SweepLine(SweepLine {
-                            title: format!("{metric} by {}", x.desc),
-                            subtitle: format!("{basis}{of_variant}"),
+                            title: format!("{metric} by {}{of_variant}", x.desc),
+                            subtitle: basis.clone(),
                             x: x.clone(),
                             y_desc: y_desc.clone(),
                             unit,
@@ -305,7 +357,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                                 range: options.range,
                             },
                             &suffix,
-                            &format!("{basis}{of_variant}"),
+                            &basis,
                         ));
                     }
                 }
@@ -378,13 +430,16 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
         positions: (0..p.values.len()).map(|i| i as f64).collect(),
         categories: Some(p.values.clone()),
     };
+    let points = points_named(&[first.clone(), second.clone()]);
     Chart {
+        caption: format!("{metric} of {} at {points}, a cell each", run_name(variant)),
         file: file_name(&format!("heatmap-{metric}{suffix}")),
         kind: Kind::Heatmap(Heatmap {
             title: format!(
-                "{metric} over {} × {}",
+                "{metric} over {} × {} — {}",
                 last_part(&first.path),
-                last_part(&second.path)
+                last_part(&second.path),
+                run_name(variant)
             ),
             subtitle: subtitle.to_string(),
             x: label(&x, first),

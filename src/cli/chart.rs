@@ -12,6 +12,10 @@ pub struct ChartArgs {
     /// Also write each chart as PNG.
     #[arg(long)]
     png: bool,
+    /// PNG pixels per SVG pixel in each direction, 1 to 8 (2 for slides) [default: 1: 960 px
+    /// wide, a timeline 1,100, sized for a laptop screen]
+    #[arg(long, value_name = "N", requires = "png", value_parser = parse_scale)]
+    scale: Option<u32>,
     /// A sweep's metrics to chart (`*` matches any run of characters), window metrics
     /// included; repeatable [default: the expectations' metrics, then each client's goodput,
     /// success and p99, each fault's recovery, and amplification]
@@ -45,9 +49,20 @@ fn parse_range(s: &str) -> std::result::Result<(f64, f64), String> {
     }
 }
 
+/// A whole number from 1 to `MAX_SCALE`.
+fn parse_scale(s: &str) -> std::result::Result<u32, String> {
+    let max = cascade::chart::MAX_SCALE;
+    s.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("`{s}` is not a whole number from 1 to {max}"))
+}
+
 pub fn chart(args: ChartArgs) -> Result<ExitCode> {
     let options = cascade::chart::ChartOptions {
         png: args.png,
+        scale: args.scale.unwrap_or(cascade::chart::DEFAULT_SCALE),
         metrics: args.metrics,
         range: args.range,
     };
@@ -74,6 +89,10 @@ pub struct ChartFlags {
     /// With --chart, also write each chart as PNG.
     #[arg(long, requires = "chart")]
     png: bool,
+    /// With --png, PNG pixels per SVG pixel in each direction, 1 to 8 [default: 1: 960 px
+    /// wide, a timeline 1,100]
+    #[arg(long, value_name = "N", requires = "png", value_parser = parse_scale)]
+    scale: Option<u32>,
 }
 
 impl ChartFlags {
@@ -93,6 +112,7 @@ impl ChartFlags {
         }
         let options = cascade::chart::ChartOptions {
             png: self.png,
+            scale: self.scale.unwrap_or(cascade::chart::DEFAULT_SCALE),
             metrics: metrics.to_vec(),
             range: None,
         };

@@ -16,6 +16,11 @@ pub struct ReportArgs {
     /// The report file [default: DIR/report.html, or DIR/report.md with --markdown].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// A sweep's metrics to chart (`*` matches any run of characters), after the
+    /// expectations' metrics; repeatable [default: the expectations' metrics, then the key
+    /// ones, six in all, as `cascade chart`]
+    #[arg(long = "metric", value_name = "NAME")]
+    metrics: Vec<String>,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -27,7 +32,8 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     } else {
         cascade::report::Format::Html
     };
-    let written = cascade::report::report_dir(&args.dir, format, args.out.as_deref())?;
+    let written =
+        cascade::report::report_dir(&args.dir, format, args.out.as_deref(), &args.metrics)?;
     if !args.quiet {
         super::chart::print_written(&written);
     }

@@ -36,6 +36,11 @@ pub struct SweepArgs {
     /// [[variant]]]. A sweep resumes or merges only with the same set.
     #[arg(long = "variant", value_name = "NAME")]
     variants: Vec<String>,
+    /// Narrow runs.csv and runs.json to these metrics (`*` matches any run of characters;
+    /// the expectations' metrics are kept too); repeatable [default: every metric]. The
+    /// records in runs/ and points.csv keep every metric; resume and merge keep the choice.
+    #[arg(long = "runs-metric", value_name = "PATTERN")]
+    runs_metrics: Vec<String>,
     /// Replications per point [default: the file's `[sweep] reps`, else 1]; replication r runs
     /// on a seed derived from the scenario's seed and r only (the same at every point).
     #[arg(long)]
@@ -114,7 +119,10 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let mut plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
     plan.keep_variants(&args.variants)?;
     // A misspelt --metric stops the sweep before its first run, not after its last.
-    super::sweep_out::check_metrics(&args.export.metrics, &plan.metric_names(), "the sweep has")?;
+    let names = plan.metric_names();
+    super::sweep_out::check_metrics(&args.export.metrics, &names, "the sweep has")?;
+    super::sweep_out::check_patterns("--runs-metric", &args.runs_metrics, &names)?;
+    plan.runs_metrics = args.runs_metrics.clone();
     let out = args.out.unwrap_or_else(|| default_dir(&base.model.name));
     store::prepare(&out, &Manifest::of(&plan), &plan.source)?;
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;

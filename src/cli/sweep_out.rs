@@ -48,6 +48,15 @@ impl ExportArgs {
 /// Every `--metric` pattern matches one of `names` (the metrics the runs will report), with
 /// the error the tables would give after the runs; `who` says whose metrics they are.
 pub fn check_metrics(patterns: &[String], names: &[String], who: &str) -> Result<()> {
+    check_named("--metric", patterns, names, who)
+}
+
+/// `check_metrics` for another option's patterns (`--runs-metric`).
+pub fn check_patterns(option: &str, patterns: &[String], names: &[String]) -> Result<()> {
+    check_named(option, patterns, names, "the sweep has")
+}
+
+fn check_named(option: &str, patterns: &[String], names: &[String], who: &str) -> Result<()> {
     for p in patterns {
         if !names
             .iter()
@@ -55,7 +64,7 @@ pub fn check_metrics(patterns: &[String], names: &[String], who: &str) -> Result
         {
             let hint = cascade::error::did_you_mean(p, names.iter().map(String::as_str));
             return Err(cascade::Error::Usage(format!(
-                "--metric {p}: {who} no such metric{hint}"
+                "{option} {p}: {who} no such metric{hint}"
             )));
         }
     }

@@ -212,7 +212,15 @@ fn read_sweep_json(dir: &Path, data: &mut SweepData) -> Result<()> {
                 None => v.to_string(),
             })
             .collect();
-        if let Some(param) = data.params.iter_mut().find(|q| q.path == name) {
+        // The manifest holds the values as written; the columns hold them as the tables
+        // write them (durations in ms under `<path>_ms`), through the same mapping.
+        // (A directory written before keeps the path and the values as written.)
+        let column = crate::sweep::columns::column(name, &values);
+        let (header, values) = match data.params.iter().any(|q| q.path == column.header) {
+            true => (column.header, column.values),
+            false => (name.to_string(), values),
+        };
+        if let Some(param) = data.params.iter_mut().find(|q| q.path == header) {
             // Keep the grid order, and any value the rows hold that the list lacks.
             let mut ordered: Vec<String> = values
                 .iter()

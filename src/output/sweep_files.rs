@@ -1,5 +1,5 @@
 //! A finished sweep's tables: `runs.csv` / `runs.json` (one row per run: point, variant,
-//! replication, seed, parameters, every metric) and `points.csv` / `points.json` (per point,
+//! replication, seed, parameters, every metric or those `--runs-metric` chose) and `points.csv` / `points.json` (per point,
 //! variant and metric: replications, mean, standard deviation, 95% confidence interval).
 
 use super::csv_text::CsvText;
@@ -12,25 +12,54 @@ use serde::Serialize;
 use std::path::Path;
 
 pub fn write_sweep(dir: &Path, r: &Results) -> Result<()> {
-    write_atomic(&dir.join("runs.csv"), runs_csv(r).as_bytes())?;
+    let kept = runs_metrics(dir, r)?;
+    write_atomic(&dir.join("runs.csv"), runs_csv(r, &kept).as_bytes())?;
     write_atomic(&dir.join("points.csv"), points_csv(r).as_bytes())?;
-    write_atomic(&dir.join("runs.json"), runs_json(r).as_bytes())?;
+    write_atomic(&dir.join("runs.json"), runs_json(r, &kept).as_bytes())?;
     write_atomic(&dir.join("points.json"), points_json(r).as_bytes())
 }
 
-/// The parameters' paths, for a header.
-fn param_paths(r: &Results) -> impl Iterator<Item = &str> {
-    r.manifest.params.iter().map(|p| p.path.as_str())
+/// The metric columns (indices into `r.names`) of runs.csv and runs.json: every metric, or,
+/// with the manifest's `--runs-metric` patterns, those they match and those the scenario's
+/// `[[expect]]`s read (the report judges each point's expectations from runs.csv), in the
+/// tables' order. points.csv and the records keep every metric either way.
+pub fn runs_metrics(dir: &Path, r: &Results) -> Result<Vec<usize>> {
+    let patterns = &r.manifest.runs_metrics;
+    if patterns.is_empty() {
+        return Ok((0..r.names.len()).collect());
+    }
+    let path = dir.join("scenario.toml");
+    let text = super::csv_text::read_text(&path)?;
+    let expected: Vec<String> = crate::scenario::load_str(&path.display().to_string(), &text, &[])?
+        .expects
+        .into_iter()
+        .map(|e| e.read_from)
+        .collect();
+    Ok((0..r.names.len())
+        .filter(|&i| {
+            let name = &r.names[i];
+            expected.contains(name)
+                || patterns
+                    .iter()
+                    .any(|p| crate::metrics::select::selects(p, name))
+        })
+        .collect())
 }
 
-pub fn runs_csv(r: &Results) -> String {
+/// The parameters' headers: their paths, a duration's with the unit (`sweep::columns`).
+fn param_paths(r: &Results) -> impl Iterator<Item = &str> {
+    r.columns.iter().map(|c| c.header.as_str())
+}
+
+/// runs.csv with the metric columns `kept` (indices into `r.names`).
+pub fn runs_csv(r: &Results, kept: &[usize]) -> String {
     let mut w = CsvText::default();
     let fixed = ["point", "variant", "rep", "seed"];
     w.record(
         fixed
             .into_iter()
             .chain(param_paths(r))
-            .chain(r.names.iter().map(String::as_str)),
+            .chain(kept.iter().map(|&m| r.names[m].as_str())),
     );
     for run in &r.runs {
         let k = run.key;
@@ -40,9 +69,12 @@ pub fn runs_csv(r: &Results) -> String {
             k.rep.to_string(),
             run.seed.to_string(),
         ];
-        row.extend(r.points[k.point].iter().cloned());
+        row.extend(r.cells[k.point].iter().cloned());
         // A metric this run does not have is an empty field.
-        row.extend(run.values.iter().map(|v| v.map(number).unwrap_or_default()));
+        row.extend(
+            kept.iter()
+                .map(|&m| run.values[m].map(number).unwrap_or_default()),
+        );
         w.record(&row);
     }
     w.finish()
@@ -62,7 +94,7 @@ pub fn points_csv(r: &Results) -> String {
             for (name, s) in r.names.iter().zip(r.stats(point, variant)) {
                 let Some(s) = s else { continue };
                 let mut row = vec![point.to_string(), vname.clone()];
-                row.extend(r.points[point].iter().cloned());
+                row.extend(r.cells[point].iter().cloned());
                 row.extend([
                     name.clone(),
                     s.n.to_string(),
@@ -78,14 +110,13 @@ pub fn points_csv(r: &Results) -> String {
     w.finish()
 }
 
-/// The parameters of a point, as `{"path": "value", ...}`.
-fn params(r: &Results, point: usize) -> Pairs<&str, &str> {
+/// The parameters of a point, as `{"header": value, ...}`: numbers, durations in ms, text.
+fn params(r: &Results, point: usize) -> Pairs<&str, serde_json::Value> {
     Pairs(
-        r.manifest
-            .params
+        r.columns
             .iter()
-            .zip(&r.points[point])
-            .map(|(p, v)| (p.path.as_str(), v.as_str()))
+            .zip(&r.cells[point])
+            .map(|(c, v)| (c.header.as_str(), c.json(v)))
             .collect(),
     )
 }
@@ -97,7 +128,7 @@ struct RunRow<'a> {
     variant: &'a str,
     rep: u32,
     seed: u64,
-    params: Pairs<&'a str, &'a str>,
+    params: Pairs<&'a str, serde_json::Value>,
     /// The metrics this run has, in the tables' order.
     metrics: Pairs<&'a str, f64>,
 }
@@ -107,7 +138,7 @@ struct RunRow<'a> {
 struct PointRow<'a> {
     point: usize,
     variant: &'a str,
-    params: Pairs<&'a str, &'a str>,
+    params: Pairs<&'a str, serde_json::Value>,
     metrics: Pairs<&'a str, StatRow>,
 }
 
@@ -142,7 +173,8 @@ fn points_layout(depth: usize, key: Option<&str>) -> Entries {
     }
 }
 
-pub fn runs_json(r: &Results) -> String {
+/// runs.json with the metrics `kept` (indices into `r.names`).
+pub fn runs_json(r: &Results, kept: &[usize]) -> String {
     let rows: Vec<RunRow> = r
         .runs
         .iter()
@@ -153,10 +185,8 @@ pub fn runs_json(r: &Results) -> String {
             seed: run.seed,
             params: params(r, run.key.point),
             metrics: Pairs(
-                r.names
-                    .iter()
-                    .zip(&run.values)
-                    .filter_map(|(n, v)| Some((n.as_str(), (*v)?)))
+                kept.iter()
+                    .filter_map(|&m| Some((r.names[m].as_str(), run.values[m]?)))
                     .collect(),
             ),
         })

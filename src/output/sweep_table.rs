@@ -135,7 +135,7 @@ impl<'a> Headline<'a> {
         let r = self.results;
         let mut w = CsvText::default();
         let mut header: Vec<String> = vec!["point".into(), "variant".into()];
-        header.extend(r.manifest.params.iter().map(|p| p.path.clone()));
+        header.extend(r.columns.iter().map(|c| c.header.clone()));
         for &m in &self.metrics {
             for stat in ["mean", "sd", "ci95_low", "ci95_high"] {
                 header.push(format!("{}_{stat}", r.names[m]));
@@ -144,7 +144,7 @@ impl<'a> Headline<'a> {
         w.record(&header);
         for (point, variant, stats) in &self.rows {
             let mut row = vec![point.to_string(), r.manifest.variants[*variant].clone()];
-            row.extend(r.points[*point].iter().cloned());
+            row.extend(r.cells[*point].iter().cloned());
             for s in stats {
                 match s {
                     Some(s) => row.extend([s.mean, s.sd, s.ci95.0, s.ci95.1].map(number)),
@@ -165,11 +165,10 @@ impl<'a> Headline<'a> {
             .iter()
             .map(|(point, variant, stats)| {
                 let parameters: serde_json::Map<String, serde_json::Value> = r
-                    .manifest
-                    .params
+                    .columns
                     .iter()
-                    .zip(&r.points[*point])
-                    .map(|(p, v)| (p.path.clone(), v.clone().into()))
+                    .zip(&r.cells[*point])
+                    .map(|(c, v)| (c.header.clone(), c.json(v)))
                     .collect();
                 let metrics: serde_json::Map<String, serde_json::Value> = self
                     .metrics

@@ -98,7 +98,7 @@ pub fn render(doc: &Doc, charts: &[Chart], svgs: &[String]) -> String {
                             out,
                             "<figure>\n{}<figcaption>{}</figcaption>\n</figure>",
                             inline_svg(&svgs[*i]),
-                            esc(charts[*i].title())
+                            esc(&charts[*i].caption)
                         );
                     }
                     if grid {

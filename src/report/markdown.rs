@@ -32,7 +32,7 @@ pub fn render(doc: &Doc, charts: &[Chart], dir: &str) -> String {
                 Block::Charts(ids) => {
                     for i in ids {
                         let c = &charts[*i];
-                        let _ = writeln!(out, "![{}]({dir}/{}.svg)\n", c.title(), c.file);
+                        let _ = writeln!(out, "![{}]({dir}/{}.svg)\n", c.caption, c.file);
                     }
                 }
             }

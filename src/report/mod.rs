@@ -54,10 +54,24 @@ pub enum Block {
 }
 
 /// Writes the report of `dir` (`DIR/report.html` or `DIR/report.md` unless `out` is given);
-/// returns the paths written (the report, and for Markdown the SVGs beside it).
-pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<PathBuf>> {
+/// returns the paths written (the report, and for Markdown the SVGs beside it). A sweep's
+/// charts are those of `metrics` (`*` wildcards) after the expectations' metrics, or without
+/// any the key ones, as `cascade chart` picks them.
+pub fn report_dir(
+    dir: &Path,
+    format: Format,
+    out: Option<&Path>,
+    metrics: &[String],
+) -> Result<Vec<PathBuf>> {
     let results = crate::output::read_dir::read_results(dir)?;
-    let charts = chart::charts(&results, &chart::ChartOptions::default());
+    let options = chart::ChartOptions {
+        metrics: metrics.to_vec(),
+        ..chart::ChartOptions::default()
+    };
+    if let crate::output::read_dir::Results::Sweep(s) = &results {
+        chart::check_patterns(&options.metrics, &s.metrics())?;
+    }
+    let charts = chart::charts(&results, &options);
     let doc = match &results {
         crate::output::read_dir::Results::Run(runs) => build::run_doc(runs, &charts),
         crate::output::read_dir::Results::Sweep(s) => build::sweep_doc(s, &charts),
@@ -79,7 +93,7 @@ pub fn report_dir(dir: &Path, format: Format, out: Option<&Path>) -> Result<Vec<
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."))
                 .join("charts");
-            let mut written = chart::write_charts(&charts, &beside, false)?;
+            let mut written = chart::write_charts(&charts, &beside, None)?;
             for s in &doc.sections {
                 for b in &s.blocks {
                     if let Block::Diagram { file, svg } = b {

@@ -2,6 +2,7 @@
 //! a sweep is built from, whether the runs were made in one sitting, resumed or sharded.
 
 use super::RunKey;
+use super::columns::{self, Column};
 use super::store::{self, Manifest};
 use crate::error::{Error, Result};
 use crate::stats::summary::{Summary, summarize};
@@ -18,8 +19,12 @@ pub struct RunRow {
 
 pub struct Results {
     pub manifest: Manifest,
-    /// Per point, each parameter's value as shown.
+    /// Per point, each parameter's value as shown (`100ms`): the headline table's.
     pub points: Vec<Vec<String>>,
+    /// Each parameter as the data tables write it (`columns`): header and kind.
+    pub columns: Vec<Column>,
+    /// Per point, each parameter's cell in the data tables (`100` under `…_ms`).
+    pub cells: Vec<Vec<String>>,
     /// Every metric name, in order of first appearance in plan order.
     pub names: Vec<String>,
     /// Plan order.
@@ -74,8 +79,16 @@ pub fn load(dir: &Path) -> Result<Results> {
     for run in &mut runs {
         run.values.resize(names.len(), None);
     }
+    let columns: Vec<Column> = manifest
+        .params
+        .iter()
+        .map(|p| columns::column(&p.path, &p.values))
+        .collect();
+    let lists: Vec<Vec<String>> = columns.iter().map(|c| c.values.clone()).collect();
     Ok(Results {
         points: manifest.point_values(),
+        cells: crate::scenario::grid::product(&lists),
+        columns,
         manifest,
         names,
         runs,

@@ -5,6 +5,7 @@
 //! the records in plan order, so the output is byte-identical however it was produced.
 
 pub mod aggregate;
+pub mod columns;
 pub mod exec;
 
 pub mod shard;
@@ -49,6 +50,9 @@ pub struct Plan {
     /// The scenario's variants that `keep_variants` (`sweep --variant`) left out, in file order.
     pub left_out: Vec<String>,
     pub reps: u32,
+    /// The metrics `runs.csv` and `runs.json` keep (`sweep --runs-metric` patterns, `*`
+    /// wildcards); none: every metric. The records keep every metric whatever it is.
+    pub runs_metrics: Vec<String>,
     /// Point-major, then variant.
     models: Vec<Model>,
 }
@@ -145,6 +149,7 @@ impl Plan {
             variants,
             left_out: Vec::new(),
             reps,
+            runs_metrics: Vec::new(),
             models,
         })
     }

@@ -41,6 +41,10 @@ pub struct Manifest {
     pub reps: u32,
     pub points: usize,
     pub runs: usize,
+    /// The metric patterns `runs.csv` and `runs.json` are narrowed to (`--runs-metric`;
+    /// absent when they hold every metric, so a manifest without it reads as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs_metrics: Vec<String>,
 }
 
 impl Manifest {
@@ -67,6 +71,7 @@ impl Manifest {
             reps: plan.reps,
             points: plan.points(),
             runs: plan.runs(),
+            runs_metrics: plan.runs_metrics.clone(),
         }
     }
 
@@ -175,6 +180,7 @@ pub fn difference(a: &Manifest, b: &Manifest) -> String {
         ("parameters", a.params != b.params),
         ("variants", a.variants != b.variants),
         ("replications", a.reps != b.reps),
+        ("runs.csv metrics", a.runs_metrics != b.runs_metrics),
     ];
     fields
         .iter()
@@ -187,6 +193,17 @@ pub fn difference(a: &Manifest, b: &Manifest) -> String {
                      a sweep resumes or merges only with the same set",
                     a.variants.join(", "),
                     b.variants.join(", ")
+                )
+            } else if *what == "runs.csv metrics" {
+                let list = |m: &Manifest| match m.runs_metrics.is_empty() {
+                    true => "every metric".to_string(),
+                    false => m.runs_metrics.join(", "),
+                };
+                format!(
+                    "its runs.csv metrics differ: one keeps {}, the other {}; --runs-metric \
+                     picks them, and a sweep resumes or merges only with the same patterns",
+                    list(a),
+                    list(b)
                 )
             } else {
                 format!("its {what} differ")

@@ -81,6 +81,49 @@ fn a_run_gets_a_timeline_per_variant_and_latency_curves() {
     }
 }
 
+/// A PNG's width and height, from its IHDR chunk.
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR");
+    let at = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (at(16), at(20))
+}
+
+#[test]
+fn png_scale_multiplies_both_sides_and_defaults_to_the_svg_size() {
+    let dir = scratch("chart-scale");
+    small_run(&dir);
+    let d = dir.to_str().unwrap();
+    cascade(&["chart", d, "--png"], 0);
+    let charts = dir.join("charts");
+    // The default: one pixel per SVG pixel, the latency chart 960 x 520, the timeline 1,100
+    // wide (its height grows with its panels).
+    assert_eq!(png_size(&charts.join("latency-web.png")), (960, 520));
+    let (tw, th) = png_size(&charts.join("timeline.png"));
+    assert_eq!(tw, 1100);
+    let latency_1x = std::fs::read(charts.join("latency-web.png")).unwrap();
+    cascade(&["chart", d, "--png", "--scale", "2"], 0);
+    assert_eq!(png_size(&charts.join("latency-web.png")), (1920, 1040));
+    assert_eq!(png_size(&charts.join("timeline.png")), (2 * tw, 2 * th));
+    cascade(&["chart", d, "--png", "--scale", "1"], 0);
+    assert_eq!(
+        std::fs::read(charts.join("latency-web.png")).unwrap(),
+        latency_1x
+    );
+    // A scale is a whole number from 1 to 8, and only for PNGs.
+    for bad in [
+        vec!["--png", "--scale", "0"],
+        vec!["--png", "--scale", "9"],
+        vec!["--png", "--scale", "1.5"],
+        vec!["--scale", "2"],
+    ] {
+        let mut args = vec!["chart", d];
+        args.extend(bad.iter().copied());
+        let out = cascade(&args, 2);
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}
+
 #[test]
 fn run_with_chart_draws_svg_only_unless_png() {
     let dir = scratch("chart-run-flag");

@@ -59,6 +59,7 @@ mod seed_operations;
 mod shards;
 mod sweep;
 mod sweep_charts;
+mod sweep_columns;
 mod sweep_variant;
 mod trace;
 mod trace_filters;

@@ -327,7 +327,11 @@ fn exports_follow_hyperfine_and_parse() {
     let results = json["results"].as_array().unwrap();
     assert_eq!(results.len(), 12);
     assert_eq!(results[1]["variant"], "no-retry");
-    assert_eq!(results[0]["parameters"]["service.s.workers"], "3");
+    // A numeric parameter is a JSON number.
+    assert_eq!(
+        results[0]["parameters"]["service.s.workers"].as_f64(),
+        Some(3.0)
+    );
     let m = &results[0]["metrics"]["client.c.success_ratio"];
     assert!(m["ci95_low"].as_f64().unwrap() <= m["mean"].as_f64().unwrap());
     // The tables' JSON twins parse and hold every run and point.
