@@ -1366,7 +1366,10 @@ fn failure_accrual_settings_are_checked() {
             "policy.db-client.failure_accrual.max_effort",
             "consecutive_failures, mark_dead_for, mark_dead_max",
         ],
+    );
+}
 
+#[test]
 fn preset_errors() {
     let c = Case::new("preset");
     let policy = "[policy.db-client]\ntimeout = \"200ms\"\n";
