@@ -38,6 +38,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("baseline", &["output", "metrics", "+"]),
+    (
+        "tune",
+        &["output", "sweep", "check", "scenario", "metrics", "+"],
+    ),
     ("chart", &["output", "scenario", "metrics", "model", "+"]),
     (
         "report",
