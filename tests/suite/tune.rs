@@ -7,43 +7,8 @@ use crate::support::{self, Scratch};
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Every attempt at `api` fails with probability 1/2 (an `errors` fault over the whole run),
-/// and one whose work (exponential, mean 5 ms) outlasts the timeout t times out; both are
-/// retried. An attempt succeeds with q(t) = ½ (1 − e^(−t / 5 ms)); with a attempts a call
-/// succeeds with 1 − (1 − q)^a and makes (1 − (1 − q)^a) / q attempts on average. The
-/// expectation caps that amplification at 1.8.
-const SCENARIO: &str = r#"[scenario]
-name = "tune-retries"
-duration = "2s"
-seed = 11
-
-[[client]]
-name = "web"
-target = "api"
-rate = 2000
-policy = "web-api"
-
-[[service]]
-name = "api"
-workers = 200
-work = { dist = "exponential", mean = "5ms" }
-
-[policy.web-api]
-timeout = "100ms"
-retry = { attempts = 3, backoff = "constant", base = "1ms", jitter = "none" }
-
-[[fault]]
-kind = "errors"
-target = "api"
-rate = 0.5
-start = "0s"
-end = "2s"
-
-[[expect]]
-metric = "edge.web.api.amplification"
-op = "<="
-value = 1.8
-"#;
+/// The scenario and its optimum in closed form are described in its header.
+const SCENARIO: &str = include_str!("../../docs/examples/tune-retries.toml");
 
 const ATTEMPTS: [u32; 5] = [1, 2, 3, 4, 5];
 const TIMEOUTS_MS: [f64; 5] = [1.0, 3.0, 10.0, 30.0, 100.0];
