@@ -179,7 +179,7 @@ fn check_case(i: u64, dir: &Path, tally: &mut Tally) -> Result<(), String> {
     }
     let _ = std::fs::remove_dir_all(&out);
     // Pairs of cases (0 and 1, 10 and 11, ...), so that both shards run some.
-    if (i / 2) % (TUNE_EVERY / 2) == 0
+    if (i / 2).is_multiple_of(TUNE_EVERY / 2)
         && let Some(short) = short
     {
         let args = tune_args(i, path_s, short, dir);
