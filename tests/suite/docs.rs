@@ -129,13 +129,34 @@ fn run(command: &str, dir: &Path, name: &str, line: usize) -> String {
             format!(
                 "{}{}",
                 String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
+                without_progress(&String::from_utf8_lossy(&out.stderr))
             )
         }
         Some("cat") if words.len() == 2 => std::fs::read_to_string(dir.join(&words[1]))
             .unwrap_or_else(|e| panic!("{name}:{line}: cat {}: {e}", words[1])),
         _ => panic!("{name}:{line}: a marker runs `cascade …` or `cat FILE`, not `{command}`"),
     }
+}
+
+/// stderr without the progress lines a command prints every 10 s when stderr is not a terminal
+/// (`check: 69/144 runs (47%), 10 s elapsed`): they depend on the machine's speed and load, and
+/// are shown, never part of what a command outputs.
+fn without_progress(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|l| {
+            let Some((what, rest)) = l.split_once(": ") else {
+                return true;
+            };
+            let progress = !what.contains(' ')
+                && rest.ends_with(" s elapsed")
+                && rest
+                    .split_once('/')
+                    .is_some_and(|(done, _)| done.parse::<u64>().is_ok());
+            !progress
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Splits a command line into words: blanks separate, single or double quotes group.
