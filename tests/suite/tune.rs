@@ -269,6 +269,10 @@ fn chart_and_report_read_a_tune_directory_as_a_sweeps() {
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("policy.web-api.retry.attempts"), "{md}");
+    assert!(
+        md.contains("up to 9 replications per point and variant (a search's"),
+        "{md}"
+    );
 }
 
 #[test]
