@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod stats;
 pub mod sweep;
 pub mod time;
+pub mod tune;
 pub mod wildcard;
 
 pub use engine::{RunResult, Simulation};

@@ -201,8 +201,9 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
         .reps
         .or_else(|| s.rows.iter().map(|r| r.n as u64).max())
         .unwrap_or(0);
+    let up_to = if s.uniform_reps() { "" } else { "up to " };
     let basis = format!(
-        "{} · mean of {reps} replications with its 95% confidence interval",
+        "{} · mean of {up_to}{reps} replications with its 95% confidence interval",
         s.scenario
     );
     let metrics = chosen_metrics(s, &options.metrics);

@@ -20,6 +20,7 @@ mod run;
 mod schema;
 mod sweep;
 mod sweep_out;
+mod tune;
 mod validate;
 
 use cascade::scenario::Override;
@@ -49,6 +50,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a grid of parameters x variants x replications; write runs.csv and points.csv.
     Sweep(sweep::SweepArgs),
+    /// Search a grid for the best setting that satisfies every [[expect]] (successive halving).
+    Tune(tune::TuneArgs),
     /// Join the directories of a sweep's shards into the files of the whole sweep.
     Merge(merge::MergeArgs),
     /// List every metric name with its unit and meaning (--json for tools).
@@ -139,6 +142,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Validate(a) => validate::validate(a),
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Tune(a) => tune::tune(a),
         Command::Merge(a) => merge::merge(a),
         Command::Metrics(a) => metrics::metrics(a),
         Command::Chart(a) => chart::chart(a),

@@ -58,6 +58,12 @@ impl SweepData {
         names
     }
 
+    /// Whether every point holds as many replications as every other (a sweep's); a search's
+    /// (`cascade tune`) points hold as many as the round each reached.
+    pub fn uniform_reps(&self) -> bool {
+        self.rows.windows(2).all(|w| w[0].n == w[1].n)
+    }
+
     /// The row for `metric` and `variant` at the given parameter values.
     pub fn find(&self, metric: &str, variant: &str, values: &[&str]) -> Option<&PointStat> {
         self.rows.iter().find(|r| {

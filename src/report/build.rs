@@ -267,7 +267,13 @@ pub fn sweep_doc(s: &SweepData, charts: &[Chart]) -> Doc {
     }
     overview.push(format!("variants: {}", s.variants.join(", ")));
     if let Some(r) = s.reps {
-        overview.push(format!("{r} replications per point and variant"));
+        overview.push(if s.uniform_reps() {
+            format!("{r} replications per point and variant")
+        } else {
+            format!(
+                "up to {r} replications per point and variant (a search's: each point's n in points.csv)"
+            )
+        });
     }
     let mut subtitle = "parameter sweep".to_string();
     if let Some(seed) = s.seed {

@@ -126,6 +126,24 @@ pub fn check_size(params: &[Param]) -> Result<u64, String> {
     Ok(n)
 }
 
+/// The file's `[sweep]` parameters with each of `cli` (`--param PATH=VALUES`) added, a path
+/// both give taking the command line's values; and the paths the command line gave, in order.
+pub fn with_command_line(
+    mut params: Vec<Param>,
+    cli: &[String],
+) -> Result<(Vec<Param>, Vec<String>), String> {
+    let mut from_cli = Vec::new();
+    for text in cli {
+        let p = Param::parse(text)?;
+        from_cli.push(p.path.clone());
+        match params.iter_mut().find(|q| q.path == p.path) {
+            Some(q) => *q = p,
+            None => params.push(p),
+        }
+    }
+    Ok((params, from_cli))
+}
+
 /// Whether two field paths touch the same field: equal, or one a table holding the other
 /// (`service.api` and `service.api.workers`).
 pub fn overlaps(a: &str, b: &str) -> bool {
@@ -264,6 +282,31 @@ mod tests {
         let err = check_size(&[p(100), p(101)]).unwrap_err();
         assert!(err.contains("100 × 101 points"), "{err}");
         assert!(Param::parse("=1,2").is_err());
+    }
+
+    #[test]
+    fn the_command_line_adds_parameters_and_replaces_the_files_values() {
+        let file = vec![Param::parse("a=1,2").unwrap(), Param::parse("b=3").unwrap()];
+        let (params, cli) = with_command_line(file, &["b=4,5".into(), "c=6".into()]).unwrap();
+        let shown: Vec<(&str, Vec<&str>)> = params
+            .iter()
+            .map(|p| {
+                (
+                    p.path.as_str(),
+                    p.values.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("a", vec!["1", "2"]),
+                ("b", vec!["4", "5"]),
+                ("c", vec!["6"])
+            ]
+        );
+        assert_eq!(cli, ["b", "c"]);
+        assert!(with_command_line(Vec::new(), &["nothing".into()]).is_err());
     }
 
     #[test]

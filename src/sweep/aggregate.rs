@@ -29,6 +29,9 @@ pub struct Results {
     pub names: Vec<String>,
     /// Plan order.
     pub runs: Vec<RunRow>,
+    /// Per point and variant (point-major), where its replications sit in `runs`: contiguous,
+    /// since `runs` is in plan order; empty for one that did not run.
+    spans: Vec<std::ops::Range<usize>>,
 }
 
 /// Reads every record of the sweep in `dir`; an error names how many runs are missing.
@@ -44,10 +47,20 @@ pub fn load(dir: &Path) -> Result<Results> {
             manifest.runs
         )));
     }
+    let all: Vec<usize> = (0..manifest.runs).collect();
+    load_runs(dir, manifest, &all)
+}
+
+/// Reads the records of the plan indices `indices` (ascending) of the sweep whose manifest is
+/// `manifest`: the whole sweep, or the runs a search chose (`cascade tune`), where points may
+/// hold different numbers of replications or none.
+pub fn load_runs(dir: &Path, manifest: Manifest, indices: &[usize]) -> Result<Results> {
     let mut names: Vec<String> = Vec::new();
     let mut column: HashMap<String, usize> = HashMap::new();
-    let mut runs = Vec::with_capacity(manifest.runs);
-    for index in 0..manifest.runs {
+    let mut runs = Vec::with_capacity(indices.len());
+    let cells = manifest.points * manifest.variants.len();
+    let mut spans = vec![0..0; cells];
+    for &index in indices {
         let record = store::read_record(dir, index)?;
         let key = manifest.key(index);
         if record.point != key.point
@@ -70,6 +83,11 @@ pub fn load(dir: &Path) -> Result<Results> {
             }
             values[at] = Some(value);
         }
+        let cell = key.point * manifest.variants.len() + key.variant;
+        if spans[cell].is_empty() {
+            spans[cell] = runs.len()..runs.len();
+        }
+        spans[cell].end = runs.len() + 1;
         runs.push(RunRow {
             key,
             seed: record.seed,
@@ -92,15 +110,15 @@ pub fn load(dir: &Path) -> Result<Results> {
         manifest,
         names,
         runs,
+        spans,
     })
 }
 
 impl Results {
     /// The runs of one point and variant (its replications), contiguous in plan order.
     pub fn replications(&self, point: usize, variant: usize) -> &[RunRow] {
-        let reps = self.manifest.reps as usize;
-        let start = (point * self.manifest.variants.len() + variant) * reps;
-        &self.runs[start..start + reps]
+        let span = &self.spans[point * self.manifest.variants.len() + variant];
+        &self.runs[span.clone()]
     }
 
     /// Statistics of every metric over one point's and variant's replications; `None` where

@@ -26,6 +26,11 @@ pub struct RunKey {
 }
 
 impl RunKey {
+    /// The plan index of this run: the inverse of `RunKey::of`.
+    pub fn index(self, variants: usize, reps: u32) -> usize {
+        (self.point * variants + self.variant) * reps as usize + self.rep as usize
+    }
+
     /// Run `index` in plan order: point-major, then variant, then replication.
     pub fn of(index: usize, variants: usize, reps: u32) -> RunKey {
         let reps = reps as usize;
@@ -236,6 +241,20 @@ mod tests {
             assert!(named.contains(name), "{name} is reported but not named");
         }
         assert!(named.len() >= ran.summary.len());
+    }
+
+    #[test]
+    fn a_keys_index_is_the_inverse_of_of() {
+        for index in 0..60 {
+            assert_eq!(RunKey::of(index, 3, 4).index(3, 4), index);
+        }
+        let k = RunKey {
+            point: 2,
+            variant: 1,
+            rep: 3,
+        };
+        // (2 × 3 + 1) × 4 + 3.
+        assert_eq!(k.index(3, 4), 31);
     }
 
     #[test]

@@ -40,6 +40,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("baseline", &["output", "metrics", "+"]),
+    (
+        "tune",
+        &["output", "sweep", "check", "scenario", "metrics", "+"],
+    ),
     ("chart", &["output", "scenario", "metrics", "model", "+"]),
     (
         "report",

@@ -64,4 +64,5 @@ mod sweep_variant;
 mod trace;
 mod trace_filters;
 mod trust;
+mod tune;
 mod variants;

@@ -1,7 +1,8 @@
 //! A mutation fuzzer over the committed scenarios (`scenarios/*.toml`, `docs/examples/*.toml`):
 //! each case mutates one of them (see `mutate`) and runs the real binary on it, `cascade
-//! validate` and then `cascade run`, each in a child process with a wall-time bound and a cap
-//! on its memory. Asserted: exit code 0, 1 or 2, never a panic ("panicked at" on stderr) or a
+//! validate` and then `cascade run` (and one case in `TUNE_EVERY` `cascade tune`, with arguments
+//! drawn valid and invalid), each in a child process with a wall-time bound and a cap on its
+//! memory. Asserted: exit code 0, 1 or 2, never a panic ("panicked at" on stderr) or a
 //! signal (an abort, a kill for memory), never a hang, and on exit 2 nothing in `--out`.
 //!
 //! `CASCADE_FUZZ_CASES=N` runs N cases instead of `CASES` (say 20000 for a deep run);
@@ -128,6 +129,7 @@ fn judge(status: Option<ExitStatus>, stderr: &str) -> Option<String> {
 struct Tally {
     validate: [u64; 3],
     run: [u64; 3],
+    tune: [u64; 3],
 }
 
 fn code(status: Option<ExitStatus>) -> usize {
@@ -177,7 +179,71 @@ fn check_case(i: u64, dir: &Path, tally: &mut Tally) -> Result<(), String> {
         ));
     }
     let _ = std::fs::remove_dir_all(&out);
+    // Pairs of cases (0 and 1, 10 and 11, ...), so that both shards run some.
+    if (i / 2).is_multiple_of(TUNE_EVERY / 2)
+        && let Some(short) = short
+    {
+        let args = tune_args(i, path_s, short, dir);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, stderr) = bounded(dir, &args);
+        if let Some(why) = judge(status, &stderr) {
+            return Err(fail(&args.join(" "), why));
+        }
+        tally.tune[code(status)] += 1;
+        let out = dir.join(format!("tune-{i}"));
+        let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
+        if status.and_then(|s| s.code()) == Some(2) && written > 0 {
+            return Err(fail(
+                &args.join(" "),
+                format!("exit 2 left {written} entries in --out"),
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&out);
+    }
     Ok(())
+}
+
+/// One case in this many also runs `cascade tune` on the mutated scenario (an even number).
+const TUNE_EVERY: u64 = 10;
+
+/// `cascade tune` on the mutated scenario at its short duration, with arguments drawn from
+/// their valid and invalid forms (from a `Pick` of its own, so the mutations of every case stay
+/// what they were): a grid of seeds, an objective that exists or not, replications, a budget,
+/// a goal, now and then a malformed `--param`.
+fn tune_args(i: u64, path: &str, short: &str, dir: &Path) -> Vec<String> {
+    let mut p = Pick::new(i ^ 0x7e4e_f022);
+    let out = dir.join(format!("tune-{i}"));
+    let mut args: Vec<String> = ["tune", path, "--quiet", "--out", out.to_str().unwrap()]
+        .map(String::from)
+        .to_vec();
+    args.extend(["--set".into(), format!("scenario.duration={short}")]);
+    let param = if p.chance(0.8) {
+        *p.one(&[
+            "scenario.seed=1,2,3,4",
+            "scenario.seed=1..5:1",
+            "scenario.seed=7",
+        ])
+    } else {
+        *p.one(&["scenario.seed", "scenario.seed=1..0:1", "nope.x=1,2"])
+    };
+    args.extend(["--param".into(), param.into()]);
+    let objective = *p.one(&[
+        "run.stopped_at_s",
+        "run.diverged",
+        "client.nope.success_ratio",
+    ]);
+    args.extend(["--objective".into(), objective.into()]);
+    args.push(p.one(&["--maximize", "--minimize"]).to_string());
+    if p.chance(0.5) {
+        args.extend(["--reps".into(), p.one(&["1", "1", "3", "0"]).to_string()]);
+    }
+    if p.chance(0.3) {
+        args.extend([
+            "--max-runs".into(),
+            p.one(&["0", "4", "6", "1000"]).to_string(),
+        ]);
+    }
+    args
 }
 
 fn run_shard(shard: u64) {
@@ -196,8 +262,8 @@ fn run_shard(shard: u64) {
         }
     }
     println!(
-        "fuzz shard {shard}: validate exited 0/1/2 {:?}, run {:?}",
-        tally.validate, tally.run
+        "fuzz shard {shard}: validate exited 0/1/2 {:?}, run {:?}, tune {:?}",
+        tally.validate, tally.run, tally.tune
     );
 }
 

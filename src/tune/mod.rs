@@ -1,0 +1,103 @@
+//! `cascade tune`: the best setting of a grid that satisfies every `[[expect]]`, found by
+//! successive halving over replications instead of running the whole grid. A tune is a sweep
+//! whose runs are chosen in rounds: the same plan (every point compiled first), the same runs
+//! (each a pure function of its plan index, on the replication seeds every point shares), the
+//! same records and the same tables, so its directory is a sweep's (`chart`, `report`), plus
+//! `tune.json`. docs/tune.md describes the method and the files.
+
+pub mod candidate;
+pub mod files;
+pub mod halving;
+pub mod judge;
+pub mod noise;
+pub mod outcome;
+pub mod regions;
+pub mod schedule;
+pub mod search;
+pub mod text;
+
+use crate::atomic::write_atomic;
+use crate::error::Result;
+use crate::output::sweep_files::write_sweep;
+use crate::scenario::Expect;
+use crate::sweep::aggregate;
+use crate::sweep::store::{self, Manifest};
+use halving::Goal;
+use outcome::{Outcome, decide};
+use search::Search;
+use std::path::Path;
+
+pub const TUNE_FILE: &str = "tune.json";
+
+/// A finished search, with what its files and its summary are written from.
+pub struct Tuned<'a> {
+    pub manifest: Manifest,
+    pub expects: &'a [Expect],
+    pub objective: &'a str,
+    pub goal: Goal,
+    pub outcome: Outcome,
+}
+
+impl Tuned<'_> {
+    /// The runs the whole grid would take: every candidate at the finalists' replications.
+    pub fn grid_runs(&self) -> usize {
+        self.manifest.runs
+    }
+
+    pub fn runs(&self) -> usize {
+        self.outcome.searched.spent.len()
+    }
+
+    /// Each parameter's path and its value at `point`.
+    pub fn setting(&self, point: usize) -> Vec<(&str, String)> {
+        let values = &self.manifest.point_values()[point];
+        self.manifest
+            .params
+            .iter()
+            .map(|p| p.path.as_str())
+            .zip(values.iter().cloned())
+            .collect()
+    }
+
+    /// `path=value path=value`.
+    pub fn setting_text(&self, point: usize) -> String {
+        let pairs: Vec<String> = self
+            .setting(point)
+            .into_iter()
+            .map(|(p, v)| format!("{p}={v}"))
+            .collect();
+        pairs.join(" ")
+    }
+}
+
+/// Runs the search into `dir` (a new directory, or one holding part of the same plan, whose
+/// records are reused), writes the sweep's tables of the runs it spent and `tune.json`.
+pub fn tune<'a>(
+    search: &Search<'a>,
+    dir: &Path,
+    jobs: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Tuned<'a>> {
+    let manifest = Manifest::of(search.plan);
+    store::prepare(dir, &manifest, &search.plan.source)?;
+    let searched = search.run(dir, jobs, tick)?;
+    let results = aggregate::load_runs(dir, manifest.clone(), &searched.spent)?;
+    write_sweep(dir, &results)?;
+    let sizes: Vec<usize> = manifest.params.iter().map(|p| p.values.len()).collect();
+    let outcome = decide(
+        searched,
+        search.objective,
+        search.goal,
+        search.expects.len(),
+        &sizes,
+    );
+    let tuned = Tuned {
+        manifest,
+        expects: search.expects,
+        objective: search.objective,
+        goal: search.goal,
+        outcome,
+    };
+    write_atomic(&dir.join(TUNE_FILE), files::tune_json(&tuned).as_bytes())?;
+    Ok(tuned)
+}
