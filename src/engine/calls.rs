@@ -124,11 +124,14 @@ impl Simulation {
             return;
         }
         let to = spec.to;
-        let guarded = policy.breaker.is_some()
-            || policy.bulkhead.is_some()
-            || policy.throttle.is_some()
-            || policy.limit.is_some()
-            || policy.failure_accrual.is_some();
+        // Every guarding policy keeps state, so a path without a slot (the plain path) is
+        // unguarded at the cost of one comparison.
+        let guarded = call.slot != NO_SLOT
+            && (policy.breaker.is_some()
+                || policy.bulkhead.is_some()
+                || policy.throttle.is_some()
+                || policy.limit.is_some()
+                || policy.failure_accrual.is_some());
         if guarded {
             self.try_guarded_attempt(cr);
         } else {
