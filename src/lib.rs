@@ -11,6 +11,7 @@ pub mod check;
 pub mod engine;
 pub mod error;
 pub mod json;
+pub mod lint;
 pub mod metrics;
 pub mod model;
 pub mod number;

@@ -8,6 +8,7 @@ mod completions;
 mod diff;
 mod init;
 mod junit;
+mod lints;
 mod man;
 mod merge;
 mod metrics;
