@@ -39,6 +39,7 @@ mod golden_diff;
 mod init;
 mod layering;
 mod library;
+mod lints;
 mod model;
 mod operations;
 mod overload;
