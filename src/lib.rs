@@ -13,6 +13,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod json;
+pub mod lint;
 pub mod metrics;
 pub mod model;
 pub mod number;

@@ -36,6 +36,8 @@ pub struct CheckArgs {
     quiet: bool,
     #[command(flatten)]
     baseline: BaselineArgs,
+    #[command(flatten)]
+    lints: super::lints::LintArgs,
 }
 
 pub struct Checked {
@@ -59,6 +61,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     for s in &scenarios {
         expects_name_metrics(s)?;
     }
+    args.lints.warn_files(&files, &overrides)?;
     let mut checked = Vec::new();
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
     // A scenario without expectations is loaded and validated, not run (unless a baseline

@@ -10,6 +10,7 @@ mod export;
 mod import;
 mod init;
 mod junit;
+mod lints;
 mod man;
 mod merge;
 mod metrics;

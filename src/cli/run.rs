@@ -17,6 +17,8 @@ use std::time::Instant;
 pub struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    #[command(flatten)]
+    lints: super::lints::LintArgs,
     /// Seed for every random stream (overrides scenario.seed): any integer from 0 to
     /// 18446744073709551615, such as a replication's seed from a sweep's runs.csv.
     #[arg(long)]
@@ -75,6 +77,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
     check_metric_patterns(&args.metrics, &models)?;
+    args.lints.warn(&models)?;
     let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
     let started = Instant::now();
     // Progress in simulated seconds over the base run and its variants, one after another.

@@ -17,6 +17,8 @@ use std::time::Instant;
 pub struct SweepArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    #[command(flatten)]
+    lints: super::lints::LintArgs,
     /// A parameter and its values: `PATH=V1,V2,...` or `PATH=A..B:STEP` (integers, decimals,
     /// durations). Repeatable: the grid is every combination.
     /// Added to the file's `[sweep]` grid; a path both give takes these values.
@@ -117,6 +119,9 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         .collect();
     super::refuse_variant_overlap(&params, &from_cli, &running)?;
     let mut plan = Plan::new(&args.scenario.scenario, &overrides, params, reps)?;
+    // Once per variant as written, not per point of the grid.
+    args.lints
+        .warn_files(std::slice::from_ref(&args.scenario.scenario), &overrides)?;
     plan.keep_variants(&args.variants)?;
     // A misspelt --metric stops the sweep before its first run, not after its last.
     let names = plan.metric_names();

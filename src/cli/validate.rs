@@ -12,6 +12,8 @@ use std::process::ExitCode;
 pub struct ValidateArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    #[command(flatten)]
+    lints: super::lints::LintArgs,
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
@@ -19,6 +21,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     let overrides = args.scenario.overrides()?;
     let scenarios = cascade::scenario::load_with_variants(path, &overrides)?;
     super::check::expects_name_metrics(&scenarios)?;
+    args.lints.warn(&scenarios)?;
     let base = &scenarios[0].1;
     if let Some(sweep) = base.sweep.clone().filter(|s| !s.params.is_empty()) {
         super::refuse_variant_overlap(&sweep.params, &[], &base.variants)?;

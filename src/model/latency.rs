@@ -4,6 +4,8 @@ use crate::random::unit;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1, Gamma, LogNormal, StandardNormal, Weibull};
 
+mod quantile;
+
 /// z such that P(N(0,1) <= z) = 0.99: turns a median and a p99 into a lognormal's sigma.
 const Z99: f64 = 2.326_347_874_040_840_8;
 
@@ -103,20 +105,7 @@ impl Latency {
                     .unwrap_or(parts.len() - 1);
                 parts[i].sample_f64(rng)
             }
-            Latency::Empirical { points } => {
-                let p = unit(rng) * 100.0;
-                let i = points
-                    .iter()
-                    .position(|(q, _)| *q >= p)
-                    .unwrap_or(points.len() - 1)
-                    .max(1);
-                let ((p0, v0), (p1, v1)) = (points[i - 1], points[i]);
-                if p1 <= p0 {
-                    v1
-                } else {
-                    v0 + (v1 - v0) * (p - p0) / (p1 - p0)
-                }
-            }
+            Latency::Empirical { points } => Latency::empirical_at(points, unit(rng) * 100.0),
         }
     }
 
@@ -148,6 +137,21 @@ impl Latency {
                 .windows(2)
                 .map(|w| (w[1].0 - w[0].0) / 100.0 * (w[0].1 + w[1].1) / 2.0)
                 .sum(),
+        }
+    }
+
+    /// An empirical table's value at percentile `p` (0 to 100), interpolated linearly.
+    fn empirical_at(points: &[(f64, f64)], p: f64) -> f64 {
+        let i = points
+            .iter()
+            .position(|(q, _)| *q >= p)
+            .unwrap_or(points.len() - 1)
+            .max(1);
+        let ((p0, v0), (p1, v1)) = (points[i - 1], points[i]);
+        if p1 <= p0 {
+            v1
+        } else {
+            v0 + (v1 - v0) * (p - p0) / (p1 - p0)
         }
     }
 

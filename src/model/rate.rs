@@ -77,6 +77,22 @@ impl RateSchedule {
         s.rate(t) * 1e9
     }
 
+    /// The rate (per second) the schedule starts at: the client's `rate` as written.
+    pub fn base_per_s(&self) -> f64 {
+        self.segments[0].r0 * 1e9
+    }
+
+    /// The highest rate (per second) reached before `end` ns: the peak phase, or the top of
+    /// a ramp (an overload fault folded into the schedule included).
+    pub fn peak_per_s(&self, end: u64) -> f64 {
+        let end = end as f64;
+        (self.segments.iter())
+            .filter(|s| s.start < end || s.start == 0.0)
+            .map(|s| s.r0.max(if s.end <= end { s.r1 } else { s.rate(end) }))
+            .fold(0.0, f64::max)
+            * 1e9
+    }
+
     /// The exact time (ns) after `t` at which the integrated rate reaches `e`, or `None` when
     /// the rate stays zero forever. Callers keep the exact time and round only when scheduling,
     /// so rounding never accumulates. `cursor` caches the segment index between calls.
@@ -310,6 +326,31 @@ mod tests {
         let r = ramping.scaled(5 * SN, 15 * SN, 0, 2.0);
         assert!((r.rate_at(10 * SN) - 200.0).abs() < 1e-9);
         assert!((r.rate_at(15 * SN) - 150.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn base_and_peak_rates_read_the_phases_before_the_end() {
+        let r = RateSchedule::new(
+            100.0,
+            &[
+                RateChange {
+                    at: 10 * SN,
+                    rate_per_s: 400.0,
+                    ramp: 10 * SN,
+                },
+                RateChange {
+                    at: 30 * SN,
+                    rate_per_s: 900.0,
+                    ramp: 0,
+                },
+            ],
+        );
+        assert_eq!(r.base_per_s(), 100.0);
+        // Halfway up the ramp at 15 s: 250/s; the ramp's top by 25 s; the step at 30 s later.
+        assert!((r.peak_per_s(15 * SN) - 250.0).abs() < 1e-9);
+        assert!((r.peak_per_s(25 * SN) - 400.0).abs() < 1e-9);
+        assert!((r.peak_per_s(60 * SN) - 900.0).abs() < 1e-9);
+        assert_eq!(RateSchedule::new(50.0, &[]).peak_per_s(SN), 50.0);
     }
 
     #[test]

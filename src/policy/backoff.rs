@@ -51,17 +51,33 @@ impl Backoff {
     /// The delay (ns) before retry `k` (1-based). `previous` is the call's last delay, which
     /// decorrelated jitter grows from (0 before the first retry).
     pub fn delay<R: Rng + ?Sized>(&self, k: u32, previous: u64, rng: &mut R) -> u64 {
+        let d = self.scheduled(k);
+        self.jittered(d, previous, unit(rng))
+    }
+
+    /// The shortest delay (ns) retry `k` can draw: its jitter at the bottom of its range
+    /// (none for full jitter, half for equal, `base` for decorrelated). The lints ask whether
+    /// even this wait fits a deadline.
+    pub fn least(&self, k: u32) -> u64 {
+        self.jittered(self.scheduled(k), 0, 0.0)
+    }
+
+    /// Retry `k`'s delay before jitter: the schedule, capped at `max`.
+    fn scheduled(&self, k: u32) -> f64 {
         let base = self.base as f64;
-        let max = self.max as f64;
-        let d = match self.schedule {
+        match self.schedule {
             Schedule::Constant => base,
             Schedule::Linear => base * f64::from(k),
             Schedule::Exponential { multiplier } => {
                 base * multiplier.powi(k.saturating_sub(1).min(1000) as i32)
             }
         }
-        .min(max);
-        let u = unit(rng);
+        .min(self.max as f64)
+    }
+
+    /// A scheduled delay `d` after jitter, for a uniform draw `u` in [0, 1).
+    fn jittered(&self, d: f64, previous: u64, u: f64) -> u64 {
+        let (base, max) = (self.base as f64, self.max as f64);
         let delayed = match self.jitter {
             Jitter::None => d,
             Jitter::Full => d * u,
@@ -117,6 +133,27 @@ mod tests {
         assert_eq!(e.delay(u32::MAX, 0, r), 1000 * MS);
         let e15 = backoff(Schedule::Exponential { multiplier: 1.5 }, Jitter::None);
         assert_eq!(e15.delay(3, 0, r), 112_500_000);
+    }
+
+    #[test]
+    fn the_least_delay_is_the_bottom_of_each_jitter_range_and_never_above_a_draw() {
+        let exp = Schedule::Exponential { multiplier: 2.0 };
+        // Retry 3 is scheduled at 200 ms.
+        let least = |jitter| backoff(exp, jitter).least(3);
+        assert_eq!(least(Jitter::None), 200 * MS);
+        assert_eq!(least(Jitter::Full), 0);
+        assert_eq!(least(Jitter::Equal), 100 * MS);
+        assert_eq!(least(Jitter::Decorrelated), 50 * MS);
+        assert_eq!(least(Jitter::Proportional { factor: 0.2 }), 160 * MS);
+        let r = &mut rng();
+        for jitter in [
+            Jitter::Full,
+            Jitter::Equal,
+            Jitter::Proportional { factor: 0.5 },
+        ] {
+            let b = backoff(exp, jitter);
+            assert!((0..1000).all(|_| b.delay(3, 0, r) >= b.least(3)));
+        }
     }
 
     #[test]

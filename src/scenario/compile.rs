@@ -9,13 +9,15 @@ use crate::error::did_you_mean;
 use crate::model::{self, CallSpec, Edge, Latency, Load, Model, Policy};
 use crate::time::NANOS_PER_SEC;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub(super) type Res<T> = super::document::Located<T>;
 
 /// Warm-up plus duration stays below this (2^62 ns, about 146 years).
 const MAX_END_NS: u64 = 1 << 62;
 
-pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
+pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> {
+    let src: &Source = shared;
     let meta = &raw.scenario;
     check_name(src, "scenario.name", &meta.name)?;
     if meta.duration.0 == 0 {
@@ -181,6 +183,8 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
             .map(|s| super::grid::compile_sweep(src, s))
             .transpose()?,
         variants: super::variants_of(src, raw)?,
+        allow: super::warnings::allowed(src, meta.allow.as_deref().unwrap_or_default())?,
+        source: Arc::clone(shared),
     })
 }
 

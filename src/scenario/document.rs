@@ -49,6 +49,14 @@ pub struct Source {
     overrides: Vec<(Override, Origin)>,
 }
 
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Who wrote an override: its errors name it as the user wrote it, and a variant's point at its
 /// `set` entry in the file.
 #[derive(Debug, Clone, PartialEq)]

@@ -32,6 +32,7 @@ pub mod schema_policy;
 mod schema_service;
 mod service_policy;
 mod steps;
+mod warnings;
 mod window;
 
 pub use breaker::DEFAULT_BREAKER_COUNT;
@@ -39,6 +40,7 @@ pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};
 pub use read::MAX_SCENARIO_BYTES;
+pub use warnings::Warning;
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -54,6 +56,10 @@ pub struct Scenario {
     pub sweep: Option<SweepTable>,
     /// `[[variant]]`s, their names checked, not compiled (`load_with_variants` compiles them).
     pub variants: Vec<Variant>,
+    /// `[scenario] allow`: the lint ids not to warn about, each a known lint.
+    pub allow: Vec<String>,
+    /// The text it was compiled from, kept to locate lint warnings (`Scenario::warnings`).
+    pub source: std::sync::Arc<Source>,
 }
 
 /// Reads, overrides and compiles a scenario file.
@@ -64,7 +70,7 @@ pub fn load(path: &Path, overrides: &[Override]) -> Result<Scenario> {
 
 /// Compiles scenario text; `file` is the name errors carry.
 pub fn load_str(file: &str, text: &str, overrides: &[Override]) -> Result<Scenario> {
-    let src = Source::parse(file, text, overrides)?;
+    let src = std::sync::Arc::new(Source::parse(file, text, overrides)?);
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
 }
@@ -127,7 +133,7 @@ pub fn load_with_variants_tagged(
 ) -> Result<Vec<(Option<String>, Scenario)>> {
     let text = read::read_scenario(path)?;
     let file = path.display().to_string();
-    let src = Source::parse_tagged(&file, &text, overrides)?;
+    let src = std::sync::Arc::new(Source::parse_tagged(&file, &text, overrides)?);
     let raw: schema::RawScenario = src.deserialize()?;
     let base = compile::compile(&raw, &src)?;
     let variants = base.variants.clone();
@@ -158,7 +164,7 @@ fn variant_label(name: &str) -> String {
 }
 
 fn compile_tagged(file: &str, text: &str, overrides: &[(Override, Origin)]) -> Result<Scenario> {
-    let src = Source::parse_tagged(file, text, overrides)?;
+    let src = std::sync::Arc::new(Source::parse_tagged(file, text, overrides)?);
     let raw: schema::RawScenario = src.deserialize()?;
     Ok(compile::compile(&raw, &src)?)
 }

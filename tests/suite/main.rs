@@ -42,6 +42,7 @@ mod import;
 mod init;
 mod layering;
 mod library;
+mod lints;
 mod model;
 mod operations;
 mod overload;

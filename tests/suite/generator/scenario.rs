@@ -49,6 +49,8 @@ pub fn generate(seed: u64) -> String {
     g.text + &super::expects::expectations(seed)
 }
 
+/// Mixed into a case's seed for the pick of `[scenario] allow`.
+const ALLOW_PICK: u64 = 0x616c_6c6f_7700_0000;
 /// Mixed into a case's seed for the pick of its steps' `p` and `name`.
 const BRANCH_PICK: u64 = 0x6272_616e_6368_6573;
 /// Mixed into a case's seed for the pick of its services' operations.
@@ -117,6 +119,15 @@ impl Builder {
             p.int(0, i64::MAX as u64),
             p.one(&["\"100ms\"", "\"250ms\"", "\"500ms\"", "\"1s\""]),
         );
+        // `allow`, from a pick of its own: a few lint ids (the lints run on every case).
+        let mut allow_pick = Pick::new(seed ^ ALLOW_PICK);
+        if allow_pick.chance(0.2) {
+            let ids: Vec<String> = (cascade::lint::LINTS.iter())
+                .filter(|_| allow_pick.chance(0.4))
+                .map(|l| format!("\"{}\"", l.id))
+                .collect();
+            self.text += &format!("allow = [{}]\n", ids.join(", "));
+        }
         if p.chance(0.2) {
             self.text += &format!(
                 "recovery_hold = {}\nrecovery_tolerance = {}\n",

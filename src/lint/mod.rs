@@ -1,0 +1,117 @@
+//! Lints: settings that cannot do what they seem to, found in the model without running it
+//! (docs/lints.md). Each lint has an id a scenario can allow (`[scenario] allow = [ids]`); a
+//! finding names the field to change, and the scenario layer locates it in the file.
+//!
+//! The lints reason from what the model fixes in advance: timeouts and deadlines passed down
+//! the call graph (`facts.rs`), the load each call path is offered at the clients' base or peak
+//! rate with first attempts only (`facts.rs`), and medians and means of service time estimated
+//! from the distributions (`estimate.rs`). They stay quiet where the model leaves the answer
+//! open (a closed-loop client without think time, a call reached only by a fallback).
+
+mod estimate;
+mod facts;
+mod load;
+mod median;
+mod timing;
+
+use crate::model::Model;
+
+/// One lint: its id (as `allow` names it) and what it finds, in a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lint {
+    pub id: &'static str,
+    pub summary: &'static str,
+}
+
+pub const RETRY_CANNOT_FIT: &str = "retry-cannot-fit";
+pub const INVERTED_TIMEOUT: &str = "inverted-timeout";
+pub const TIMEOUT_BELOW_MEDIAN: &str = "timeout-below-median";
+pub const BREAKER_MIN_CALLS: &str = "breaker-min-calls";
+pub const BUDGET_FLOOR: &str = "budget-floor";
+pub const HEDGE_BELOW_MEDIAN: &str = "hedge-below-median";
+pub const BULKHEAD_BELOW_LITTLE: &str = "bulkhead-below-little";
+
+/// Every lint, in the order docs/lints.md describes them.
+pub const LINTS: [Lint; 7] = [
+    Lint {
+        id: RETRY_CANNOT_FIT,
+        summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
+                  in the time the call has, so later attempts never happen",
+    },
+    Lint {
+        id: INVERTED_TIMEOUT,
+        summary: "a call that does not take its caller's deadline and waits at least as long as \
+                  its caller waits for it",
+    },
+    Lint {
+        id: TIMEOUT_BELOW_MEDIAN,
+        summary: "a timeout or deadline below the callee's median service time",
+    },
+    Lint {
+        id: BREAKER_MIN_CALLS,
+        summary: "a breaker whose min_calls exceeds what its window can hold at the offered load",
+    },
+    Lint {
+        id: BUDGET_FLOOR,
+        summary: "a retry budget whose per-second floor allows more retries than its ratio at \
+                  the offered load",
+    },
+    Lint {
+        id: HEDGE_BELOW_MEDIAN,
+        summary: "a hedge delay below the callee's median, so most calls are hedged",
+    },
+    Lint {
+        id: BULKHEAD_BELOW_LITTLE,
+        summary: "a bulkhead smaller than Little's law gives at the offered load",
+    },
+];
+
+/// Whether `id` names a lint.
+pub fn known(id: &str) -> bool {
+    LINTS.iter().any(|l| l.id == id)
+}
+
+/// A setting a lint found: which lint, the field to change (`policy.api.timeout`) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub id: &'static str,
+    pub field: String,
+    pub message: String,
+}
+
+/// Every finding of every lint on `model`, in lint order, each once.
+pub fn lint(model: &Model) -> Vec<Finding> {
+    let facts = facts::Facts::of(model);
+    let mut out = Vec::new();
+    timing::retry_cannot_fit(&facts, &mut out);
+    timing::inverted_timeout(&facts, &mut out);
+    median::timeout_below_median(&facts, &mut out);
+    load::breaker_min_calls(&facts, &mut out);
+    load::budget_floor(&facts, &mut out);
+    median::hedge_below_median(&facts, &mut out);
+    load::bulkhead_below_little(&facts, &mut out);
+    let mut seen = Vec::new();
+    out.retain(|f| {
+        let fresh = !seen.contains(f);
+        if fresh {
+            seen.push(f.clone());
+        }
+        fresh
+    });
+    out
+}
+
+/// A duration in ns for a message: `150ms`, `1.6s`.
+fn dur(ns: u64) -> String {
+    crate::time::format_duration(ns)
+}
+
+/// An estimated duration in ns for a message, rounded to the nanosecond.
+fn dur_f(ns: f64) -> String {
+    dur(ns.max(0.0).round() as u64)
+}
+
+/// A rate of calls for a message: `40.0 calls/s`, `2.50 calls/s`.
+fn per_s(rate: f64) -> String {
+    format!("{} calls/s", crate::number::sig3(rate))
+}

@@ -1,0 +1,456 @@
+//! The lints (docs/lints.md): each fires on a setting that cannot do what it seems to, with its
+//! numbers worked by hand, and stays quiet on a correct setting next to it (jitter, propagated
+//! deadlines, optional calls with short timeouts, steps not always made, retries counted by an
+//! attempt-wrapped breaker, load raised by a fault). Then `allow`, and the commands' flags.
+
+use crate::support::golden::repo;
+use crate::support::*;
+
+/// web -> api (policy `call`) -> db, with `client`, `api`, `db` and `policy` written in.
+fn scenario(client: &str, api: &str, db: &str, policy: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "lint"
+duration = "10s"
+
+[[client]]
+name = "web"
+target = "api"
+policy = "call"
+{client}
+
+[[service]]
+name = "api"
+workers = 100
+{api}
+
+[[service]]
+name = "db"
+workers = 100
+{db}
+
+[policy.call]
+{policy}
+"#
+    )
+}
+
+/// Each warning as (id, field, message).
+fn warnings(toml: &str) -> Vec<(String, String, String)> {
+    let s = cascade::scenario::load_str("lint.toml", toml, &[]).expect("compiles");
+    (s.warnings().into_iter())
+        .map(|w| (w.id.to_string(), w.at.field.clone().unwrap(), w.at.message))
+        .collect()
+}
+
+/// The messages of the warnings of lint `id`.
+fn of(toml: &str, id: &str) -> Vec<String> {
+    (warnings(toml).into_iter())
+        .filter(|(i, _, _)| i == id)
+        .map(|(_, _, m)| m)
+        .collect()
+}
+
+#[test]
+fn a_constant_wait_that_cannot_fit_the_deadline_is_found_and_full_jitter_is_not() {
+    // The issue's case: 500 ms waits inside a 1 s deadline. Even failing at once, attempt 3
+    // would start at 1 s, when nothing is left: attempts = 2 and 3 behave the same.
+    let retry = |jitter: &str| {
+        format!(
+            r#"retry = {{ attempts = 3, backoff = "constant", base = "500ms", jitter = "{jitter}" }}"#
+        )
+    };
+    let toml = scenario(
+        "rate = 10\ndeadline = \"1s\"",
+        "work = \"1ms\"",
+        "",
+        &retry("none"),
+    );
+    let w = warnings(&toml);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(
+        (w[0].0.as_str(), w[0].1.as_str()),
+        ("retry-cannot-fit", "policy.call.retry")
+    );
+    assert!(
+        w[0].2.contains("attempt 3 of 3 can never start"),
+        "{}",
+        w[0].2
+    );
+    assert!(w[0].2.contains("at least 1s in all") && w[0].2.contains("web's 1s deadline"));
+    // Full jitter can draw no wait at all: the same retries can fit.
+    let jittered = scenario(
+        "rate = 10\ndeadline = \"1s\"",
+        "work = \"1ms\"",
+        "",
+        &retry("full"),
+    );
+    assert!(of(&jittered, "retry-cannot-fit").is_empty());
+}
+
+#[test]
+fn a_timed_out_attempt_never_retried_is_found_through_a_propagated_deadline() {
+    // web's attempts last at most 300 ms; api's call to db has 200 ms attempts and 150 ms of
+    // backoff without jitter: after a timeout, the retry would start at 350 ms, past the
+    // 300 ms api has. (With the default full jitter it may start at once: no warning.)
+    let api = "work = \"1ms\"\ncalls = [ { to = \"db\", policy = \"db\" } ]";
+    let db_policy = |extra: &str| {
+        format!(
+            "timeout = \"300ms\"\n\n[policy.db]\ntimeout = \"200ms\"\nretry = {{ attempts = 2, \
+             backoff = \"constant\", base = \"150ms\", jitter = \"none\" }}\n{extra}"
+        )
+    };
+    let toml = scenario("rate = 10", api, "work = \"1ms\"", &db_policy(""));
+    let m = of(&toml, "retry-cannot-fit");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].starts_with("api -> db: attempt 2 of 2 never follows a timed-out attempt"));
+    assert!(
+        m[0].contains("350ms") && m[0].contains("web -> api's 300ms timeout"),
+        "{}",
+        m[0]
+    );
+    // 100 ms attempts fit: 100 + 150 = 250 ms, 50 ms left.
+    let short = toml.replace("timeout = \"200ms\"", "timeout = \"100ms\"");
+    assert!(of(&short, "retry-cannot-fit").is_empty());
+    // Retrying only fast failures: a timeout is not retried, so nothing is promised.
+    let fast = toml.replace(
+        "jitter = \"none\" }",
+        "jitter = \"none\", on = [\"unavailable\"] }",
+    );
+    assert!(of(&fast, "retry-cannot-fit").is_empty());
+    let jittered = toml.replace("jitter = \"none\"", "jitter = \"full\"");
+    assert!(of(&jittered, "retry-cannot-fit").is_empty());
+}
+
+#[test]
+fn an_inverted_timeout_is_found_only_when_the_deadline_is_not_propagated() {
+    // web waits 100 ms an attempt; api's call to db waits 1 s and ignores that deadline.
+    let api = "work = \"10ms\"\ncalls = [ { to = \"db\", policy = \"api-db\" } ]";
+    let policy = |propagate: bool, t: &str| {
+        format!(
+            "timeout = \"100ms\"\n\n[policy.api-db]\ntimeout = \"{t}\"\npropagate_deadline = {propagate}"
+        )
+    };
+    let toml = scenario("rate = 10", api, "work = \"5ms\"", &policy(false, "1s"));
+    let w = warnings(&toml);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(
+        (w[0].0.as_str(), w[0].1.as_str()),
+        ("inverted-timeout", "policy.api-db.timeout")
+    );
+    assert!(
+        w[0].2.contains("waits up to 1s") && w[0].2.contains("at most 100ms"),
+        "{}",
+        w[0].2
+    );
+    // Propagated, the 1 s timeout is cut at web's deadline: harmless.
+    assert!(
+        warnings(&scenario(
+            "rate = 10",
+            api,
+            "work = \"5ms\"",
+            &policy(true, "1s")
+        ))
+        .is_empty()
+    );
+    // Not propagated but shorter than the caller's wait: ordered.
+    assert!(
+        warnings(&scenario(
+            "rate = 10",
+            api,
+            "work = \"5ms\"",
+            &policy(false, "50ms")
+        ))
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_timeout_below_the_median_adds_the_work_and_the_calls_it_waits_for() {
+    // api: exponential work, mean 100 ms (median 69.3 ms), then db's constant 20 ms: 89.3 ms.
+    let api = |call: &str| {
+        format!("work = {{ dist = \"exponential\", mean = \"100ms\" }}\ncalls = [ {call} ]")
+    };
+    let db = "work = \"20ms\"";
+    let plain = api("{ to = \"db\" }");
+    let toml = scenario("rate = 10", &plain, db, "timeout = \"80ms\"");
+    let w = warnings(&toml);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].1, "policy.call.timeout");
+    assert!(
+        w[0].2
+            .contains("about 89.315ms: api's work 69.315ms + db 20ms"),
+        "{}",
+        w[0].2
+    );
+    assert!(warnings(&scenario("rate = 10", &plain, db, "timeout = \"95ms\"")).is_empty());
+    // db behind a 5 ms timeout adds at most 5 ms: 74.3 ms, under 80.
+    let optional = api("{ to = \"db\", policy = \"quick\", optional = true }");
+    let quick = "timeout = \"80ms\"\n\n[policy.quick]\ntimeout = \"5ms\"";
+    let w = warnings(&scenario("rate = 10", &optional, db, quick));
+    // Only the 5 ms timeout itself, under db's 20 ms.
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].1, "policy.quick.timeout");
+    // A step made by half the requests is not in the median.
+    let maybe = api("{ to = \"db\", p = 0.5 }");
+    assert!(warnings(&scenario("rate = 10", &maybe, db, "timeout = \"80ms\"")).is_empty());
+    // A client's deadline is a timeout too.
+    let late = scenario("rate = 10\ndeadline = \"50ms\"", &plain, db, "");
+    assert_eq!(warnings(&late)[0].1, "client.web.deadline");
+}
+
+#[test]
+fn a_breaker_whose_window_cannot_hold_min_calls_is_found_at_the_peak_rate() {
+    let breaker = |window: &str| {
+        format!("breaker = {{ window = {window}, min_calls = 100, failure_rate = 0.5 }}")
+    };
+    // 5 calls/s into a 10 s window: 50 calls, under 100.
+    let toml = scenario("rate = 5", "work = \"1ms\"", "", &breaker("\"10s\""));
+    let m = of(&toml, "breaker-min-calls");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].contains("peak rate of 5.00 calls/s") && m[0].contains("at most 50.0 calls"));
+    // A phase at 20 calls/s fills it (200 calls).
+    let peak = scenario(
+        "rate = 5\nphases = [ { at = \"5s\", rate = 20 } ]",
+        "work = \"1ms\"",
+        "",
+        &breaker("\"10s\""),
+    );
+    assert!(of(&peak, "breaker-min-calls").is_empty());
+    // Per attempt, three attempts a call when every one fails: up to 150 calls.
+    let retried = format!("{}\nretry = {{ attempts = 3 }}", breaker("\"10s\""));
+    assert!(
+        of(
+            &scenario("rate = 5", "work = \"1ms\"", "", &retried),
+            "breaker-min-calls"
+        )
+        .is_empty()
+    );
+    // A count window of 50 never holds 100, whatever the load.
+    let count = scenario("rate = 500", "work = \"1ms\"", "", &breaker("50"));
+    assert!(of(&count, "breaker-min-calls")[0].contains("judges after 50 calls, not 100"));
+}
+
+#[test]
+fn a_budget_floor_that_outweighs_its_ratio_is_found_and_a_fault_that_raises_the_load_counts() {
+    // 50 calls/s: the 10/s floor is 20% of calls, on top of the 10% ratio.
+    let policy = "retry = { attempts = 3, budget = 0.1 }";
+    let toml = scenario("rate = 50", "work = \"1ms\"", "", policy);
+    let m = of(&toml, "budget-floor");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].contains("allows 20.0% of calls on top of its 10.0% ratio: 30.0% in all"));
+    assert!(warnings(&scenario("rate = 500", "work = \"1ms\"", "", policy)).is_empty());
+    // api calls db on 5% of requests, but a branch fault makes it every request: at 1000/s the
+    // ratio holds (cold-cache).
+    let api =
+        "work = \"1ms\"\ncalls = [ { to = \"db\", policy = \"db\", p = 0.05, name = \"miss\" } ]";
+    let with_db = |fault: &str| {
+        format!(
+            "{}\n[policy.db]\n{policy}\n{fault}",
+            scenario("rate = 1000", api, "work = \"1ms\"", "")
+        )
+    };
+    assert_eq!(of(&with_db(""), "budget-floor").len(), 1);
+    let flushed = "[[fault]]\nkind = \"branch\"\ntarget = \"api\"\nstep = \"miss\"\np = 1\nstart = \"2s\"\nend = \"4s\"";
+    assert!(of(&with_db(flushed), "budget-floor").is_empty());
+}
+
+#[test]
+fn a_hedge_before_the_median_is_found_and_a_learned_delay_is_not() {
+    let db = "work = { dist = \"uniform\", min = \"40ms\", max = \"60ms\" }";
+    let toml = scenario("rate = 10", db, "", "hedge = { delay = \"10ms\" }");
+    let w = warnings(&toml);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(
+        (w[0].0.as_str(), w[0].1.as_str()),
+        ("hedge-below-median", "policy.call.hedge.delay")
+    );
+    assert!(w[0].2.contains("about 50ms"), "{}", w[0].2);
+    assert!(
+        warnings(&scenario(
+            "rate = 10",
+            db,
+            "",
+            "hedge = { delay = \"55ms\" }"
+        ))
+        .is_empty()
+    );
+    assert!(
+        warnings(&scenario(
+            "rate = 10",
+            db,
+            "",
+            "hedge = { delay = \"p40\" }"
+        ))
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_bulkhead_under_littles_law_is_found_at_the_base_rate() {
+    // 300 calls/s × 550 ms = 165 in flight (seed 002's payment calls).
+    let bulkhead = |n: u32| format!("bulkhead = {{ max_concurrent = {n} }}");
+    let toml = scenario("rate = 300", "work = \"550ms\"", "", &bulkhead(160));
+    let m = of(&toml, "bulkhead-below-little");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("below the 165 calls") && m[0].contains("300 calls/s"),
+        "{}",
+        m[0]
+    );
+    assert!(
+        warnings(&scenario(
+            "rate = 300",
+            "work = \"550ms\"",
+            "",
+            &bulkhead(170)
+        ))
+        .is_empty()
+    );
+    // Cut at a 100 ms timeout, a permit is held 100 ms: 30 in flight.
+    let timed = format!("{}\ntimeout = \"100ms\"", bulkhead(40));
+    let timed = scenario("rate = 300", "work = \"550ms\"", "", &timed);
+    assert!(of(&timed, "bulkhead-below-little").is_empty());
+    // A closed loop's rate is not known beforehand: nothing is claimed.
+    let closed = scenario(
+        "arrival = \"closed\"\nusers = 500",
+        "work = \"550ms\"",
+        "",
+        &bulkhead(1),
+    );
+    assert!(of(&closed, "bulkhead-below-little").is_empty());
+}
+
+#[test]
+fn allow_silences_a_lint_by_id_and_an_unknown_id_is_an_error() {
+    let toml = scenario(
+        "rate = 10",
+        "work = \"50ms\"",
+        "",
+        "hedge = { delay = \"10ms\" }",
+    );
+    let allowed = toml.replace(
+        "duration = \"10s\"",
+        "duration = \"10s\"\nallow = [\"hedge-below-median\"]",
+    );
+    assert!(warnings(&allowed).is_empty());
+    let typo = toml.replace(
+        "duration = \"10s\"",
+        "duration = \"10s\"\nallow = [\"hedge-below-medain\"]",
+    );
+    let e = cascade::scenario::load_str("lint.toml", &typo, &[]).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("lint.toml:5:") && text.contains("field `scenario.allow.0`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("did you mean `hedge-below-median`?"),
+        "{text}"
+    );
+}
+
+#[test]
+fn commands_warn_on_stderr_and_deny_warnings_exits_2() {
+    let dir = scratch("lints-cli");
+    let path = dir.join("hedge.toml");
+    let toml = scenario(
+        "rate = 10",
+        "work = \"50ms\"",
+        "",
+        "hedge = { delay = \"10ms\" }",
+    )
+    .replace("duration = \"10s\"", "duration = \"1s\"");
+    std::fs::write(&path, toml).unwrap();
+    let file = path.to_str().unwrap();
+    let out = cascade(&["validate", file], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning[hedge-below-median]: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hedge.toml:23:11: field `policy.call.hedge.delay`"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with(": ok (1 clients, 2 services, 1 edges)\n")
+    );
+    let denied = cascade(&["validate", "--deny-warnings", file], 2);
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("1 lint warning and --deny-warnings"));
+    let out_dir = dir.join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    cascade(
+        &["run", "--deny-warnings", file, "--out", out_dir, "--quiet"],
+        2,
+    );
+    assert!(
+        !std::path::Path::new(out_dir).exists(),
+        "nothing written on exit 2"
+    );
+    // A sweep warns once, not once per point.
+    let sweep = cascade(
+        &[
+            "sweep",
+            file,
+            "--param",
+            "client.web.rate=5,10,20",
+            "--out",
+            out_dir,
+            "--quiet",
+        ],
+        0,
+    );
+    let stderr = String::from_utf8_lossy(&sweep.stderr);
+    assert_eq!(stderr.matches("warning[").count(), 1, "{stderr}");
+    cascade(
+        &[
+            "sweep",
+            "--deny-warnings",
+            file,
+            "--param",
+            "client.web.rate=5,10",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn a_variant_warns_for_what_the_base_does_not_have() {
+    let dir = scratch("lints-variant");
+    let path = dir.join("v.toml");
+    let toml = scenario(
+        "rate = 10",
+        "work = \"50ms\"",
+        "",
+        "hedge = { delay = \"60ms\" }",
+    ) + "\n[[variant]]\nname = \"eager\"\nset = { \"policy.call.hedge.delay\" = \"5ms\" }\n";
+    std::fs::write(&path, toml).unwrap();
+    let out = cascade(&["validate", path.to_str().unwrap()], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("warning[").count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("in variant `eager`: warning[hedge-below-median]: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("variant `eager` set policy.call.hedge.delay=\"5ms\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn every_committed_scenario_passes_with_deny_warnings() {
+    // Scenarios that break a rule on purpose allow it, with a comment saying why.
+    for entry in std::fs::read_dir(repo().join("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let s = cascade::scenario::load_with_variants(&path, &[]).unwrap();
+            for (name, scenario) in &s {
+                let w = scenario.warnings();
+                assert!(w.is_empty(), "{} {name:?}: {}", path.display(), w[0]);
+            }
+        }
+    }
+}
