@@ -83,7 +83,11 @@ pub fn load_policy(
     name: &str,
 ) -> Result<crate::model::Policy> {
     let text = read::read_scenario(path)?;
-    let src = Source::parse(&path.display().to_string(), &text, overrides)?;
+    let src = std::sync::Arc::new(Source::parse(
+        &path.display().to_string(),
+        &text,
+        overrides,
+    )?);
     let raw: schema::RawScenario = src.deserialize()?;
     compile::compile(&raw, &src)?;
     let Some(p) = raw.policy.get(name) else {
