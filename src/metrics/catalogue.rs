@@ -20,6 +20,16 @@ const fn doc(pattern: &'static str, unit: &'static str, meaning: &'static str) -
 /// bucket in timeseries.csv); means and percentiles are over the events they name.
 pub const CATALOGUE: &[MetricDoc] = &[
     doc(
+        "client.<c>.pool.<p>.in_use_mean",
+        "count",
+        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only)",
+    ),
+    doc(
+        "client.<c>.pool.<p>.waiting_mean",
+        "count",
+        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run (summary only)",
+    ),
+    doc(
         "client.<c>.requests",
         "count",
         "logical requests the client started",
@@ -125,6 +135,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "service.<s>.in_flight_end",
         "count",
         "arrivals still queued or in work when the run ended (summary only): arrivals = answers + unanswered + this, with no warm-up",
+    ),
+    doc(
+        "service.<s>.pool.<p>.in_use_mean",
+        "count",
+        "permits of the service's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only), summed over its instances; the pool's paths each count their own rejected_bulkhead",
+    ),
+    doc(
+        "service.<s>.pool.<p>.waiting_mean",
+        "count",
+        "calls waiting in line for a permit of the service's pool `<p>`, time average over the measured run (summary only), summed over its instances",
     ),
     doc(
         "service.<s>.served",

@@ -172,6 +172,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Res<super::Scenario> {
         fallbacks: ctx.fallbacks,
     };
     super::limits::check(&model, src)?;
+    super::pools::check(&model, src)?;
     Ok(super::Scenario {
         model,
         expects,

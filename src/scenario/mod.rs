@@ -22,6 +22,7 @@ mod names;
 mod operation;
 mod overload;
 mod policy;
+mod pools;
 mod read;
 pub mod schema;
 mod schema_fault;

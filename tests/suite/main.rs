@@ -17,6 +17,7 @@ mod check;
 mod check_library;
 mod check_variants;
 mod cli_tools;
+mod bulkhead_scope;
 mod connection_pool;
 mod deadline_propagation;
 mod dedup;
