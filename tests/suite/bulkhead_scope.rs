@@ -130,3 +130,39 @@ fn a_full_whole_call_bulkhead_refuses_before_the_first_attempt() {
     let held = metric(&m, "client.c.pool.p.in_use_mean");
     assert!((held - 2.0).abs() < 0.01, "{held}");
 }
+
+#[test]
+fn a_pools_paths_must_agree_and_its_keys_are_checked() {
+    use crate::bad_input::{Case, GOOD};
+    let c = Case::new("bulkhead-scope");
+    // Two of api's paths name pool `pg`, through policies that disagree on one setting.
+    let shared = |first: &str, second: &str| {
+        GOOD.replace(
+            r#"calls = [ { to = "db", policy = "db-client" } ]"#,
+            r#"calls = [ { to = "db", policy = "db-client" }, { to = "db", policy = "db-other" } ]"#,
+        ) + &format!(
+            "bulkhead = {{ pool = \"pg\"{first} }}\n\n[policy.db-other]\nbulkhead = {{ pool = \"pg\"{second} }}\n"
+        )
+    };
+    c.rejects(
+        &shared(", max_concurrent = 40", ", max_concurrent = 20"),
+        &[
+            "scenario.toml:29",
+            "policy.db-other.bulkhead.max_concurrent",
+            "service `api` shares pool `pg` between policies `db-client` and `db-other`",
+        ],
+    );
+    c.rejects(
+        &shared(r#", wraps = "call""#, ""),
+        &["policy.db-other.bulkhead.wraps", "must agree"],
+    );
+    let with = |b: &str| GOOD.to_string() + &format!("bulkhead = {{ {b} }}\n");
+    c.rejects(
+        &with(r#"pool = "pg pool""#),
+        &["policy.db-client.bulkhead.pool", "not a valid name"],
+    );
+    c.rejects(
+        &with(r#"wraps = "retry""#),
+        &["policy.db-client.bulkhead.wraps", "attempt", "call"],
+    );
+}
