@@ -130,8 +130,13 @@ impl Simulation {
             Admission::Queued => {
                 let until = now.saturating_add(bulkhead.max_wait()).min(call.deadline);
                 call.phase = Phase::WaitingPermit;
-                self.queue
-                    .push(until, Event::PermitTimeout { call: cr, attempt: 0 });
+                self.queue.push(
+                    until,
+                    Event::PermitTimeout {
+                        call: cr,
+                        attempt: 0,
+                    },
+                );
                 false
             }
             Admission::Rejected => {

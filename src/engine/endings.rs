@@ -4,9 +4,9 @@
 
 use super::arena::Ref;
 use super::attempt_end::EndedAttempt;
+use super::policy_state::Bulkheads;
 use super::queue::EventQueue;
 use super::sim::{Simulation, spec_of};
-use super::policy_state::Bulkheads;
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
@@ -228,7 +228,15 @@ impl Simulation {
         let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
         let state = &mut self.policies[call.slot as usize];
         let queue = &mut self.queue;
-        end_call_in_policies(state, &mut self.bulkheads, queue, now, cr, call, permit_back);
+        end_call_in_policies(
+            state,
+            &mut self.bulkheads,
+            queue,
+            now,
+            cr,
+            call,
+            permit_back,
+        );
         // The breaker judges the dependency, not the fallback's rescue; and a call the
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
@@ -278,7 +286,15 @@ impl Simulation {
         );
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
             let queue = &mut self.queue;
-            end_call_in_policies(state, &mut self.bulkheads, queue, now, cr, call, permit_back);
+            end_call_in_policies(
+                state,
+                &mut self.bulkheads,
+                queue,
+                now,
+                cr,
+                call,
+                permit_back,
+            );
             if let Some(i) = call.breaker {
                 state.breakers[i as usize].release_unused(call.breaker_epoch);
             }

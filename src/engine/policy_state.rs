@@ -116,7 +116,8 @@ impl Pools {
             Some(&shared) => Some(shared),
             None => {
                 pool.instances.push(next);
-                self.bulkheads.push(Bulkhead::measured_from(cfg.clone(), warmup));
+                self.bulkheads
+                    .push(Bulkhead::measured_from(cfg.clone(), warmup));
                 Some(next)
             }
         }

@@ -42,9 +42,14 @@ impl Model {
         clients.chain(services).collect()
     }
 
-    fn with_fallbacks<'a>(&'a self, calls: impl Iterator<Item = &'a CallSpec>) -> Vec<&'a CallSpec> {
+    fn with_fallbacks<'a>(
+        &'a self,
+        calls: impl Iterator<Item = &'a CallSpec>,
+    ) -> Vec<&'a CallSpec> {
         let main: Vec<&CallSpec> = calls.collect();
-        let fallbacks = main.iter().filter_map(|c| c.fallback.map(|f| &self.fallbacks[f]));
+        let fallbacks = main
+            .iter()
+            .filter_map(|c| c.fallback.map(|f| &self.fallbacks[f]));
         main.iter().copied().chain(fallbacks).collect()
     }
 
@@ -53,7 +58,10 @@ impl Model {
     pub fn named_pools(&self) -> Vec<String> {
         let mut pools = std::collections::BTreeSet::new();
         for caller in self.callers() {
-            let named = caller.calls.iter().filter_map(|c| c.policy.bulkhead.as_ref()?.pool.clone());
+            let named = caller
+                .calls
+                .iter()
+                .filter_map(|c| c.policy.bulkhead.as_ref()?.pool.clone());
             let who = format!("{}.{}", caller.kind, caller.name);
             pools.extend(named.map(|p| pool_prefix(&who, &p)));
         }

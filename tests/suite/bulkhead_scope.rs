@@ -103,7 +103,10 @@ fn a_permit_around_the_call_is_held_through_the_backoff() {
     // permits held; per attempt only the two attempts' 200 ms: 2.
     let whole = metric(&retried_timeouts("call", ""), "client.c.pool.p.in_use_mean");
     assert!((whole - 4.0).abs() < 1e-6, "{whole}");
-    let each = metric(&retried_timeouts("attempt", ""), "client.c.pool.p.in_use_mean");
+    let each = metric(
+        &retried_timeouts("attempt", ""),
+        "client.c.pool.p.in_use_mean",
+    );
     assert!((each - 2.0).abs() < 1e-6, "{each}");
 }
 
@@ -126,7 +129,10 @@ fn a_full_whole_call_bulkhead_refuses_before_the_first_attempt() {
     assert_eq!(metric(&m, "client.c.errors.bulkhead_full"), refused);
     assert!((refused / calls - 0.5).abs() < 0.01, "{refused} of {calls}");
     let attempts = metric(&m, "edge.c.db.attempts");
-    assert!(((calls - refused) * 2.0 - attempts).abs() <= 2.0, "{attempts}");
+    assert!(
+        ((calls - refused) * 2.0 - attempts).abs() <= 2.0,
+        "{attempts}"
+    );
     let held = metric(&m, "client.c.pool.p.in_use_mean");
     assert!((held - 2.0).abs() < 0.01, "{held}");
 }
