@@ -20,16 +20,6 @@ const fn doc(pattern: &'static str, unit: &'static str, meaning: &'static str) -
 /// bucket in timeseries.csv); means and percentiles are over the events they name.
 pub const CATALOGUE: &[MetricDoc] = &[
     doc(
-        "client.<c>.pool.<p>.in_use_mean",
-        "count",
-        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only)",
-    ),
-    doc(
-        "client.<c>.pool.<p>.waiting_mean",
-        "count",
-        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run (summary only)",
-    ),
-    doc(
         "client.<c>.requests",
         "count",
         "logical requests the client started",
@@ -43,6 +33,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "client.<c>.in_flight_end",
         "count",
         "requests still unanswered when the run ended (summary only): requests = success + errors + this, with no warm-up",
+    ),
+    doc(
+        "client.<c>.pool.<p>.in_use_mean",
+        "count",
+        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only)",
+    ),
+    doc(
+        "client.<c>.pool.<p>.waiting_mean",
+        "count",
+        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run (summary only)",
     ),
     doc(
         "client.<c>.success",

@@ -6,9 +6,18 @@
 //! its backoffs and retries (`wraps = "call"`). Paths of one caller naming the same `pool`
 //! share one `Bulkhead`: one permit count, one line of waiters.
 
-use crate::model::Wraps;
 use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// What a circuit breaker or a bulkhead wraps: each attempt, or the whole call with its
+/// retries (`breaker.wraps`, `bulkhead.wraps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wraps {
+    #[default]
+    Attempt,
+    Call,
+}
 
 /// When a bulkhead permit comes back: when the caller stops waiting for the attempt (its reply
 /// or its timeout, resilience4j's semaphore), or only once the callee's answer has reached the
