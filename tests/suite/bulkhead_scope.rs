@@ -172,3 +172,44 @@ fn a_pools_paths_must_agree_and_its_keys_are_checked() {
         &["policy.db-client.bulkhead.wraps", "attempt", "call"],
     );
 }
+
+#[test]
+fn waiting_for_a_whole_call_permit_counts_against_the_deadline() {
+    // One connection, held 1 s by each query the database works on (release = "answer"),
+    // while callers give up after 30 ms: every caller that waits reaches its deadline D first
+    // (max_wait 1 s is longer), so the calls end deadline_exceeded, never bulkhead_full, and
+    // about one query a second is sent: the one waiting when the connection comes back.
+    let m = run(r#"
+[scenario]
+name = "wait-for-call-permit"
+duration = "30s"
+warmup = "5s"
+
+[[client]]
+name = "c"
+target = "db"
+arrival = "constant"
+rate = 100
+deadline = "30ms"
+policy = "p"
+
+[[service]]
+name = "db"
+workers = 1000
+work = "1s"
+
+[policy.p]
+bulkhead = { max_concurrent = 1, queue = 5, max_wait = "1s", wraps = "call", release = "answer", pool = "p" }
+"#);
+    assert_eq!(metric(&m, "edge.c.db.rejected_bulkhead"), 0.0);
+    assert_eq!(metric(&m, "client.c.errors.bulkhead_full"), 0.0);
+    let calls = metric(&m, "edge.c.db.calls");
+    let late = metric(&m, "client.c.errors.deadline_exceeded");
+    assert!(late / calls > 0.98, "{late} of {calls}");
+    let attempts = metric(&m, "edge.c.db.attempts");
+    // 30 s measured after the warm-up, 100 calls a second: 3,000 calls, 30 queries.
+    assert_eq!(calls, 3000.0);
+    assert!((29.0..=31.0).contains(&attempts), "{attempts} in 30 s");
+    let held = metric(&m, "client.c.pool.p.in_use_mean");
+    assert!(held > 0.99, "the one connection is always out: {held}");
+}
