@@ -90,12 +90,15 @@ impl PolicyState {
     #[inline(always)]
     pub(super) fn release_permit(
         &mut self,
+        bulkheads: &mut super::policy_state::Bulkheads,
         queue: &mut EventQueue<Event>,
         now: u64,
         ended: &EndedAttempt,
     ) {
-        if ended.holds_permit {
-            super::endings::hand_back_permit(self, queue, now);
+        if ended.holds_permit
+            && let Some(b) = self.bulkhead
+        {
+            super::endings::hand_back_permit(bulkheads, b, queue, now);
         }
     }
 

@@ -53,6 +53,7 @@ impl Simulation {
             breaker: None,
             breaker_epoch: 0,
             holds_permit: false,
+            call_permit: false,
             limit_inflight: 0,
             retry_active: false,
             last_delay: 0,
@@ -95,6 +96,7 @@ impl Simulation {
         }
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
+        let permit_for_call = spec.policy.bulkhead_wraps_call();
         if wraps_call {
             if !self.breaker_admits(cr, 0) {
                 self.finish_call(cr, Outcome::BreakerOpen);
@@ -102,7 +104,47 @@ impl Simulation {
             }
             self.calls.get_mut(cr).expect("live").breaker = Some(0);
         }
-        true
+        !permit_for_call || self.take_call_permit(cr, slot)
+    }
+
+    /// A bulkhead around the whole call (`wraps = "call"`) is asked once, after a breaker
+    /// around the call: its permit covers every attempt and backoff. False if the call waits
+    /// for one (attempt 0: `resume` starts its first attempt) or was turned away.
+    #[inline(never)]
+    fn take_call_permit(&mut self, cr: Ref, slot: u32) -> bool {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("live");
+        let edge = spec_of(&self.specs, call.spec).edge;
+        let Some(bulkhead) = self.policies[slot as usize]
+            .bulkhead
+            .map(|b| &mut self.bulkheads[b as usize])
+        else {
+            return true;
+        };
+        match bulkhead.acquire(now, (cr, 0)) {
+            Admission::Granted => {
+                call.holds_permit = true;
+                call.call_permit = true;
+                true
+            }
+            Admission::Queued => {
+                let until = now.saturating_add(bulkhead.max_wait()).min(call.deadline);
+                call.phase = Phase::WaitingPermit;
+                self.queue.push(
+                    until,
+                    Event::PermitTimeout {
+                        call: cr,
+                        attempt: 0,
+                    },
+                );
+                false
+            }
+            Admission::Rejected => {
+                self.rec.edges[edge].rejected_bulkhead += 1;
+                self.finish_call(cr, Outcome::BulkheadFull);
+                false
+            }
+        }
     }
 
     /// Starts the next attempt: deadline check, breaker, bulkhead, then send.
@@ -154,6 +196,7 @@ impl Simulation {
         let call = self.calls.get(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
+        let bulkhead_wraps_call = policy.bulkhead_wraps_call();
         let per_attempt_breaker = policy
             .breaker
             .as_ref()
@@ -197,8 +240,14 @@ impl Simulation {
             let inflight = limiter.inflight();
             self.calls.get_mut(cr).expect("live").limit_inflight = inflight;
         }
-        if let Some(bulkhead) = self.policy_mut(slot).and_then(|p| p.bulkhead.as_mut()) {
-            match bulkhead.acquire((cr, attempt)) {
+        // A permit around the whole call (`wraps = "call"`) is already held.
+        let per_attempt_bulkhead = self
+            .policy_mut(slot)
+            .and_then(|p| p.bulkhead)
+            .filter(|_| !bulkhead_wraps_call);
+        if let Some(b) = per_attempt_bulkhead {
+            let bulkhead = &mut self.bulkheads[b as usize];
+            match bulkhead.acquire(now, (cr, attempt)) {
                 Admission::Granted => self.calls.get_mut(cr).expect("live").holds_permit = true,
                 Admission::Queued => {
                     let until = now.saturating_add(bulkhead.max_wait()).min(deadline);
@@ -399,8 +448,11 @@ impl Simulation {
             .policy
             .bulkhead_releases_on_answer()
         {
-            let (attempt, slot) = (call.attempt, call.slot);
-            self.pool_holds.job_sent(cr, attempt, slot, jr);
+            let held_by = super::endings::permit_holder(call);
+            let pool = self.policies[call.slot as usize]
+                .bulkhead
+                .expect("a permit comes from a bulkhead");
+            self.pool_holds.job_sent(cr, held_by, pool, jr);
         }
     }
 
@@ -467,6 +519,12 @@ impl Simulation {
         }
         match call.phase {
             Phase::Backoff => self.try_attempt(cr),
+            // A permit around the whole call: its first attempt starts, checked as any.
+            Phase::WaitingPermit if attempt == 0 => {
+                call.holds_permit = true;
+                call.call_permit = true;
+                self.try_attempt(cr);
+            }
             Phase::WaitingPermit => {
                 // The permit is the call's now, whatever it does next.
                 call.holds_permit = true;
@@ -498,10 +556,11 @@ impl Simulation {
             return;
         }
         let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
+        let now = self.now;
         let left = self
             .policy_mut(slot)
-            .and_then(|p| p.bulkhead.as_mut())
-            .is_some_and(|b| b.abandon(&(cr, attempt)));
+            .and_then(|p| p.bulkhead)
+            .is_some_and(|b| self.bulkheads[b as usize].abandon(now, &(cr, attempt)));
         // Not waiting any more means a permit was handed over at this very instant: the
         // `Resume` already queued carries on.
         if left {

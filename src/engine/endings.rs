@@ -4,6 +4,7 @@
 
 use super::arena::Ref;
 use super::attempt_end::EndedAttempt;
+use super::policy_state::Bulkheads;
 use super::queue::EventQueue;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
@@ -34,12 +35,14 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         let spec = spec_of(&self.specs, call.spec);
         let slot = call.slot;
-        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call);
+        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, false);
         let mut ended = EndedAttempt::take(call, now, spec.policy.breaker_wraps(Wraps::Attempt));
         ended.holds_permit &= permit_back;
+        // A permit around the whole call outlives the attempt.
+        call.holds_permit = call.call_permit;
         let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
         let state = &mut self.policies[slot as usize];
-        state.release_permit(&mut self.queue, now, &ended);
+        state.release_permit(&mut self.bulkheads, &mut self.queue, now, &ended);
         state.sample_limit(&mut self.rec, edge, now, outcome, &ended);
         state.tell_throttle(now, outcome);
         state.tell_budget(retry, outcome, &ended);
@@ -100,6 +103,15 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("finishing a live call");
         let spec = spec_of(&self.specs, call.spec);
         let latency = spec.policy.fallback.as_ref().map_or(0, |f| f.latency);
+        if call.call_permit {
+            // The fallback stands outside the bulkhead (§1): a permit around the call goes
+            // back before it runs.
+            let back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
+            if back && let Some(b) = self.policies[call.slot as usize].bulkhead {
+                hand_back_permit(&mut self.bulkheads, b, &mut self.queue, now);
+            }
+            (call.holds_permit, call.call_permit) = (false, false);
+        }
         call.fallback_from = Some(outcome);
         call.phase = Phase::Fallback;
         self.rec.edges[spec.edge].fallbacks += 1;
@@ -213,9 +225,18 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let edge = spec.edge;
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
-        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call);
+        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
         let state = &mut self.policies[call.slot as usize];
-        end_call_in_policies(state, &mut self.queue, now, cr, call, permit_back);
+        let queue = &mut self.queue;
+        end_call_in_policies(
+            state,
+            &mut self.bulkheads,
+            queue,
+            now,
+            cr,
+            call,
+            permit_back,
+        );
         // The breaker judges the dependency, not the fallback's rescue; and a call the
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
@@ -261,9 +282,19 @@ impl Simulation {
             spec_of(&self.specs, call.spec),
             cr,
             call,
+            true,
         );
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            end_call_in_policies(state, &mut self.queue, now, cr, call, permit_back);
+            let queue = &mut self.queue;
+            end_call_in_policies(
+                state,
+                &mut self.bulkheads,
+                queue,
+                now,
+                cr,
+                call,
+                permit_back,
+            );
             if let Some(i) = call.breaker {
                 state.breakers[i as usize].release_unused(call.breaker_epoch);
             }
@@ -351,17 +382,18 @@ pub(super) fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transit
 /// its budget no longer counts it.
 fn end_call_in_policies(
     state: &mut PolicyState,
+    bulkheads: &mut Bulkheads,
     queue: &mut super::queue::EventQueue<Event>,
     now: u64,
     cr: Ref,
     call: &Call,
     permit_back: bool,
 ) {
-    if let Some(b) = state.bulkhead.as_mut() {
+    if let Some(b) = state.bulkhead {
         if call.phase == Phase::WaitingPermit {
-            b.abandon(&(cr, call.attempt));
+            bulkheads[b as usize].abandon(now, &(cr, call.attempt));
         } else if call.holds_permit && permit_back {
-            hand_back_permit(state, queue, now);
+            hand_back_permit(bulkheads, b, queue, now);
         }
     }
     if call.limit_inflight > 0
@@ -379,9 +411,15 @@ fn end_call_in_policies(
     }
 }
 
-/// A bulkhead permit comes back: handed to the first waiter, who resumes now, or freed.
-pub(super) fn hand_back_permit(state: &mut PolicyState, queue: &mut EventQueue<Event>, now: u64) {
-    if let Some((next, next_attempt)) = state.bulkhead.as_mut().and_then(|b| b.release()) {
+/// A permit of bulkhead `b` comes back: handed to the first waiter (of whichever path shares
+/// the pool), who resumes now, or freed.
+pub(super) fn hand_back_permit(
+    bulkheads: &mut Bulkheads,
+    b: u32,
+    queue: &mut EventQueue<Event>,
+    now: u64,
+) {
+    if let Some((next, next_attempt)) = bulkheads[b as usize].release(now) {
         queue.push(
             now,
             Event::Resume {
@@ -392,16 +430,27 @@ pub(super) fn hand_back_permit(state: &mut PolicyState, queue: &mut EventQueue<E
     }
 }
 
-/// The caller stops waiting for `call`'s current attempt, which may hold a permit: true if the
-/// permit comes back now. With `release = "answer"` it stays out while a job of the attempt
-/// is (`pool_holds.rs`).
+/// The caller stops waiting for `call`'s current attempt, or (`call_ends`) for the whole call;
+/// either may hold a permit: true if the permit comes back now. A permit around the whole call
+/// (`wraps = "call"`) outlives its attempts and comes back only when the call ends. With
+/// `release = "answer"` it stays out while a job it covers is (`pool_holds.rs`).
 pub(super) fn permit_back_at_caller(
     holds: &mut super::pool_holds::PoolHolds,
     spec: &crate::model::CallSpec,
     cr: Ref,
     call: &Call,
+    call_ends: bool,
 ) -> bool {
+    if call.call_permit && !call_ends {
+        return false;
+    }
     !call.holds_permit
         || !spec.policy.bulkhead_releases_on_answer()
-        || holds.caller_done(cr, call.attempt)
+        || holds.caller_done(cr, permit_holder(call))
+}
+
+/// Which of the call's holds its jobs' permit is recorded under (`pool_holds.rs`): the current
+/// attempt, or 0 for a permit around the whole call.
+pub(super) fn permit_holder(call: &Call) -> u32 {
+    if call.call_permit { 0 } else { call.attempt }
 }

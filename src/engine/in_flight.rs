@@ -55,4 +55,21 @@ impl Simulation {
             .chain(order.edges.iter().map(|e| named(e, &edges)))
             .collect()
     }
+
+    /// Each named pool's permits held and callers waiting, time averages summed over its
+    /// caller's instances (`<caller>.pool.<name>.in_use_mean`, `.waiting_mean`).
+    pub(super) fn pool_means(&self, end: u64) -> Vec<(String, f64)> {
+        let [in_use, waiting] = crate::model::callers::POOL_METRICS;
+        let mut out = Vec::new();
+        for pool in &self.pools {
+            let (mut held, mut queued) = (0.0, 0.0);
+            for &b in &pool.instances {
+                let (h, q) = self.bulkheads[b as usize].means(end);
+                (held, queued) = (held + h, queued + q);
+            }
+            out.push((format!("{}.{in_use}", pool.prefix), held));
+            out.push((format!("{}.{waiting}", pool.prefix), queued));
+        }
+        out
+    }
 }

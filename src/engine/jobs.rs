@@ -341,13 +341,9 @@ impl Simulation {
     /// else holds it (`pool_holds.rs`).
     #[inline(never)]
     fn job_leaves_pool(&mut self, jr: Ref) {
-        if let Some(slot) = self.pool_holds.job_gone(jr) {
+        if let Some(pool) = self.pool_holds.job_gone(jr) {
             let now = self.now;
-            super::endings::hand_back_permit(
-                &mut self.policies[slot as usize],
-                &mut self.queue,
-                now,
-            );
+            super::endings::hand_back_permit(&mut self.bulkheads, pool, &mut self.queue, now);
         }
     }
 

@@ -11,11 +11,11 @@
 use super::arena::Ref;
 use std::collections::HashMap;
 
-/// One attempt's permit: the caller's policy slot it belongs to, how many of its jobs are still
-/// out, and whether the caller still waits.
+/// One attempt's (or, attempt 0, one whole call's) permit: the bulkhead it belongs to, how
+/// many of its jobs are still out, and whether the caller still waits.
 #[derive(Debug, Clone, Copy)]
 struct Hold {
-    slot: u32,
+    pool: u32,
     jobs: u32,
     caller_waits: bool,
 }
@@ -47,11 +47,12 @@ impl PoolHolds {
         self.jobs.is_empty()
     }
 
-    /// Job `job` was sent for attempt `attempt` of `call`, which holds a permit of `slot`.
-    pub fn job_sent(&mut self, call: Ref, attempt: u32, slot: u32, job: Ref) {
+    /// Job `job` was sent for attempt `attempt` of `call` (0: any attempt of a call holding
+    /// one permit throughout), which holds a permit of bulkhead `pool`.
+    pub fn job_sent(&mut self, call: Ref, attempt: u32, pool: u32, job: Ref) {
         let k = key(call, attempt);
         let hold = self.holds.entry(k).or_insert(Hold {
-            slot,
+            pool,
             jobs: 0,
             caller_waits: true,
         });
@@ -76,7 +77,7 @@ impl PoolHolds {
         }
     }
 
-    /// Job `job` is gone. The slot whose permit comes back now, if this was the last thing
+    /// Job `job` is gone. The bulkhead whose permit comes back now, if this was the last thing
     /// holding it.
     pub fn job_gone(&mut self, job: Ref) -> Option<u32> {
         let k = self.jobs.remove(&job_key(job))?;
@@ -86,9 +87,9 @@ impl PoolHolds {
             .expect("a job's hold lives while the job does");
         hold.jobs -= 1;
         if hold.jobs == 0 && !hold.caller_waits {
-            let slot = hold.slot;
+            let pool = hold.pool;
             self.holds.remove(&k);
-            Some(slot)
+            Some(pool)
         } else {
             None
         }

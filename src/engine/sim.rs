@@ -29,6 +29,9 @@ pub struct Simulation {
     /// Policy state per (call spec, caller instance); `policy_base[spec.id]` is the first.
     pub(super) policies: Vec<PolicyState>,
     pub(super) policy_base: Vec<u32>,
+    /// Every bulkhead (`PolicyState::bulkhead` indexes it), and the named pools among them.
+    pub(super) bulkheads: super::policy_state::Bulkheads,
+    pub(super) pools: Vec<super::policy_state::NamedPool>,
     /// Metrics slots (`metrics::slots`): a job of operation `k` of service `s` records on
     /// `slot_base[s] + k`; mix entry `k` of client `c` on `client_slot_base[c] + k`.
     pub(super) slot_base: Vec<u32>,
@@ -196,6 +199,8 @@ impl Simulation {
             faults,
             policies: layout.states,
             policy_base: layout.base,
+            bulkheads: layout.bulkheads,
+            pools: layout.pools,
             now: 0,
             end: model.end(),
             queue: EventQueue::default(),
@@ -372,8 +377,10 @@ impl Simulation {
         };
         let peak_in_flight = self.calls.capacity() + self.jobs.capacity();
         let unfinished = self.unfinished();
+        let pools = self.pool_means(stop_ns);
         let mut metrics = self.rec.finish(stop_ns);
         metrics.summary.extend(unfinished);
+        metrics.summary.extend(pools);
         let facts = [
             f64::from(u8::from(stop_ns < self.end)),
             stop_ns as f64 / 1e9,

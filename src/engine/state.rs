@@ -77,7 +77,10 @@ pub struct Call {
     /// breaker's epoch when it let the attempt through.
     pub breaker: Option<u32>,
     pub breaker_epoch: u32,
+    /// A bulkhead permit is held: the current attempt's, or (`call_permit`) the call's own,
+    /// held across its backoffs and retries (`bulkhead.wraps = "call"`).
     pub holds_permit: bool,
+    pub call_permit: bool,
     /// The adaptive limit's count of calls in flight when this attempt took its permit (the
     /// library's sample `inflight`); 0 while it holds none.
     pub limit_inflight: u32,
@@ -292,7 +295,9 @@ pub struct PolicyState {
     /// One breaker, or one per callee instance (`scope = "instance"`).
     pub breakers: Vec<crate::policy::breaker::Breaker>,
     pub budget: Option<crate::policy::budget::Budget>,
-    pub bulkhead: Option<crate::policy::bulkhead::Bulkhead<(Ref, u32)>>,
+    /// The bulkhead this path takes permits from (`Simulation::bulkheads`): its own, or its
+    /// caller instance's named pool.
+    pub bulkhead: Option<u32>,
     pub throttle: Option<crate::policy::throttle::Throttle>,
     pub hedge: Option<crate::policy::hedge::LatencyTracker>,
     pub hedge_budget: Option<crate::policy::budget::Budget>,

@@ -35,6 +35,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "requests still unanswered when the run ended (summary only): requests = success + errors + this, with no warm-up",
     ),
     doc(
+        "client.<c>.pool.<p>.in_use_mean",
+        "count",
+        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only)",
+    ),
+    doc(
+        "client.<c>.pool.<p>.waiting_mean",
+        "count",
+        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run (summary only)",
+    ),
+    doc(
         "client.<c>.success",
         "count",
         "requests answered ok or degraded within the deadline",
@@ -125,6 +135,16 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "service.<s>.in_flight_end",
         "count",
         "arrivals still queued or in work when the run ended (summary only): arrivals = answers + unanswered + this, with no warm-up",
+    ),
+    doc(
+        "service.<s>.pool.<p>.in_use_mean",
+        "count",
+        "permits of the service's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only), summed over its instances; the pool's paths each count their own rejected_bulkhead",
+    ),
+    doc(
+        "service.<s>.pool.<p>.waiting_mean",
+        "count",
+        "calls waiting in line for a permit of the service's pool `<p>`, time average over the measured run (summary only), summed over its instances",
     ),
     doc(
         "service.<s>.served",

@@ -29,7 +29,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 25] = [
+    const LOWER: [&str; 26] = [
         "abandoned",
         "diverged",
         "amplification",
@@ -43,6 +43,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "in_flight_end",
         "in_system_mean",
         "queue_mean",
+        "waiting_mean",
         "rejected",
         "rejected_breaker",
         "rejected_bulkhead",

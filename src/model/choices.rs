@@ -61,14 +61,8 @@ impl Criticality {
     }
 }
 
-/// What a circuit breaker wraps: each attempt, or the whole call with its retries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Wraps {
-    #[default]
-    Attempt,
-    Call,
-}
+/// What a breaker or a bulkhead wraps (kept with the bulkhead, whose config names it).
+pub use crate::policy::bulkhead::Wraps;
 
 /// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
 /// instance of it.

@@ -1,5 +1,6 @@
 //! The validated model a run simulates: dense ids, units resolved, every reference checked.
 
+pub mod callers;
 pub mod choices;
 pub mod fault;
 pub mod latency;
@@ -381,6 +382,12 @@ impl Policy {
     /// pool), not only while the caller waits.
     pub fn bulkhead_releases_on_answer(&self) -> bool {
         (self.bulkhead.as_ref()).is_some_and(|b| b.release == BulkheadRelease::Answer)
+    }
+
+    /// Whether this path's bulkhead permit covers the whole call (`wraps = "call"`), taken
+    /// before the first attempt and held across backoffs and retries.
+    pub fn bulkhead_wraps_call(&self) -> bool {
+        (self.bulkhead.as_ref()).is_some_and(|b| b.wraps == Wraps::Call)
     }
 }
 

@@ -2,10 +2,22 @@
 //! wait, first come first served, for at most `max_wait`; the rest are rejected at once
 //! (resilience4j SemaphoreBulkhead: `maxConcurrentCalls`, `maxWaitDuration`; queue 0 and wait 0
 //! reject immediately, its default). A permit is held for one attempt and released when the
-//! attempt ends, before any backoff sleep.
+//! attempt ends, before any backoff sleep (`wraps = "attempt"`), or for the whole call, across
+//! its backoffs and retries (`wraps = "call"`). Paths of one caller naming the same `pool`
+//! share one `Bulkhead`: one permit count, one line of waiters.
 
 use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// What a circuit breaker or a bulkhead wraps: each attempt, or the whole call with its
+/// retries (`breaker.wraps`, `bulkhead.wraps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wraps {
+    #[default]
+    Attempt,
+    Call,
+}
 
 /// When a bulkhead permit comes back: when the caller stops waiting for the attempt (its reply
 /// or its timeout, resilience4j's semaphore), or only once the callee's answer has reached the
@@ -27,6 +39,12 @@ pub struct BulkheadConfig {
     pub max_wait: u64,
     /// When a permit comes back (`bulkhead.release`).
     pub release: BulkheadRelease,
+    /// What a permit covers: one attempt, or the whole call with its retries
+    /// (`bulkhead.wraps`).
+    pub wraps: Wraps,
+    /// The caller's pool this bulkhead is, shared with its other paths naming it
+    /// (`bulkhead.pool`); `None`: the path's own.
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,23 +59,47 @@ pub struct Bulkhead<T> {
     cfg: BulkheadConfig,
     in_use: u32,
     waiting: VecDeque<T>,
+    /// Time integrals of `in_use` and of the line's length over `[from, since)` (permit·ns),
+    /// for the pool's time averages over the measured part of a run (`from`: its warm-up).
+    in_use_area: u128,
+    waiting_area: u128,
+    since: u64,
+    from: u64,
 }
 
 impl<T: PartialEq> Bulkhead<T> {
     pub fn new(cfg: BulkheadConfig) -> Bulkhead<T> {
+        Bulkhead::measured_from(cfg, 0)
+    }
+
+    /// A bulkhead whose time averages leave out `[0, from)` (a run's warm-up).
+    pub fn measured_from(cfg: BulkheadConfig, from: u64) -> Bulkhead<T> {
         Bulkhead {
             cfg,
             in_use: 0,
             waiting: VecDeque::new(),
+            in_use_area: 0,
+            waiting_area: 0,
+            since: 0,
+            from,
         }
+    }
+
+    /// Brings the time integrals up to `now`, before a count changes.
+    fn advance(&mut self, now: u64) {
+        let dt = u128::from(now.saturating_sub(self.since.max(self.from)));
+        self.in_use_area += dt * u128::from(self.in_use);
+        self.waiting_area += dt * self.waiting.len() as u128;
+        self.since = self.since.max(now);
     }
 
     pub fn max_wait(&self) -> u64 {
         self.cfg.max_wait
     }
 
-    /// Asks for a permit for `who`.
-    pub fn acquire(&mut self, who: T) -> Admission {
+    /// Asks for a permit for `who` at `now`.
+    pub fn acquire(&mut self, now: u64, who: T) -> Admission {
+        self.advance(now);
         if self.in_use < self.cfg.max_concurrent {
             self.in_use += 1;
             Admission::Granted
@@ -69,8 +111,9 @@ impl<T: PartialEq> Bulkhead<T> {
         }
     }
 
-    /// Returns a permit; the first waiter, if any, gets it (and is returned).
-    pub fn release(&mut self) -> Option<T> {
+    /// Returns a permit at `now`; the first waiter, if any, gets it (and is returned).
+    pub fn release(&mut self, now: u64) -> Option<T> {
+        self.advance(now);
         match self.waiting.pop_front() {
             Some(next) => Some(next),
             None => {
@@ -80,8 +123,9 @@ impl<T: PartialEq> Bulkhead<T> {
         }
     }
 
-    /// Removes a waiter that gave up; true if it was waiting.
-    pub fn abandon(&mut self, who: &T) -> bool {
+    /// Removes a waiter that gave up at `now`; true if it was waiting.
+    pub fn abandon(&mut self, now: u64, who: &T) -> bool {
+        self.advance(now);
         match self.waiting.iter().position(|w| w == who) {
             Some(i) => {
                 self.waiting.remove(i);
@@ -93,6 +137,15 @@ impl<T: PartialEq> Bulkhead<T> {
 
     pub fn in_use(&self) -> u32 {
         self.in_use
+    }
+
+    /// Permits held and callers waiting, each averaged over `[from, end)`.
+    pub fn means(&self, end: u64) -> (f64, f64) {
+        let dt = u128::from(end.saturating_sub(self.since.max(self.from)));
+        let in_use = self.in_use_area + dt * u128::from(self.in_use);
+        let waiting = self.waiting_area + dt * self.waiting.len() as u128;
+        let span = end.saturating_sub(self.from).max(1) as f64;
+        (in_use as f64 / span, waiting as f64 / span)
     }
 }
 
@@ -107,14 +160,16 @@ mod tests {
             queue: 1,
             max_wait: 10,
             release: Default::default(),
+            wraps: Default::default(),
+            pool: None,
         });
-        assert_eq!(b.acquire(1), Admission::Granted);
-        assert_eq!(b.acquire(2), Admission::Granted);
-        assert_eq!(b.acquire(3), Admission::Queued);
-        assert_eq!(b.acquire(4), Admission::Rejected);
-        assert_eq!(b.release(), Some(3), "the waiter takes the permit");
+        assert_eq!(b.acquire(0, 1), Admission::Granted);
+        assert_eq!(b.acquire(0, 2), Admission::Granted);
+        assert_eq!(b.acquire(0, 3), Admission::Queued);
+        assert_eq!(b.acquire(0, 4), Admission::Rejected);
+        assert_eq!(b.release(0), Some(3), "the waiter takes the permit");
         assert_eq!(b.in_use(), 2);
-        assert_eq!(b.release(), None);
+        assert_eq!(b.release(0), None);
         assert_eq!(b.in_use(), 1);
     }
 
@@ -125,10 +180,12 @@ mod tests {
             queue: 5,
             max_wait: 0,
             release: Default::default(),
+            wraps: Default::default(),
+            pool: None,
         });
-        assert_eq!(b.acquire(1), Admission::Granted);
+        assert_eq!(b.acquire(0, 1), Admission::Granted);
         assert_eq!(
-            b.acquire(2),
+            b.acquire(0, 2),
             Admission::Rejected,
             "resilience4j default: wait 0 rejects"
         );
@@ -137,12 +194,52 @@ mod tests {
             queue: 5,
             max_wait: 5,
             release: Default::default(),
+            wraps: Default::default(),
+            pool: None,
         });
-        b.acquire(1);
-        assert_eq!(b.acquire(2), Admission::Queued);
-        assert!(b.abandon(&2));
-        assert!(!b.abandon(&2));
-        assert_eq!(b.release(), None);
+        b.acquire(0, 1);
+        assert_eq!(b.acquire(0, 2), Admission::Queued);
+        assert!(b.abandon(0, &2));
+        assert!(!b.abandon(0, &2));
+        assert_eq!(b.release(0), None);
         assert_eq!(b.in_use(), 0);
+    }
+
+    #[test]
+    fn time_averages_of_permits_held_and_callers_waiting() {
+        // One permit, room for one waiter: held over [0, 10) by 1, [10, 30) by 2 (handed to
+        // the waiter at 10), free over [30, 40). In use 1·10 + 1·20 = 30 permit·ns over 40 ns;
+        // waiting over [5, 10): 5 over 40.
+        let mut b = Bulkhead::new(BulkheadConfig {
+            max_concurrent: 1,
+            queue: 1,
+            max_wait: 100,
+            release: Default::default(),
+            wraps: Default::default(),
+            pool: Some("pg".into()),
+        });
+        assert_eq!(b.acquire(0, 1), Admission::Granted);
+        assert_eq!(b.acquire(5, 2), Admission::Queued);
+        assert_eq!(b.release(10), Some(2));
+        assert_eq!(b.release(30), None);
+        assert_eq!(b.means(40), (30.0 / 40.0, 5.0 / 40.0));
+        assert_eq!(b.in_use(), 0);
+    }
+
+    #[test]
+    fn time_averages_leave_the_warm_up_out() {
+        // Warm-up [0, 20): held by 1 over [0, 30), then free to 40. Measured: 10 of 20 ns.
+        let cfg = BulkheadConfig {
+            max_concurrent: 1,
+            queue: 0,
+            max_wait: 0,
+            release: Default::default(),
+            wraps: Default::default(),
+            pool: None,
+        };
+        let mut b = Bulkhead::measured_from(cfg, 20);
+        assert_eq!(b.acquire(0, 1), Admission::Granted);
+        assert_eq!(b.release(30), None);
+        assert_eq!(b.means(40), (0.5, 0.0));
     }
 }

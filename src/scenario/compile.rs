@@ -174,6 +174,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
         fallbacks: ctx.fallbacks,
     };
     super::limits::check(&model, src)?;
+    super::pools::check(&model, src)?;
     Ok(super::Scenario {
         model,
         expects,

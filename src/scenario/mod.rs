@@ -23,6 +23,7 @@ mod names;
 mod operation;
 mod overload;
 mod policy;
+mod pools;
 pub mod preset;
 mod read;
 pub mod schema;

@@ -343,11 +343,16 @@ fn compile_bulkhead(src: &Source, at: &str, b: &RawBulkhead) -> Located<Bulkhead
             "a bulkhead queue needs `max_wait`, how long a call may wait for a permit",
         ));
     }
+    if let Some(pool) = &b.pool {
+        super::compile::check_name(src, &format!("{at}.pool"), pool)?;
+    }
     Ok(BulkheadConfig {
         max_concurrent,
         queue,
         max_wait,
         release: b.release.unwrap_or_default(),
+        wraps: b.wraps.unwrap_or_default(),
+        pool: b.pool.clone(),
     })
 }
 

@@ -259,6 +259,13 @@ pub struct RawBulkhead {
     /// callee's answer arrives or its work is gone (`answer`, a connection pool).
     #[schemars(with = "Option<EnumOf<BulkheadRelease>>", extend("default" = "return"))]
     pub release: Option<BulkheadRelease>,
+    /// What a permit covers: each attempt (`attempt`), or the whole call, held across its
+    /// backoffs and retries (`call`).
+    #[schemars(with = "Option<EnumOf<Wraps>>", extend("default" = "attempt"))]
+    pub wraps: Option<Wraps>,
+    /// A pool shared by name: every path of one caller naming it shares one permit count and
+    /// one line (its settings must agree). Default: the path's own bulkhead.
+    pub pool: Option<String>,
 }
 
 /// `throttle`: client-side adaptive throttling (SRE book, chapter 21).

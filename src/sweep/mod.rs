@@ -91,6 +91,10 @@ pub fn metric_names(model: &Model) -> Vec<String> {
         .collect();
     let order = crate::metrics::slots::Slots::of(model).order(model);
     names.extend(order.prefixes().map(|p| format!("{p}.in_flight_end")));
+    for pool in model.named_pools() {
+        let each = crate::model::callers::POOL_METRICS.iter();
+        names.extend(each.map(|m| format!("{pool}.{m}")));
+    }
     names.extend(crate::engine::RUN_METRICS.iter().map(|n| n.to_string()));
     for i in 0..model.faults.len() {
         let judged = std::iter::once(format!("fault.{i}")).chain(

@@ -12,6 +12,7 @@ mod baseline;
 mod bite;
 mod branches;
 mod brooker_retries;
+mod bulkhead_scope;
 mod chart_styles;
 mod charts;
 mod check;

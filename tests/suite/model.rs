@@ -348,10 +348,14 @@ fn every_emitted_metric_is_in_the_catalogue_and_every_entry_is_emitted() {
 name = "c"
 target = "gw"
 rate = 50
+policy = "pg"
+
+[policy.pg]
+bulkhead = { pool = "pg" }
 
 [[service]]
 name = "gw"
-calls = [ { to = "db" }, { to = "db", p = 0.5 }, { choose = [ { weight = 1, calls = [ { to = "db" } ] }, { weight = 1 } ] } ]
+calls = [ { to = "db", policy = "pg" }, { to = "db", p = 0.5 }, { choose = [ { weight = 1, calls = [ { to = "db" } ] }, { weight = 1 } ] } ]
 
 [[service]]
 name = "db"
@@ -418,13 +422,14 @@ phase = "during"
             d.pattern
         );
     }
-    // Per-fault verdicts and the run's own facts (`run.diverged`, `run.stopped_at_s`) are of
-    // the whole run: summary only.
+    // Per-fault verdicts, the run's own facts (`run.diverged`, `run.stopped_at_s`) and named
+    // pools' time averages are of the whole run: summary only.
     let per_bucket = m.summary.iter().filter(|(n, _)| {
         !n.starts_with("fault.")
             && !n.starts_with("window.")
             && !n.starts_with("run.")
             && !n.ends_with("in_flight_end")
+            && !n.contains(".pool.")
     });
     assert_eq!(
         m.names.len(),

@@ -79,7 +79,7 @@ pub fn policy(
         keys.push(format!("limit = {}", limit(p)));
     }
     if p.chance(0.25) {
-        keys.push(format!("bulkhead = {}", bulkhead(p, later)));
+        keys.push(format!("bulkhead = {}", bulkhead(p, later, name)));
     }
     if p.chance(0.25) {
         keys.push(format!("hedge = {}", hedge(p, later, shareable_budget)));
@@ -264,14 +264,22 @@ fn limit(p: &mut Pick) -> String {
     format!("{{ {} }}", k.join(", "))
 }
 
-/// A bulkhead; `release` (a connection pool's) draws from `later`.
-fn bulkhead(p: &mut Pick, later: &mut Pick) -> String {
+/// A bulkhead; `release` (a connection pool's), `wraps` and `pool` draw from `later`. A pool
+/// is named after its policy, so every path sharing it has the same settings: a caller's
+/// paths that use this policy share one pool.
+fn bulkhead(p: &mut Pick, later: &mut Pick, policy: &str) -> String {
     let max = p.int(1, 20);
-    let release = if later.chance(0.3) {
-        ", release = \"answer\""
+    let mut release = if later.chance(0.3) {
+        ", release = \"answer\"".to_string()
     } else {
-        ""
+        String::new()
     };
+    if later.chance(0.3) {
+        release.push_str(", wraps = \"call\"");
+    }
+    if later.chance(0.3) {
+        release.push_str(&format!(", pool = \"{policy}\""));
+    }
     if p.chance(0.5) {
         format!(
             "{{ max_concurrent = {max}, queue = {}, max_wait = {}{release} }}",
