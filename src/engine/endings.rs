@@ -225,18 +225,9 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let edge = spec.edge;
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
-        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
+        self.release_call_policies(cr);
+        let call = self.calls.get(cr).expect("finishing a live call");
         let state = &mut self.policies[call.slot as usize];
-        let queue = &mut self.queue;
-        end_call_in_policies(
-            state,
-            &mut self.bulkheads,
-            queue,
-            now,
-            cr,
-            call,
-            permit_back,
-        );
         // The breaker judges the dependency, not the fallback's rescue; and a call the
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
@@ -258,6 +249,19 @@ impl Simulation {
         book_breaker(&mut self.rec, edge, now, transition);
     }
 
+    /// The call is over for its policies (`end_call_in_policies`): the permit it holds goes
+    /// back unless a job it sent still holds it (`permit_back_at_caller`).
+    fn release_call_policies(&mut self, cr: Ref) {
+        let now = self.now;
+        let call = self.calls.get(cr).expect("live");
+        let spec = spec_of(&self.specs, call.spec);
+        let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
+        if let Some(state) = self.policies.get_mut(call.slot as usize) {
+            let (bulkheads, queue) = (&mut self.bulkheads, &mut self.queue);
+            end_call_in_policies(state, bulkheads, queue, now, cr, call, permit_back);
+        }
+    }
+
     /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt
     /// in flight is cancelled too: cancellation propagates down the whole tree.
     pub(super) fn drop_call(&mut self, cr: Ref) {
@@ -277,24 +281,9 @@ impl Simulation {
         }
         let call = self.calls.get(cr).expect("live");
         let op = call.op;
-        let permit_back = permit_back_at_caller(
-            &mut self.pool_holds,
-            spec_of(&self.specs, call.spec),
-            cr,
-            call,
-            true,
-        );
+        self.release_call_policies(cr);
+        let call = self.calls.get(cr).expect("live");
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            let queue = &mut self.queue;
-            end_call_in_policies(
-                state,
-                &mut self.bulkheads,
-                queue,
-                now,
-                cr,
-                call,
-                permit_back,
-            );
             if let Some(i) = call.breaker {
                 state.breakers[i as usize].release_unused(call.breaker_epoch);
             }
