@@ -283,10 +283,10 @@ impl Simulation {
         let op = call.op;
         self.release_call_policies(cr);
         let call = self.calls.get(cr).expect("live");
-        if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            if let Some(i) = call.breaker {
-                state.breakers[i as usize].release_unused(call.breaker_epoch);
-            }
+        if let Some(state) = self.policies.get_mut(call.slot as usize)
+            && let Some(i) = call.breaker
+        {
+            state.breakers[i as usize].release_unused(call.breaker_epoch);
         }
         self.calls.free(cr);
         if let Some(op) = op {
