@@ -4,7 +4,7 @@
 //! accepts both. The method `timeout` spans every attempt: it is the client's `deadline`.
 
 use super::out::{Elsewhere, Imported, PolicyOut, Toml};
-use super::read::{Ctx, Read, canonical, duration_text, policy_name};
+use super::read::{Ctx, Read, canonical, duration_text, entry as get, policy_name};
 use super::tree::{Node, Value};
 
 /// gRPC clamps `maxAttempts` above this (A6).
@@ -12,12 +12,6 @@ const MAX_ATTEMPTS_CAP: u64 = 5;
 /// Cascade's most hedged copies (docs/policies.md §9).
 const HEDGE_COPIES_MAX: u64 = 3;
 
-fn get<'a>(node: &'a Node, key: &str) -> Option<(&'a str, &'a Node)> {
-    node.entries()
-        .iter()
-        .find(|(k, _)| canonical(&k.text) == key)
-        .map(|(k, v)| (k.text.as_str(), v))
-}
 
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     if !matches!(root.value, Value::Map(_)) {

@@ -292,6 +292,15 @@ pub fn canonical(key: &str) -> String {
         .collect()
 }
 
+/// The entry of map `node` whose key reads as `key` in canonical form: its key as written,
+/// and its value.
+pub fn entry<'a>(node: &'a Node, key: &str) -> Option<(&'a str, &'a Node)> {
+    node.entries()
+        .iter()
+        .find(|(k, _)| canonical(&k.text) == key)
+        .map(|(k, v)| (k.text.as_str(), v))
+}
+
 /// A policy name cascade accepts (letters, digits, `-`, `_`), made from a source name.
 pub fn policy_name(source: &str) -> String {
     let name: String = source

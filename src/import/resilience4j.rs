@@ -7,7 +7,7 @@
 //! is silent, resilience4j's own defaults are written out, each line saying so.
 
 use super::out::{Imported, PolicyOut, Toml};
-use super::read::{Ctx, Read, canonical, duration_text, policy_name};
+use super::read::{Ctx, Read, canonical, duration_text, entry as get, policy_name};
 use super::tree::Node;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC};
 
@@ -57,12 +57,6 @@ struct Instance<'a> {
     props: Vec<Prop<'a>>,
 }
 
-fn get<'a>(node: &'a Node, key: &str) -> Option<(&'a str, &'a Node)> {
-    node.entries()
-        .iter()
-        .find(|(k, _)| canonical(&k.text) == key)
-        .map(|(k, v)| (k.text.as_str(), v))
-}
 
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     // Spring reads `resilience4j.retry:` as `resilience4j: {retry: …}`.
