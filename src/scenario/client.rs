@@ -219,10 +219,20 @@ impl Ctx<'_> {
 /// A client's `deadline` is where a deadline starts, not one passed on to it.
 const NOT_PROPAGATED_FROM_CLIENT: &str = "a client's call cannot use a policy with `propagate_deadline = false`: a client has no caller's deadline to pass on (its own is `deadline`); use it on a service's calls";
 
+/// The highest open-loop rate: one arrival a nanosecond, the clock's resolution. Past it
+/// arrivals share instants, and a second of simulated time is billions of events: the fuzzer's
+/// 4,294,967,296 /s ran for many minutes without diverging, every request refused at once.
+const MAX_RATE_PER_S: f64 = 1e9;
+
 fn check_rate(src: &Source, path: &str, rate: f64) -> Res<()> {
-    if rate.is_finite() && rate >= 0.0 {
-        Ok(())
-    } else {
+    if !(rate.is_finite() && rate >= 0.0) {
         Err(src.error_at(path, "must be a rate of zero or more requests per second"))
+    } else if rate > MAX_RATE_PER_S {
+        Err(src.error_at(
+            path,
+            "must be at most 1000000000 requests per second (one a nanosecond, the resolution of the simulated clock)",
+        ))
+    } else {
+        Ok(())
     }
 }

@@ -1402,3 +1402,17 @@ fn preset_errors() {
         &["field `policy.db-client.hedge`", "a hedge needs `delay`"],
     );
 }
+
+#[test]
+fn a_rate_past_one_a_nanosecond_is_refused() {
+    // The fuzzer's 2^32 requests a second: one second of it ran for minutes.
+    let c = Case::new("rate-cap");
+    c.rejects(
+        &GOOD.replace("rate = 100", "rate = 4294967296"),
+        &["scenario.toml:9", "client.web.rate", "one a nanosecond"],
+    );
+    c.rejects(
+        &GOOD.replace("rate = 100", "rate = 100\nphases = [ { at = \"1s\", rate = 2e9 } ]"),
+        &["client.web.phases.0.rate", "at most 1000000000"],
+    );
+}
