@@ -12,7 +12,6 @@ const MAX_ATTEMPTS_CAP: u64 = 5;
 /// Cascade's most hedged copies (docs/policies.md §9).
 const HEDGE_COPIES_MAX: u64 = 3;
 
-
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(root, "", "a service config is a JSON object"));

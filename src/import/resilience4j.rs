@@ -57,7 +57,6 @@ struct Instance<'a> {
     props: Vec<Prop<'a>>,
 }
 
-
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     // Spring reads `resilience4j.retry:` as `resilience4j: {retry: …}`.
     let root = &root.expand_dotted();

@@ -1412,7 +1412,10 @@ fn a_rate_past_one_a_nanosecond_is_refused() {
         &["scenario.toml:9", "client.web.rate", "one a nanosecond"],
     );
     c.rejects(
-        &GOOD.replace("rate = 100", "rate = 100\nphases = [ { at = \"1s\", rate = 2e9 } ]"),
+        &GOOD.replace(
+            "rate = 100",
+            "rate = 100\nphases = [ { at = \"1s\", rate = 2e9 } ]",
+        ),
         &["client.web.phases.0.rate", "at most 1000000000"],
     );
 }

@@ -181,3 +181,34 @@ fn jobs_are_capped_at_four_per_core() {
         "{stdout}"
     );
 }
+
+#[test]
+fn validate_reads_the_base_files_expectations_as_check_does() {
+    // refusal-storm's case: the base emits `refusal_work_s` (its refusals cost work) and a
+    // variant that makes them free does not. The expectation reads the base; validate used to
+    // judge every variant's copy of it too, and refused a scenario `check` runs.
+    let text = SCENARIO
+        .replace(
+            "work = \"5ms\"\n",
+            "work = \"5ms\"\nreject_work = \"1ms\"\n",
+        )
+        .replace(
+            "set = { service.api = { workers = 8 } }",
+            "set = { service.api = { workers = 8, reject_work = \"0s\" } }",
+        );
+    let text = format!(
+        "{text}\n[[expect]]\nmetric = \"service.api.refusal_work_s\"\nop = \"<=\"\nvalue = 100\n"
+    );
+    let (_d, s, _o) = write("variant-metric", &text);
+    cascade(&["validate", &s], 0);
+    // Asked of the variant, the same metric is still refused.
+    let (_d, s, _o) = write(
+        "variant-metric-asked",
+        &format!("{text}variant = \"wider\"\n"),
+    );
+    let err = stderr(&cascade(&["validate", &s], 2));
+    assert!(
+        err.contains("no metric `service.api.refusal_work_s`"),
+        "{err}"
+    );
+}
