@@ -132,7 +132,7 @@ fn module_instances<'a>(
                 for (ik, iv) in v.entries() {
                     let ipath = format!("{kpath}.{}", ik.text);
                     if module == "ratelimiter" {
-                        ctx.skip(iv, &ipath, "rate limiting is not implemented in cascade yet");
+                        ctx.skip(iv, &ipath, "a RateLimiter caps calls per period; cascade has no such policy, so its limits are not simulated");
                         continue;
                     }
                     let configs = configs.map(|(n, c)| (format!("{path}.{n}"), c));
@@ -310,6 +310,23 @@ fn duration(ctx: &Ctx, p: &Prop, positive: bool) -> Read<u64> {
     Ok(ns)
 }
 
+/// `exponentialBackoffMultiplier` (breaker and retry alike): resilience4j's 1.5 unless set,
+/// with where it came from; below 1 it would shrink `what`, which cascade's never does.
+fn multiplier(ctx: &Ctx, i: &Instance, what: &str, default: String) -> Read<(f64, String)> {
+    let Some(q) = prop(i, "exponentialbackoffmultiplier") else {
+        return Ok((MULTIPLIER, default));
+    };
+    let mult = ctx.number(q.node, &q.path)?;
+    if mult < 1.0 {
+        return Err(ctx.error(
+            q.node,
+            &q.path,
+            &format!("cascade's {what} never shrinks: at least 1"),
+        ));
+    }
+    Ok((mult, from(ctx, q)))
+}
+
 fn percent(ctx: &Ctx, p: &Prop) -> Read<f64> {
     let v = ctx.number(p.node, &p.path)?;
     if !(v > 0.0 && v <= 100.0) {
@@ -476,18 +493,7 @@ fn breaker(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
             "exponentialbackoffmultiplier",
             "exponentialmaxwaitdurationinopenstate",
         ]);
-        let (mult, f) = match prop(i, "exponentialbackoffmultiplier") {
-            Some(q) => (ctx.number(q.node, &q.path)?, from(ctx, q)),
-            None => (MULTIPLIER, d("exponentialBackoffMultiplier")),
-        };
-        if mult < 1.0 {
-            let q = prop(i, "exponentialbackoffmultiplier").expect("the default is 1.5");
-            return Err(ctx.error(
-                q.node,
-                &q.path,
-                "cascade's open time never shrinks: at least 1",
-            ));
-        }
+        let (mult, f) = multiplier(ctx, i, "open time", d("exponentialBackoffMultiplier"))?;
         p.set(
             t,
             "open_multiplier",
@@ -579,18 +585,7 @@ fn retry(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
         read.extend(["exponentialbackoffmultiplier", "exponentialmaxwaitduration"]);
         let q = prop(i, "enableexponentialbackoff").expect("set, since true");
         p.set(t, "backoff", Toml::Str("exponential".into()), from(ctx, q));
-        let (mult, f) = match prop(i, "exponentialbackoffmultiplier") {
-            Some(q) => (ctx.number(q.node, &q.path)?, from(ctx, q)),
-            None => (MULTIPLIER, d("exponentialBackoffMultiplier")),
-        };
-        if mult < 1.0 {
-            let q = prop(i, "exponentialbackoffmultiplier").expect("the default is 1.5");
-            return Err(ctx.error(
-                q.node,
-                &q.path,
-                "cascade's backoff never shrinks: at least 1",
-            ));
-        }
+        let (mult, f) = multiplier(ctx, i, "backoff", d("exponentialBackoffMultiplier"))?;
         p.set(t, "multiplier", Toml::Float(mult), f);
         match prop(i, "exponentialmaxwaitduration") {
             Some(q) => {
