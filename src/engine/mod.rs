@@ -14,6 +14,7 @@ mod dispatch;
 mod endings;
 mod fault_events;
 mod faults;
+mod hedges;
 mod in_flight;
 mod jobs;
 mod overload;

@@ -7,10 +7,14 @@
 //! is an error naming file, line and key. docs/import.md is the user's page.
 
 pub mod envoy;
+mod envoy_cluster;
+mod envoy_retry;
 pub mod grpc;
 pub mod out;
 pub mod read;
 pub mod resilience4j;
+mod resilience4j_breaker;
+mod resilience4j_limits;
 pub mod tree;
 
 use crate::error::Error;

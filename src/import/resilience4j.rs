@@ -8,26 +8,28 @@
 
 use super::out::{Imported, PolicyOut, Toml};
 use super::read::{Ctx, Read, canonical, duration_text, entry as get, policy_name};
+use super::resilience4j_breaker::*;
+use super::resilience4j_limits::*;
 use super::tree::Node;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC};
 
 /// resilience4j's defaults (`RetryConfig`, `IntervalFunction`, `TimeLimiterConfig`,
 /// `BulkheadConfig`, `CircuitBreakerConfig`; docs/policies.md §13).
-const MAX_ATTEMPTS: u64 = 3;
-const WAIT_NS: u64 = 500 * NANOS_PER_MS;
-const MULTIPLIER: f64 = 1.5;
-const RANDOMIZATION: f64 = 0.5;
-const TIMEOUT_NS: u64 = NANOS_PER_SEC;
-const MAX_CONCURRENT: u64 = 25;
-const TPB_QUEUE: u64 = 100;
+pub(super) const MAX_ATTEMPTS: u64 = 3;
+pub(super) const WAIT_NS: u64 = 500 * NANOS_PER_MS;
+pub(super) const MULTIPLIER: f64 = 1.5;
+pub(super) const RANDOMIZATION: f64 = 0.5;
+pub(super) const TIMEOUT_NS: u64 = NANOS_PER_SEC;
+pub(super) const MAX_CONCURRENT: u64 = 25;
+pub(super) const TPB_QUEUE: u64 = 100;
 /// resilience4j's exponential waits have no cap unless one is written; a day stands for none.
-const NO_CAP: &str = "24h";
+pub(super) const NO_CAP: &str = "24h";
 /// resilience4j does not bound a bulkhead's waiters; cascade needs a queue size.
-const UNBOUNDED_QUEUE: i64 = 1000;
+pub(super) const UNBOUNDED_QUEUE: i64 = 1000;
 /// A thread-pool bulkhead's queued task waits until a thread is free; the deadline ends it.
-const TPB_WAIT: &str = "1h";
+pub(super) const TPB_WAIT: &str = "1h";
 /// resilience4j retries every exception: every kind cascade may retry.
-const RETRY_ALL: [&str; 5] = [
+pub(super) const RETRY_ALL: [&str; 5] = [
     "timeout",
     "unavailable",
     "overloaded",
@@ -35,7 +37,7 @@ const RETRY_ALL: [&str; 5] = [
     "refused",
 ];
 
-const MODULES: [&str; 6] = [
+pub(super) const MODULES: [&str; 6] = [
     "circuitbreaker",
     "retry",
     "bulkhead",
@@ -45,16 +47,16 @@ const MODULES: [&str; 6] = [
 ];
 
 /// One property of a resolved instance: its canonical name, its source path and its value.
-struct Prop<'a> {
-    key: String,
-    path: String,
-    node: &'a Node,
+pub(super) struct Prop<'a> {
+    pub(super) key: String,
+    pub(super) path: String,
+    pub(super) node: &'a Node,
 }
 
-struct Instance<'a> {
-    name: String,
-    module: &'static str,
-    props: Vec<Prop<'a>>,
+pub(super) struct Instance<'a> {
+    pub(super) name: String,
+    pub(super) module: &'static str,
+    pub(super) props: Vec<Prop<'a>>,
 }
 
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
@@ -116,7 +118,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     Ok(out)
 }
 
-fn module_instances<'a>(
+pub(super) fn module_instances<'a>(
     ctx: &mut Ctx,
     node: &'a Node,
     path: &str,
@@ -158,7 +160,7 @@ fn module_instances<'a>(
 /// not take `default` itself; without one, a config of the instance's own name, else
 /// `configs.default`.
 #[allow(clippy::too_many_arguments)]
-fn resolve<'a>(
+pub(super) fn resolve<'a>(
     ctx: &Ctx,
     node: &'a Node,
     path: &str,
@@ -225,7 +227,7 @@ fn resolve<'a>(
 }
 
 /// A node's own properties, `baseConfig` left out.
-fn own_props<'a>(node: &'a Node, path: &str) -> Vec<Prop<'a>> {
+pub(super) fn own_props<'a>(node: &'a Node, path: &str) -> Vec<Prop<'a>> {
     node.entries()
         .iter()
         .filter(|(k, _)| canonical(&k.text) != "baseconfig")
@@ -237,15 +239,15 @@ fn own_props<'a>(node: &'a Node, path: &str) -> Vec<Prop<'a>> {
         .collect()
 }
 
-fn prop<'a>(i: &'a Instance, key: &str) -> Option<&'a Prop<'a>> {
+pub(super) fn prop<'a>(i: &'a Instance, key: &str) -> Option<&'a Prop<'a>> {
     i.props.iter().find(|p| p.key == key)
 }
 
-fn from(ctx: &Ctx, p: &Prop) -> String {
+pub(super) fn from(ctx: &Ctx, p: &Prop) -> String {
     format!("{} ({})", p.path, ctx.at(p.node))
 }
 
-fn default_from(i: &Instance, module: &str, key: &str) -> String {
+pub(super) fn default_from(i: &Instance, module: &str, key: &str) -> String {
     format!(
         "resilience4j.{module}.instances.{}.{key}: resilience4j's default",
         i.name
@@ -253,7 +255,7 @@ fn default_from(i: &Instance, module: &str, key: &str) -> String {
 }
 
 /// Keys each module reads; the rest are skipped with a reason.
-fn skip_rest(ctx: &mut Ctx, i: &Instance, read: &[&str]) {
+pub(super) fn skip_rest(ctx: &mut Ctx, i: &Instance, read: &[&str]) {
     for p in &i.props {
         if read.contains(&p.key.as_str()) {
             continue;
@@ -302,7 +304,7 @@ fn skip_rest(ctx: &mut Ctx, i: &Instance, read: &[&str]) {
     }
 }
 
-fn duration(ctx: &Ctx, p: &Prop, positive: bool) -> Read<u64> {
+pub(super) fn duration(ctx: &Ctx, p: &Prop, positive: bool) -> Read<u64> {
     let ns = ctx.spring_duration(p.node, &p.path)?;
     if positive && ns == 0 {
         return Err(ctx.error(p.node, &p.path, "must be longer than zero"));
@@ -312,7 +314,12 @@ fn duration(ctx: &Ctx, p: &Prop, positive: bool) -> Read<u64> {
 
 /// `exponentialBackoffMultiplier` (breaker and retry alike): resilience4j's 1.5 unless set,
 /// with where it came from; below 1 it would shrink `what`, which cascade's never does.
-fn multiplier(ctx: &Ctx, i: &Instance, what: &str, default: String) -> Read<(f64, String)> {
+pub(super) fn multiplier(
+    ctx: &Ctx,
+    i: &Instance,
+    what: &str,
+    default: String,
+) -> Read<(f64, String)> {
     let Some(q) = prop(i, "exponentialbackoffmultiplier") else {
         return Ok((MULTIPLIER, default));
     };
@@ -321,13 +328,13 @@ fn multiplier(ctx: &Ctx, i: &Instance, what: &str, default: String) -> Read<(f64
         return Err(ctx.error(
             q.node,
             &q.path,
-            &format!("cascade's {what} never shrinks: at least 1"),
+            format!("cascade's {what} never shrinks: at least 1"),
         ));
     }
     Ok((mult, from(ctx, q)))
 }
 
-fn percent(ctx: &Ctx, p: &Prop) -> Read<f64> {
+pub(super) fn percent(ctx: &Ctx, p: &Prop) -> Read<f64> {
     let v = ctx.number(p.node, &p.path)?;
     if !(v > 0.0 && v <= 100.0) {
         return Err(ctx.error(
@@ -339,197 +346,7 @@ fn percent(ctx: &Ctx, p: &Prop) -> Read<f64> {
     Ok(v / 100.0)
 }
 
-fn breaker(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
-    let t = "breaker";
-    let m = "circuitbreaker";
-    if let (Some(e), Some(r)) = (
-        prop(i, "enableexponentialbackoff"),
-        prop(i, "enablerandomizedwait"),
-    ) && ctx.boolean(e.node, &e.path)?
-        && ctx.boolean(r.node, &r.path)?
-    {
-        return Err(ctx.error(
-            r.node,
-            &r.path,
-            "resilience4j refuses exponential and randomized open times together",
-        ));
-    }
-    let d = |k: &str| default_from(i, m, k);
-    let time_based = match prop(i, "slidingwindowtype") {
-        Some(q) => match ctx.text(q.node, &q.path)?.to_ascii_uppercase().as_str() {
-            "COUNT_BASED" => false,
-            "TIME_BASED" => true,
-            other => {
-                return Err(ctx.error(
-                    q.node,
-                    &q.path,
-                    format!("unknown sliding window type `{other}` (COUNT_BASED or TIME_BASED)"),
-                ));
-            }
-        },
-        None => false,
-    };
-    let size = match prop(i, "slidingwindowsize") {
-        Some(q) => (ctx.uint(q.node, &q.path)?, from(ctx, q)),
-        None => (100, d("slidingWindowSize")),
-    };
-    if size.0 == 0 || size.0 > u64::from(u32::MAX) {
-        let q = prop(i, "slidingwindowsize").expect("the default is 100");
-        return Err(ctx.error(q.node, &q.path, "must be at least 1"));
-    }
-    let wtype = prop(i, "slidingwindowtype").map_or(d("slidingWindowType"), |q| from(ctx, q));
-    if time_based {
-        p.set(
-            t,
-            "window",
-            Toml::Str(format!("{}s", size.0)),
-            format!("{}; {wtype}: {} one-second buckets", size.1, size.0),
-        );
-    } else {
-        p.set(
-            t,
-            "window",
-            Toml::Int(size.0 as i64),
-            format!("{}; {wtype}", size.1),
-        );
-    }
-    let count = |key: &str, name: &str, dflt: u64, p: &mut PolicyOut| -> Read<()> {
-        let (n, f) = match prop(i, key) {
-            Some(q) => (ctx.uint(q.node, &q.path)?, from(ctx, q)),
-            None => (dflt, d(name)),
-        };
-        if n == 0 || n > u64::from(u32::MAX) {
-            let q = prop(i, key).expect("defaults are positive");
-            return Err(ctx.error(q.node, &q.path, "must be at least 1"));
-        }
-        p.set(t, name_of(key), Toml::Int(n as i64), f);
-        Ok(())
-    };
-    count("minimumnumberofcalls", "minimumNumberOfCalls", 100, p)?;
-    let rate = |key: &str, name: &str, dflt: f64, out: &str, p: &mut PolicyOut| -> Read<()> {
-        let (v, f) = match prop(i, key) {
-            Some(q) => (percent(ctx, q)?, from(ctx, q)),
-            None => (dflt, d(name)),
-        };
-        p.set(t, out, Toml::Float(v), f);
-        Ok(())
-    };
-    rate(
-        "failureratethreshold",
-        "failureRateThreshold",
-        0.5,
-        "failure_rate",
-        p,
-    )?;
-    rate(
-        "slowcallratethreshold",
-        "slowCallRateThreshold",
-        1.0,
-        "slow_call_rate",
-        p,
-    )?;
-    let dur = |key: &str, name: &str, out: &str, p: &mut PolicyOut| -> Read<u64> {
-        let (ns, f) = match prop(i, key) {
-            Some(q) => (duration(ctx, q, true)?, from(ctx, q)),
-            None => (60 * NANOS_PER_SEC, d(name)),
-        };
-        p.set(t, out, Toml::Str(duration_text(ns)), f);
-        Ok(ns)
-    };
-    dur(
-        "slowcalldurationthreshold",
-        "slowCallDurationThreshold",
-        "slow_call_duration",
-        p,
-    )?;
-    dur(
-        "waitdurationinopenstate",
-        "waitDurationInOpenState",
-        "open",
-        p,
-    )?;
-    let half = match prop(i, "permittednumberofcallsinhalfopenstate") {
-        Some(q) => (ctx.uint(q.node, &q.path)?, from(ctx, q)),
-        None => (10, d("permittedNumberOfCallsInHalfOpenState")),
-    };
-    if half.0 == 0 || half.0 > u64::from(u32::MAX) {
-        let q = prop(i, "permittednumberofcallsinhalfopenstate").expect("the default is 10");
-        return Err(ctx.error(q.node, &q.path, "must be at least 1"));
-    }
-    p.set(
-        t,
-        "half_open_calls",
-        Toml::Int(half.0 as i64),
-        format!(
-            "{}: cascade closes after all succeed, re-opens at the first failure",
-            half.1
-        ),
-    );
-    let mut read = vec![
-        "slidingwindowtype",
-        "slidingwindowsize",
-        "minimumnumberofcalls",
-        "failureratethreshold",
-        "slowcallratethreshold",
-        "slowcalldurationthreshold",
-        "waitdurationinopenstate",
-        "permittednumberofcallsinhalfopenstate",
-        "enableexponentialbackoff",
-    ];
-    if let Some(q) = prop(i, "automatictransitionfromopentohalfopenenabled")
-        && !ctx.boolean(q.node, &q.path)?
-    {
-        read.push("automatictransitionfromopentohalfopenenabled");
-    }
-    if let Some(q) = prop(i, "maxwaitdurationinhalfopenstate")
-        && ctx.spring_duration(q.node, &q.path)? == 0
-    {
-        read.push("maxwaitdurationinhalfopenstate");
-    }
-    if let Some(q) = prop(i, "enableexponentialbackoff")
-        && ctx.boolean(q.node, &q.path)?
-    {
-        read.extend([
-            "exponentialbackoffmultiplier",
-            "exponentialmaxwaitdurationinopenstate",
-        ]);
-        let (mult, f) = multiplier(ctx, i, "open time", d("exponentialBackoffMultiplier"))?;
-        p.set(
-            t,
-            "open_multiplier",
-            Toml::Float(mult),
-            format!("{f}; {}", from(ctx, q)),
-        );
-        match prop(i, "exponentialmaxwaitdurationinopenstate") {
-            Some(q) => p.set(
-                t,
-                "open_max",
-                Toml::Str(duration_text(duration(ctx, q, true)?)),
-                from(ctx, q),
-            ),
-            None => p.set(
-                t,
-                "open_max",
-                Toml::Str(NO_CAP.into()),
-                format!(
-                    "{}: resilience4j sets no cap; a day stands for none",
-                    d("exponentialMaxWaitDurationInOpenState")
-                ),
-            ),
-        }
-    }
-    skip_rest(ctx, i, &read);
-    Ok(())
-}
-
-fn name_of(key: &str) -> &'static str {
-    match key {
-        "minimumnumberofcalls" => "min_calls",
-        _ => unreachable!("only min_calls goes through `count`"),
-    }
-}
-
-fn retry(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
+pub(super) fn retry(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
     let t = "retry";
     let d = |k: &str| default_from(i, "retry", k);
     let attempts = match prop(i, "maxattempts") {
@@ -651,109 +468,6 @@ fn retry(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
         ),
     );
     skip_rest(ctx, i, &read);
-    Ok(())
-}
-
-fn bulkhead(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
-    let t = "bulkhead";
-    let d = |k: &str| default_from(i, "bulkhead", k);
-    let (n, f) = match prop(i, "maxconcurrentcalls") {
-        Some(q) => (ctx.uint(q.node, &q.path)?, from(ctx, q)),
-        None => (MAX_CONCURRENT, d("maxConcurrentCalls")),
-    };
-    if n == 0 || n > u64::from(u32::MAX) {
-        let q = prop(i, "maxconcurrentcalls").expect("the default is 25");
-        return Err(ctx.error(q.node, &q.path, "cascade's bulkhead needs at least 1"));
-    }
-    p.set(t, "max_concurrent", Toml::Int(n as i64), f);
-    let mut read = vec!["maxconcurrentcalls", "maxwaitduration"];
-    let wait = match prop(i, "maxwaitduration") {
-        Some(q) => (duration(ctx, q, false)?, from(ctx, q)),
-        None => (0, d("maxWaitDuration")),
-    };
-    if wait.0 > 0 {
-        p.set(
-            t,
-            "queue",
-            Toml::Int(UNBOUNDED_QUEUE),
-            format!("{}: resilience4j does not bound its waiters", wait.1),
-        );
-        p.set(t, "max_wait", Toml::Str(duration_text(wait.0)), wait.1);
-    } else {
-        p.set(
-            t,
-            "max_wait",
-            Toml::Str("0".into()),
-            format!("{}: no waiting", wait.1),
-        );
-    }
-    if let Some(q) = prop(i, "faircallhandlingenabled")
-        && ctx.boolean(q.node, &q.path)?
-    {
-        read.push("faircallhandlingenabled");
-    }
-    skip_rest(ctx, i, &read);
-    Ok(())
-}
-
-fn thread_pool(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut, root: &Node) -> Read<()> {
-    let t = "bulkhead";
-    let Some(core) = prop(i, "corethreadpoolsize") else {
-        let at = i.props.first().map_or(root, |q| q.node);
-        return Err(ctx.error(at, &format!("resilience4j.thread-pool-bulkhead.instances.{}.coreThreadPoolSize", i.name), "resilience4j's default is the CPU count of the machine it runs on, minus one: write it"));
-    };
-    let n = ctx.uint(core.node, &core.path)?;
-    if n == 0 || n > u64::from(u32::MAX) {
-        return Err(ctx.error(core.node, &core.path, "cascade's bulkhead needs at least 1"));
-    }
-    p.set(
-        t,
-        "max_concurrent",
-        Toml::Int(n as i64),
-        format!("{}: the core threads", from(ctx, core)),
-    );
-    let (queue, f) = match prop(i, "queuecapacity") {
-        Some(q) => (ctx.uint(q.node, &q.path)?, from(ctx, q)),
-        None => (
-            TPB_QUEUE,
-            default_from(i, "thread-pool-bulkhead", "queueCapacity"),
-        ),
-    };
-    if queue > u64::from(u32::MAX) {
-        let q = prop(i, "queuecapacity").expect("the default is 100");
-        return Err(ctx.error(q.node, &q.path, "too large"));
-    }
-    p.set(t, "queue", Toml::Int(queue as i64), f.clone());
-    if queue > 0 {
-        p.set(
-            t,
-            "max_wait",
-            Toml::Str(TPB_WAIT.into()),
-            format!("{f}: a queued task waits for a thread; the deadline ends the wait"),
-        );
-    }
-    skip_rest(ctx, i, &["corethreadpoolsize", "queuecapacity"]);
-    Ok(())
-}
-
-fn time_limiter(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> {
-    let d = |k: &str| default_from(i, "timelimiter", k);
-    let (ns, f) = match prop(i, "timeoutduration") {
-        Some(q) => (duration(ctx, q, true)?, from(ctx, q)),
-        None => (TIMEOUT_NS, d("timeoutDuration")),
-    };
-    p.set("", "timeout", Toml::Str(duration_text(ns)), f);
-    let (cancel, f) = match prop(i, "cancelrunningfuture") {
-        Some(q) => (ctx.boolean(q.node, &q.path)?, from(ctx, q)),
-        None => (true, d("cancelRunningFuture")),
-    };
-    p.set(
-        "",
-        "cancel",
-        Toml::Bool(cancel),
-        format!("{f}: cascade's cancel also stops the callee's work"),
-    );
-    skip_rest(ctx, i, &["timeoutduration", "cancelrunningfuture"]);
     Ok(())
 }
 
