@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A fresh, empty scratch directory for one test, removed when dropped (also when the test
-/// fails). Names must be unique across the suite: they share one process.
+/// fails). Each call gets its own directory, even for the same name: the tests run in parallel
+/// in one process, and two tests sharing a name once removed each other's files mid-run.
 pub struct Scratch(PathBuf);
 
 impl std::ops::Deref for Scratch {
@@ -40,7 +41,9 @@ impl Drop for Scratch {
 }
 
 pub fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("cascade-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let serial = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cascade-{name}-{}-{serial}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     Scratch(dir)
@@ -255,4 +258,15 @@ pub fn env_u64(name: &str) -> Option<u64> {
         v.parse()
             .unwrap_or_else(|_| panic!("{name}={v}: not a number")),
     )
+}
+
+#[test]
+fn two_scratches_of_one_name_are_two_directories() {
+    // import.rs once gave two tests the same name; one removed the other's scenario mid-run.
+    let first = scratch("same-name");
+    let second = scratch("same-name");
+    assert_ne!(first.to_path_buf(), second.to_path_buf());
+    std::fs::write(first.join("kept"), "x").unwrap();
+    drop(second);
+    assert!(first.join("kept").exists());
 }
