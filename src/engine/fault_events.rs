@@ -114,7 +114,7 @@ impl Simulation {
     }
 
     /// Starts queued work on every worker the instance may use now.
-    fn serve_queue(&mut self, s: usize, i: u32) {
+    pub(super) fn serve_queue(&mut self, s: usize, i: u32) {
         loop {
             let inst = &self.services[s].instances[i as usize];
             let before = (inst.busy, inst.queue.len() + inst.owed.len());
@@ -132,7 +132,7 @@ impl Simulation {
     /// An instance goes down: its queue is emptied and its running work lost. With `refuse`
     /// every lost request is answered `unavailable` (the connection reset); with `blackhole`
     /// none is, and callers wait for their timeouts.
-    fn crash_instance(&mut self, s: usize, i: u32, blackhole: bool) {
+    pub(super) fn crash_instance(&mut self, s: usize, i: u32, blackhole: bool) {
         let now = self.now;
         let victims: Vec<_> = self
             .jobs
@@ -197,7 +197,7 @@ impl Simulation {
 /// The instances a fault targets.
 fn instances_of(target: Target, model: &crate::model::Model) -> Vec<(usize, u32)> {
     match target {
-        Target::Service(s) => (0..model.services[s].instances).map(|i| (s, i)).collect(),
+        Target::Service(s) => (0..model.services[s].slots()).map(|i| (s, i)).collect(),
         Target::Instance(s, i) => vec![(s, i)],
         Target::Edge(_) | Target::Client(_) => Vec::new(),
     }

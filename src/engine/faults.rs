@@ -17,8 +17,12 @@ pub struct FaultIndex {
     by_edge: Vec<Vec<u32>>,
     /// Stalls and capacity cuts per service: they hold its queue.
     pub(super) holds: Vec<Vec<u32>>,
-    /// Per service: whether any fault targets it, one of its instances, or an edge into it.
+    /// Per service: whether any fault targets it, one of its instances, or an edge into it,
+    /// or the platform may refuse its arrivals (`Service::orchestration`).
     touched: Vec<bool>,
+    /// Per service: whether work drawn there may be slowed (a latency or crash fault on it,
+    /// or a cold start of its orchestration): `slowed_work`'s one check.
+    slows_work: Vec<bool>,
     rngs: Vec<Stream>,
 }
 
@@ -32,7 +36,9 @@ impl FaultIndex {
 
     pub fn new(model: &Model) -> FaultIndex {
         let mut by_service = vec![Vec::new(); model.services.len()];
-        let mut by_edge = vec![Vec::new(); model.edges.len()];
+        // One more than the edges: the edge of the probes' call specs (`probes.rs`), which
+        // nothing touches.
+        let mut by_edge = vec![Vec::new(); model.edges.len() + 1];
         let mut holds = vec![Vec::new(); model.services.len()];
         for (i, f) in model.faults.iter().enumerate() {
             let i = i as u32;
@@ -81,9 +87,19 @@ impl FaultIndex {
                 stream(model.seed, &name, "draws")
             })
             .collect();
-        let touched = (0..model.services.len())
+        let slows_work = (0..model.services.len())
             .map(|s| {
                 !by_service[s].is_empty()
+                    || model.services[s]
+                        .orchestration
+                        .as_ref()
+                        .is_some_and(|o| o.cold_start > 0)
+            })
+            .collect();
+        let touched = (0..model.services.len())
+            .map(|s| {
+                model.services[s].orchestration.is_some()
+                    || !by_service[s].is_empty()
                     || model
                         .edges
                         .iter()
@@ -96,6 +112,7 @@ impl FaultIndex {
             by_edge,
             holds,
             touched,
+            slows_work,
             rngs,
         }
     }
@@ -122,6 +139,16 @@ impl Simulation {
     }
 
     fn fault_acts(&mut self, jr: Ref, service: usize, instance: u32) -> bool {
+        if self.services[service].life.is_some() && self.refused_by_platform(service, instance) {
+            // No process listens (or none is ready and the balancer refuses): a connection
+            // refused, whatever the faults.
+            let job = self.jobs.get_mut(jr).expect("arriving job");
+            job.state = super::state::JobState::Replying;
+            job.outcome = Outcome::Unavailable;
+            job.retry_after = NO_RETRY_AFTER;
+            self.send_reply(jr);
+            return true;
+        }
         let job = self.jobs.get(jr).expect("arriving job");
         let edge = spec_of(&self.specs, job.spec).edge;
         let now = self.now;
@@ -221,7 +248,7 @@ impl Simulation {
         operation: u16,
         work: u64,
     ) -> u64 {
-        if self.faults.by_service[service].is_empty() {
+        if !self.faults.slows_work[service] {
             return work;
         }
         self.slowed_work_by_faults(service, instance, operation, work)
@@ -256,6 +283,9 @@ impl Simulation {
                 }
                 _ => {}
             }
+        }
+        if let Some(factor) = self.cold_factor(service, instance) {
+            work = (work as f64 * factor).round() as u64;
         }
         work
     }

@@ -284,6 +284,10 @@ impl Simulation {
         let (service, instance) = (job.service as usize, job.instance);
         self.free_job(jr);
         let Some(call) = self.calls.get_mut(caller) else {
+            // The caller is gone, or there never was one: a probe's job (`probes.rs`).
+            if caller == super::probes::PROBE_CALLER {
+                self.probe_replied(service, instance, jr, outcome);
+            }
             return;
         };
         // Is the caller still waiting for this job: the attempt itself, or one of its hedges?

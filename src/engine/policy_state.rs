@@ -135,13 +135,13 @@ fn keeps_state(spec: &CallSpec) -> bool {
         || p.failure_accrual.is_some()
 }
 
-fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
+pub(super) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
     let p = &spec.policy;
     let breakers = match &p.breaker {
         None => Vec::new(),
         Some(b) => {
             let n = if b.scope == BreakerScope::Instance {
-                model.services[spec.to].instances
+                model.services[spec.to].slots()
             } else {
                 1
             };
@@ -161,7 +161,7 @@ fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
         limit: p.limit.as_ref().map(Limiter::new),
         limit_rng: stream(model.seed, name, "limit"),
         accrual: match &p.failure_accrual {
-            Some(_) => vec![Default::default(); model.services[spec.to].instances as usize],
+            Some(_) => vec![Default::default(); model.services[spec.to].slots() as usize],
             None => Vec::new(),
         },
         accrual_rng: stream(model.seed, name, "accrual"),

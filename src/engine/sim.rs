@@ -130,7 +130,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(index, s)| ServiceState {
-                instances: (0..s.instances)
+                instances: (0..s.slots())
                     .map(|i| InstanceState {
                         busy: 0,
                         queue: std::collections::VecDeque::new(),
@@ -151,8 +151,21 @@ impl Simulation {
                 outlier: s
                     .outlier
                     .clone()
-                    .map(|o| crate::policy::outlier::Outlier::new(o, s.instances as usize)),
-                down: vec![0; s.instances as usize],
+                    .map(|o| crate::policy::outlier::Outlier::new(o, s.slots() as usize)),
+                // Slots past the instances of the start hold none yet (autoscaling).
+                down: (0..s.slots())
+                    .map(|i| {
+                        if i < s.instances {
+                            0
+                        } else {
+                            super::lifecycle::ABSENT
+                        }
+                    })
+                    .collect(),
+                life: s
+                    .orchestration
+                    .as_ref()
+                    .map(|o| Box::new(super::lifecycle::Life::new(&model, s, o))),
                 branches: s
                     .plans()
                     .enumerate()
@@ -221,11 +234,15 @@ impl Simulation {
             stopped: None,
             observer: None,
             events: 0,
-            specs: specs_by_id(&model),
+            specs: specs_by_id(&model)
+                .into_iter()
+                .chain(super::probes::probe_specs(&model))
+                .collect(),
             model,
         };
         sim.start_clients();
         sim.schedule_fault_events();
+        sim.start_lifecycles();
         sim
     }
 
@@ -435,6 +452,11 @@ impl Simulation {
             Event::PermitTimeout { call, attempt } => self.permit_timeout(call, attempt),
             Event::Hedge { call, attempt } => self.send_hedge(call, attempt),
             Event::OutlierSweep(service) => self.outlier_sweep(service),
+            Event::Life {
+                service,
+                instance,
+                action,
+            } => self.life_event(service, instance, action),
             Event::FaultStart(fault) => self.fault_started(fault),
             Event::FaultEnd(fault) => self.fault_ended(fault),
         }

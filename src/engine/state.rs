@@ -224,6 +224,9 @@ pub struct ServiceState {
     /// draws when it has a `p`; a plan's list is empty when no step has one
     /// (`Plan::branches`), which is all `advance_job` checks on the plain path.
     pub branches: Vec<Vec<Option<BranchState>>>,
+    /// Probes, restarts, readiness and autoscaling (`lifecycle.rs`); `None` without
+    /// `Service::orchestration`.
+    pub life: Option<Box<super::lifecycle::Life>>,
 }
 
 /// A step made with a probability, and the stream of its draws (`branch.<name or
@@ -283,6 +286,14 @@ pub enum Event {
         service: u32,
         instance: u32,
         acc: u32,
+    },
+    /// A moment of an instance's life (`lifecycle.rs`): a probe due or timed out, a restart
+    /// over, a drain's grace up, the autoscaler's sync; `action` is `lifecycle::Action`'s
+    /// word (its code and the instance's epoch).
+    Life {
+        service: u32,
+        instance: u32,
+        action: u32,
     },
     /// A fault's moment: a crash begins.
     FaultStart(u32),

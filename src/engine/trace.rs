@@ -206,14 +206,14 @@ fn entity_rows(model: &Model, name: &str) -> Result<Vec<String>, String> {
     if let Some(s) = model.services.iter().find(|s| s.name == service) {
         return match instance {
             None => Ok(std::iter::once(format!("service.{}", s.name))
-                .chain((0..s.instances).map(|i| format!("service.{}#{i}", s.name)))
+                .chain((0..s.slots()).map(|i| format!("service.{}#{i}", s.name)))
                 .collect()),
             Some(i) => match i.parse::<u32>() {
-                Ok(i) if i < s.instances => Ok(vec![format!("service.{}#{i}", s.name)]),
+                Ok(i) if i < s.slots() => Ok(vec![format!("service.{}#{i}", s.name)]),
                 _ => Err(format!(
                     "--trace-entity {name}: `{}` has instances #0 to #{}",
                     s.name,
-                    s.instances - 1
+                    s.slots() - 1
                 )),
             },
         };
@@ -331,6 +331,8 @@ impl super::sim::Simulation {
             Event::Resume { call, .. } => (Id::Call(call), "resume"),
             Event::PermitTimeout { call, .. } => (Id::Call(call), "permit_timeout"),
             Event::Hedge { call, .. } => (Id::Call(call), "hedge_due"),
+            // Its handlers write the rows that say what it did (`trace_instance`).
+            Event::Life { .. } => return,
             Event::OutlierSweep(s) => {
                 let entity = format!("service.{}", self.model.services[s as usize].name);
                 self.trace_row(Id::None, "", &entity, "outlier_sweep", "");
@@ -370,12 +372,23 @@ impl super::sim::Simulation {
             "service.{}#{}",
             self.model.services[job.service as usize].name, job.instance
         );
-        let parent = Id::Call(job.caller).to_string();
+        let parent = if job.caller == super::probes::PROBE_CALLER {
+            "probe".to_string()
+        } else {
+            Id::Call(job.caller).to_string()
+        };
         let outcome = match job.state {
             super::state::JobState::Replying => job.outcome.name(),
             _ => "",
         };
         self.trace_row(Id::Job(j), &parent, &entity, event, outcome);
+    }
+
+    /// A row about instance `i` of service `s` itself (its probes, restarts, rotation and
+    /// scaling), with no request.
+    pub(super) fn trace_instance(&mut self, s: usize, i: u32, event: &str) {
+        let entity = format!("service.{}#{i}", self.model.services[s].name);
+        self.trace_row(Id::None, "", &entity, event, "");
     }
 
     /// A row about logical call `c`.

@@ -152,6 +152,23 @@ pub struct ServiceAcc {
     pub has_dedup: bool,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
+    /// With orchestration (`model/orchestration.rs`) the number of instances varies: then
+    /// utilization is busy workers over `workers` × the integral of existing instances.
+    pub capacity_varies: bool,
+    pub workers: f64,
+    pub instances_area: Area,
+    /// The platform's metrics, emitted only for an orchestrated service's own slot
+    /// (`has_orchestration`): restarts, probes sent and failed per kind (the kinds it has),
+    /// instance-time out of rotation, scale decisions (with an autoscaler).
+    pub has_orchestration: bool,
+    pub probe_kinds: [bool; 3],
+    pub has_autoscale: bool,
+    pub restarts: u64,
+    pub probes: [u64; 3],
+    pub probe_failures: [u64; 3],
+    pub not_ready_area: Area,
+    pub scale_ups: u64,
+    pub scale_downs: u64,
     /// Per step, how often a job reaching it made its calls or skipped it: one entry per
     /// step when a step of the service has a `p` (`Service::branches`), else none. Emitted by
     /// the recorder, which holds their names.
@@ -193,6 +210,15 @@ impl ServiceAcc {
         self.refusal_ns += o.refusal_ns;
         self.dedup_hits += o.dedup_hits;
         self.dedup_saved_work_ns += o.dedup_saved_work_ns;
+        self.instances_area += o.instances_area;
+        self.restarts += o.restarts;
+        for k in 0..3 {
+            self.probes[k] += o.probes[k];
+            self.probe_failures[k] += o.probe_failures[k];
+        }
+        self.not_ready_area += o.not_ready_area;
+        self.scale_ups += o.scale_ups;
+        self.scale_downs += o.scale_downs;
         for (a, b) in self.steps.iter_mut().zip(&o.steps) {
             a.taken += b.taken;
             a.skipped += b.skipped;
@@ -201,6 +227,14 @@ impl ServiceAcc {
             *a += b;
         }
     }
+    /// An operation's slot added into its service's: as `merge`, but the instances are the
+    /// service's own (every slot of it integrates the same count).
+    pub fn merge_part(&mut self, o: &ServiceAcc) {
+        let instances = self.instances_area;
+        self.merge(o);
+        self.instances_area = instances;
+    }
+
     /// Clears the window's values, keeping the capacity and the histogram's allocation.
     pub fn reset(&mut self) {
         self.arrivals = 0;
@@ -224,6 +258,13 @@ impl ServiceAcc {
         self.refusal_ns = 0;
         self.dedup_hits = 0;
         self.dedup_saved_work_ns = 0;
+        self.instances_area = 0;
+        self.restarts = 0;
+        self.probes = [0; 3];
+        self.probe_failures = [0; 3];
+        self.not_ready_area = 0;
+        self.scale_ups = 0;
+        self.scale_downs = 0;
         self.steps.fill(StepCount::default());
         self.options.fill(0);
     }
@@ -251,10 +292,12 @@ impl ServiceAcc {
         emit("ejections", self.ejections as f64);
         emit("ejected_mean", ratio(self.ejected_area as f64, span));
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));
-        emit(
-            "utilization",
-            ratio(self.busy_area as f64, self.capacity * span),
-        );
+        let capacity = if self.capacity_varies {
+            self.workers * self.instances_area as f64
+        } else {
+            self.capacity * span
+        };
+        emit("utilization", ratio(self.busy_area as f64, capacity));
         emit("wait_mean_ms", self.wait.mean_ms());
         emit("wait_p99_ms", self.wait.quantile_ms(0.99));
         emit(
@@ -277,6 +320,27 @@ impl ServiceAcc {
         if self.has_dedup {
             emit("dedup_hits", self.dedup_hits as f64);
             emit("dedup_saved_work_s", self.dedup_saved_work_ns as f64 / 1e9);
+        }
+        if self.has_orchestration {
+            self.emit_orchestration(span, emit);
+        }
+    }
+
+    fn emit_orchestration(&self, span: f64, emit: Emit) {
+        emit("restarts", self.restarts as f64);
+        const KINDS: [&str; 3] = ["liveness", "readiness", "startup"];
+        for k in (0..3).filter(|&k| self.probe_kinds[k]) {
+            emit(&format!("probes.{}", KINDS[k]), self.probes[k] as f64);
+            emit(
+                &format!("probe_failures.{}", KINDS[k]),
+                self.probe_failures[k] as f64,
+            );
+        }
+        emit("not_ready_s", self.not_ready_area as f64 / 1e9);
+        emit("instances_mean", ratio(self.instances_area as f64, span));
+        if self.has_autoscale {
+            emit("scale_ups", self.scale_ups as f64);
+            emit("scale_downs", self.scale_downs as f64);
         }
     }
 }

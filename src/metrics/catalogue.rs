@@ -205,7 +205,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
     doc(
         "service.<s>.utilization",
         "ratio",
-        "time-average share of all workers that are busy",
+        "time-average share of all workers that are busy; at a service with orchestration (probes, restarts, autoscaling), busy workers over `workers` times the time-integral of its existing instances",
     ),
     doc(
         "service.<s>.wait_mean_ms",
@@ -251,6 +251,41 @@ pub const CATALOGUE: &[MetricDoc] = &[
         "service.<s>.refusal_work_s",
         "worker-seconds",
         "worker time spent refusing (`reject_work` for each full-queue, shed, CoDel, drop_expired, partition or `errors`-fault refusal, done by a worker before any queued request, booked when done); only at a service with `reject_work`",
+    ),
+    doc(
+        "service.<s>.restarts",
+        "count",
+        "times an instance was killed and restarted because its liveness or startup probe failed `failure_threshold` times in a row; only at a service with orchestration",
+    ),
+    doc(
+        "service.<s>.probes.<kind>",
+        "count",
+        "probes of that kind (liveness, readiness, startup) sent to its instances; a probe in the queue is also an arrival of its operation, so the service's arrivals are its callers' attempts plus these; only for the kinds it has",
+    ),
+    doc(
+        "service.<s>.probe_failures.<kind>",
+        "count",
+        "probes of that kind that failed: answered other than ok or degraded, or not within their `timeout`; only for the kinds it has",
+    ),
+    doc(
+        "service.<s>.not_ready_s",
+        "instance-seconds",
+        "time-integral of its existing instances out of the balancer's rotation (starting, restarting, failing readiness, not yet past their startup probe, draining); only at a service with orchestration",
+    ),
+    doc(
+        "service.<s>.instances_mean",
+        "instances",
+        "time-average number of its instances that exist (starting, running or draining); only at a service with orchestration",
+    ),
+    doc(
+        "service.<s>.scale_ups",
+        "count",
+        "autoscaler syncs that added instances (each may add several); only at a service with `autoscale`",
+    ),
+    doc(
+        "service.<s>.scale_downs",
+        "count",
+        "autoscaler syncs that removed instances (each may remove several); only at a service with `autoscale`",
     ),
     doc(
         "service.<s>.dedup_hits",

@@ -24,6 +24,11 @@ impl Level {
             .expect("a level never goes below zero");
     }
 
+    /// The area from the last change to `now`, not yet added anywhere.
+    pub fn pending(&self, now: u64) -> Area {
+        u128::from(self.value) * u128::from(now - self.since)
+    }
+
     /// Adds the area up to `boundary` (a bucket's end) to `area` without changing the level.
     pub fn close(&mut self, boundary: u64, area: &mut Area) {
         self.add(boundary, 0, area);

@@ -4,6 +4,7 @@
 use super::RunMetrics;
 use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc, StepCount};
 use super::level::Level;
+use crate::metrics::level::Area;
 use crate::model::{Model, Rule};
 use crate::outcome::Outcome;
 use crate::stats::hist::LatencyHist;
@@ -15,6 +16,16 @@ pub struct ServiceLevels {
     pub queue: Level,
     /// Instances ejected by outlier detection.
     pub ejected: Level,
+}
+
+/// The levels of an orchestrated service's slot (`model/orchestration.rs`), apart from
+/// `ServiceLevels` so the plain path's stay small.
+#[derive(Default, Clone, Copy)]
+pub struct LifeLevels {
+    /// Instances that exist (starting, running, draining).
+    pub instances: Level,
+    /// Existing instances out of the balancer's rotation (not ready, starting, draining).
+    pub not_ready: Level,
 }
 
 pub struct Recorder {
@@ -54,6 +65,12 @@ pub struct Recorder {
     series: Vec<f64>,
     /// Named spans measured apart: their own totals of the buckets starting inside them.
     windows: Vec<WindowTotals>,
+    /// Per service slot, its orchestration's levels (`LifeLevels`; unused elsewhere).
+    pub life_levels: Vec<LifeLevels>,
+    /// Per service slot, the busy, queue and instances areas of the buckets closed so far, recorded on
+    /// that slot itself (before an operation's are added into its service's): what the
+    /// autoscaler reads the run's integrals from (`service_integrals`).
+    cumulative: Vec<[Area; 3]>,
 }
 
 struct WindowTotals {
@@ -163,8 +180,15 @@ impl Recorder {
                     .filter(|m| matches!(m, StepMetric::Option(..)))
                     .count();
                 let overload = s.overload.as_deref();
+                let o = s.orchestration.as_deref();
+                let own = slot < model.services.len();
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
+                    capacity_varies: o.is_some(),
+                    workers: f64::from(s.workers),
+                    has_orchestration: own && o.is_some(),
+                    probe_kinds: o.map_or([false; 3], |o| o.probes.each_ref().map(Option::is_some)),
+                    has_autoscale: own && o.is_some_and(|o| o.autoscale.is_some()),
                     has_contention: overload.is_some_and(|o| o.contention.is_some()),
                     has_refusal_work: overload.is_some_and(|o| o.reject_work > 0),
                     has_dedup: s.dedup_window.is_some(),
@@ -209,6 +233,8 @@ impl Recorder {
         let mut rec = Recorder {
             totals: (clients.clone(), services.clone(), edges.clone()),
             levels: vec![ServiceLevels::default(); services.len()],
+            life_levels: vec![LifeLevels::default(); services.len()],
+            cumulative: vec![[0; 3]; services.len()],
             breakers_open: vec![Level::default(); edges.len()],
             limits: vec![Level::default(); edges.len()],
             breakers_half_open: vec![Level::default(); edges.len()],
@@ -280,6 +306,27 @@ impl Recorder {
         }
     }
 
+    /// The busy and queue areas recorded on service slot `slot` from the start to `now`
+    /// (kept only for orchestrated services' slots).
+    pub fn service_integrals(&self, slot: usize, now: u64) -> [Area; 2] {
+        let (acc, l, sum) = (
+            &self.services[slot],
+            &self.levels[slot],
+            &self.cumulative[slot],
+        );
+        [
+            sum[0] + acc.busy_area + l.busy.pending(now),
+            sum[1] + acc.queue_area + l.queue.pending(now),
+        ]
+    }
+
+    /// The integral of service `s`'s existing instances from the start to `now`.
+    pub fn instance_integral(&self, s: usize, now: u64) -> Area {
+        self.cumulative[s][2]
+            + self.services[s].instances_area
+            + self.life_levels[s].instances.pending(now)
+    }
+
     /// True once the warm-up is over: what is recorded now counts in the summary.
     pub fn measuring(&self) -> bool {
         self.bucket_start >= self.warmup
@@ -314,9 +361,23 @@ impl Recorder {
             l.queue.close(boundary, &mut acc.queue_area);
             l.ejected.close(boundary, &mut acc.ejected_area);
         }
+        for ((acc, l), sum) in self
+            .services
+            .iter_mut()
+            .zip(self.life_levels.iter_mut())
+            .zip(self.cumulative.iter_mut())
+        {
+            if acc.capacity_varies {
+                l.instances.close(boundary, &mut acc.instances_area);
+                l.not_ready.close(boundary, &mut acc.not_ready_area);
+                sum[0] += acc.busy_area;
+                sum[1] += acc.queue_area;
+                sum[2] += acc.instances_area;
+            }
+        }
         for &(part, whole) in &self.service_parts {
             let (part, whole) = two(&mut self.services, part, whole);
-            whole.merge(part);
+            whole.merge_part(part);
         }
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);

@@ -4,6 +4,7 @@ pub mod callers;
 pub mod choices;
 pub mod fault;
 pub mod latency;
+pub mod orchestration;
 pub mod overload;
 pub mod rate;
 
@@ -82,7 +83,7 @@ impl Model {
         let service_specs = self
             .services
             .iter()
-            .flat_map(|s| s.calls().map(move |c| (c, s.instances)));
+            .flat_map(|s| s.calls().map(move |c| (c, s.slots())));
         let main: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
         let fallbacks: Vec<(&CallSpec, u32)> = main
             .iter()
@@ -193,9 +194,33 @@ pub struct Service {
     /// `admission` or `dedup_window`: arrivals are screened before the queue. One flag for
     /// the engine's plain path.
     pub screens_arrivals: bool,
+    /// Probes, restarts, readiness and autoscaling (`model/orchestration.rs`); `None` (the
+    /// plain path) without any.
+    pub orchestration: Option<Box<orchestration::Orchestration>>,
 }
 
 impl Service {
+    /// The most instances it can have: its autoscaler's `max`, else `instances`. Fault
+    /// targets `svc#k` name one of these.
+    pub fn max_instances(&self) -> u32 {
+        match self
+            .orchestration
+            .as_ref()
+            .and_then(|o| o.autoscale.as_ref())
+        {
+            Some(a) => a.max,
+            None => self.instances,
+        }
+    }
+
+    /// Instance slots the engine keeps state for: `instances`, or room for the autoscaler's
+    /// maximum (`Orchestration::slots`).
+    pub fn slots(&self) -> u32 {
+        self.orchestration
+            .as_ref()
+            .map_or(self.instances, |o| o.slots(self.instances))
+    }
+
     /// The plan of operation `operation` (0: the service's own).
     #[inline(always)]
     pub fn plan_of(&self, operation: u16) -> &Plan {

@@ -148,6 +148,17 @@ impl Outlier {
         back
     }
 
+    /// A new instance takes the slot (autoscaling): none of the last one's history stays.
+    /// True if the last one was ejected.
+    pub fn forget(&mut self, instance: usize) -> bool {
+        let was_ejected = self.instances[instance].ejected_until.is_some();
+        if was_ejected {
+            self.ejected -= 1;
+        }
+        self.instances[instance] = Instance::default();
+        was_ejected
+    }
+
     pub fn is_ejected(&self, instance: usize) -> bool {
         self.instances[instance].ejected_until.is_some()
     }

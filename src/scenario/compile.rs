@@ -272,6 +272,7 @@ impl Ctx<'_> {
             overload,
             screens_arrivals: s.admission.is_some() || dedup_window.is_some(),
             dedup_window,
+            orchestration: super::orchestration::orchestration(self.src, s)?,
         })
     }
 

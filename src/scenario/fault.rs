@@ -401,12 +401,12 @@ fn resolve_target(src: &Source, path: &str, text: &str, scope: &Scope) -> Locate
     if let Some((name, idx)) = text.split_once('#') {
         let s = service(name)?;
         return match idx.parse::<u32>() {
-            Ok(i) if i < services[s].instances => Ok(Target::Instance(s, i)),
+            Ok(i) if i < services[s].max_instances() => Ok(Target::Instance(s, i)),
             _ => Err(src.error_at(
                 path,
                 format!(
                     "`{name}` has instances #0 to #{}",
-                    services[s].instances - 1
+                    services[s].max_instances() - 1
                 ),
             )),
         };

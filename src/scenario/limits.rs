@@ -35,7 +35,8 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
     let mut instances = 0u64;
     for s in &model.services {
         let at = format!("service.{}.instances", s.name);
-        let n = u64::from(s.instances);
+        // The engine keeps state for every slot an autoscaler may fill.
+        let n = u64::from(s.slots());
         if n > MAX_INSTANCES {
             return over(&at, format!("{} instances", thousands(n)), MAX_INSTANCES);
         }

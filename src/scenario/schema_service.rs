@@ -62,6 +62,24 @@ pub struct RawService {
     pub dedup_window: Option<Dur>,
     /// `[[service.operation]]`: named operations sharing the service's workers and queue.
     pub operation: Option<Vec<RawOperation>>,
+    /// Kubernetes health probes of each instance: `liveness`, `readiness`, `startup`.
+    pub probe: Option<super::schema_orchestration::RawProbes>,
+    /// How an instance a probe failed restarts (CrashLoopBackOff).
+    pub restart: Option<super::schema_orchestration::RawRestart>,
+    /// How long a (re)started or added instance works slower (`cold_factor`).
+    #[schemars(extend("default" = "0s"))]
+    pub cold_start: Option<Dur>,
+    /// Its work is multiplied by this during `cold_start` (>= 1).
+    #[schemars(extend("default" = 1.0))]
+    pub cold_factor: Option<f64>,
+    /// While no instance is ready: send anyway (`fail_open`) or answer unavailable (`refuse`).
+    #[schemars(
+        with = "Option<EnumOf<crate::model::orchestration::NoneReady>>",
+        extend("default" = "fail_open")
+    )]
+    pub when_none_ready: Option<crate::model::orchestration::NoneReady>,
+    /// `[service.autoscale]`: a Horizontal Pod Autoscaler.
+    pub autoscale: Option<super::schema_orchestration::RawAutoscale>,
 }
 
 /// `[service.contention]`: a law (`k`, `knee`) or a `table` of (busy, factor) points.

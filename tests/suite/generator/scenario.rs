@@ -45,6 +45,7 @@ pub fn generate(seed: u64) -> String {
     g.wait_pick = Some(Pick::new(seed ^ WAIT_PICK));
     g.dedup_pick = Some(Pick::new(seed ^ DEDUP_PICK));
     g.preset_pick = Some(Pick::new(seed ^ PRESET_PICK));
+    g.life_pick = Some(Pick::new(seed ^ LIFE_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -72,6 +73,9 @@ const WAIT_PICK: u64 = 0x7761_6974_0000_0000;
 const DEDUP_PICK: u64 = 0x6465_6475_7000_0000;
 /// Mixed into a case's seed for the pick of library presets (`preset = "…"`).
 const PRESET_PICK: u64 = 0x7072_6573_6574_0000;
+/// Mixed into a case's seed for the pick of a service's orchestration (probes, restart, cold
+/// start, readiness, autoscaling).
+const LIFE_PICK: u64 = 0x6c69_6665_0000_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -98,6 +102,7 @@ struct Builder {
     wait_pick: Option<Pick>,
     dedup_pick: Option<Pick>,
     preset_pick: Option<Pick>,
+    life_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -297,6 +302,8 @@ impl Builder {
         if d.chance(0.3) {
             t += &format!("dedup_window = {}\n", d.dur(0, 2_000_000));
         }
+        let (life, slots) = self.orchestration(instances, ops);
+        t += &life;
         let later = &names[i + 1..];
         if !later.is_empty() && p.chance(0.7) {
             let steps: Vec<String> = (0..p.int(1, 3))
@@ -318,7 +325,89 @@ impl Builder {
             t += &self.operation_tables(ops, workers, work, instant);
         }
         self.text += &t;
-        instances
+        slots
+    }
+
+    /// A service's orchestration, from a pick of its own, and the instance numbers faults
+    /// may name (up to an autoscaler's maximum): probes (in the queue, of an operation, when
+    /// it has some; else out of band), restart, cold start, readiness rule, autoscaler.
+    fn orchestration(&mut self, instances: u64, ops: usize) -> (String, u64) {
+        let l = self.life_pick.as_mut().expect("set by generate");
+        if !l.chance(0.25) {
+            return (String::new(), instances);
+        }
+        let mut t = String::new();
+        for kind in ["liveness", "readiness", "startup"] {
+            if !l.chance(0.5) {
+                continue;
+            }
+            let serve = if ops > 0 && l.chance(0.7) {
+                format!("operation = \"o{}\"", l.int(0, ops as u64 - 1))
+            } else {
+                format!("serve = \"out_of_band\", work = {}", l.dist(2_000))
+            };
+            let success = if kind == "readiness" { l.int(1, 3) } else { 1 };
+            let period = l.int(20_000, 300_000);
+            t += &format!(
+                "probe.{kind} = {{ {serve}, period = \"{period}us\", timeout = {}, failure_threshold = {}, success_threshold = {success}, initial_delay = {} }}\n",
+                l.dur(1_000, period * 2),
+                l.int(1, 4),
+                l.dur(0, 200_000)
+            );
+        }
+        if l.chance(0.5) {
+            let backoff = l.int(1_000, 200_000);
+            t += &format!(
+                "restart = {{ time = {}, mode = \"{}\", backoff = \"{backoff}us\", backoff_max = {} }}\n",
+                l.dur(0, 200_000),
+                l.one(&["refuse", "blackhole"]),
+                l.dur(backoff, backoff * 8)
+            );
+        }
+        if l.chance(0.4) {
+            t += &format!(
+                "cold_start = {}\ncold_factor = {}\n",
+                l.dur(0, 500_000),
+                l.real(1.0, 4.0)
+            );
+        }
+        if l.chance(0.4) {
+            t += &format!(
+                "when_none_ready = \"{}\"\n",
+                l.one(&["fail_open", "refuse"])
+            );
+        }
+        let mut slots = instances;
+        if l.chance(0.5) {
+            let min = l.int(1, instances);
+            let max = l.int(instances, instances + 3);
+            slots = max;
+            let period = l.int(50_000, 300_000);
+            t += &format!(
+                "autoscale = {{ metric = \"{}\", target = {}, min = {min}, max = {max}, period = \"{period}us\", window = \"{}us\", tolerance = {}, startup = {}, scale_down = \"{}\", drain = {}",
+                l.one(&["utilization", "in_flight", "queue"]),
+                l.real(0.1, 1.0),
+                period * l.int(1, 3),
+                l.real(0.0, 0.5),
+                l.dur(0, 300_000),
+                l.one(&["drain", "kill"]),
+                l.dur(0, 300_000)
+            );
+            for side in ["up", "down"] {
+                if l.chance(0.5) {
+                    t += &format!(
+                        ", {side} = {{ stabilization = {}, policies = [{{ type = \"{}\", value = {}, period = {} }}], select = \"{}\" }}",
+                        l.dur(0, 500_000),
+                        l.one(&["instances", "percent"]),
+                        l.int(1, 100),
+                        l.dur(10_000, 500_000),
+                        l.one(&["max", "min", "disabled"])
+                    );
+                }
+            }
+            t += " }\n";
+        }
+        (t, slots)
     }
 
     /// A service's overload physics, from a pick of its own: contention by a law or a table,

@@ -1,0 +1,323 @@
+//! The Kubernetes Horizontal Pod Autoscaler (`model/orchestration.rs`, `Autoscale`), as its
+//! controller computes (pkg/controller/podautoscaler): every sync period, desired =
+//! ceil(current × metric / target) unless within the tolerance; the recommendation stabilized
+//! over the behaviour's windows (scale-up: the least of the window's, scale-down: the most);
+//! the change limited by the scaling policies over their periods; then `[min, max]`.
+
+use super::lifecycle::{Action, Phase};
+use super::sim::Simulation;
+use super::state::Event;
+use crate::metrics::level::Area;
+use crate::model::orchestration::{Autoscale, ScaleBehavior, ScaleDown, ScaleMetric, SelectPolicy};
+use std::collections::VecDeque;
+
+/// An autoscaler's memory: its recommendations, its scale events and the metric's integrals
+/// at its past syncs.
+pub struct Hpa {
+    recommendations: VecDeque<(u64, u32)>,
+    ups: VecDeque<(u64, u32)>,
+    downs: VecDeque<(u64, u32)>,
+    /// At each sync (and the start): the service's integrals of busy workers, queued
+    /// requests and existing instances, count·ns.
+    samples: VecDeque<(u64, [Area; 3])>,
+}
+
+impl Hpa {
+    pub fn new(_a: &Autoscale, _instances: u32) -> Hpa {
+        Hpa {
+            recommendations: VecDeque::new(),
+            ups: VecDeque::new(),
+            downs: VecDeque::new(),
+            samples: VecDeque::from([(0, [0; 3])]),
+        }
+    }
+}
+
+/// The HPA's replica count from the metric: the current count within the tolerance, else
+/// ceil(current × metric / target).
+pub fn proposed(current: u32, metric: f64, target: f64, tolerance: f64) -> u32 {
+    let ratio = metric / target;
+    if (ratio - 1.0).abs() <= tolerance {
+        return current;
+    }
+    (ratio * f64::from(current)).ceil() as u32
+}
+
+/// Instances changed by events within the last `period` (at `now`).
+fn changed_within(events: &VecDeque<(u64, u32)>, now: u64, period: u64) -> u32 {
+    events
+        .iter()
+        .filter(|(t, _)| *t + period > now)
+        .map(|(_, n)| n)
+        .sum()
+}
+
+/// `calculateScaleUpLimitWithScalingRules`: the most instances the policies allow now.
+pub fn scale_up_limit(
+    current: u32,
+    events: &VecDeque<(u64, u32)>,
+    now: u64,
+    b: &ScaleBehavior,
+) -> u32 {
+    let limits = b.policies.iter().map(|p| {
+        let start = current.saturating_sub(changed_within(events, now, p.period));
+        if p.percent {
+            (f64::from(start) * (1.0 + f64::from(p.value) / 100.0)).ceil() as u32
+        } else {
+            start.saturating_add(p.value)
+        }
+    });
+    match b.select {
+        SelectPolicy::Disabled => current,
+        SelectPolicy::Max => limits.max().unwrap_or(current),
+        SelectPolicy::Min => limits.min().unwrap_or(current),
+    }
+}
+
+/// `calculateScaleDownLimitWithBehaviors`: the fewest instances the policies allow now.
+pub fn scale_down_limit(
+    current: u32,
+    events: &VecDeque<(u64, u32)>,
+    now: u64,
+    b: &ScaleBehavior,
+) -> u32 {
+    let limits = b.policies.iter().map(|p| {
+        let start = current.saturating_add(changed_within(events, now, p.period));
+        if p.percent {
+            (f64::from(start) * (1.0 - f64::from(p.value) / 100.0)) as u32
+        } else {
+            start.saturating_sub(p.value)
+        }
+    });
+    match b.select {
+        SelectPolicy::Disabled => current,
+        // The policy allowing the largest change: the fewest instances.
+        SelectPolicy::Max => limits.min().unwrap_or(current),
+        SelectPolicy::Min => limits.max().unwrap_or(current),
+    }
+}
+
+impl Simulation {
+    /// The autoscaler's sync: drained instances that are empty leave, then the metric over
+    /// the window gives the desired count, stabilized and rate-limited, and instances are
+    /// added or removed to reach it.
+    pub(super) fn autoscale_sync(&mut self, s: usize) {
+        let now = self.now;
+        let a = self
+            .orchestration(s)
+            .autoscale
+            .clone()
+            .expect("an autoscaled service");
+        self.queue.push(
+            now + a.period,
+            Event::Life {
+                service: s as u32,
+                instance: 0,
+                action: Action::Sync.encode(0),
+            },
+        );
+        self.leave_drained(s);
+        let integrals = self.integrals(s);
+        let hpa = self.life_mut(s).autoscaler.as_mut().expect("an autoscaler");
+        hpa.samples.push_back((now, integrals));
+        while hpa.samples.len() > 1 && hpa.samples[1].0 + a.window <= now {
+            hpa.samples.pop_front();
+        }
+        let (_, before) = hpa.samples[0];
+        let d = |k: usize| (integrals[k] - before[k]) as f64;
+        let current = self.existing(s);
+        if d(2) <= 0.0 {
+            return;
+        }
+        let workers = f64::from(self.model.services[s].workers);
+        let metric = match a.metric {
+            ScaleMetric::Utilization => d(0) / (workers * d(2)),
+            ScaleMetric::InFlight => (d(0) + d(1)) / d(2),
+            ScaleMetric::Queue => d(1) / d(2),
+        };
+        let desired = proposed(current, metric, a.target, a.tolerance);
+        let hpa = self.life_mut(s).autoscaler.as_mut().expect("an autoscaler");
+        // Stabilization: the least recommendation of the scale-up window, the most of the
+        // scale-down window, the new one included.
+        let keep = a.up.stabilization.max(a.down.stabilization);
+        while hpa
+            .recommendations
+            .front()
+            .is_some_and(|(t, _)| *t + keep < now)
+        {
+            hpa.recommendations.pop_front();
+        }
+        hpa.recommendations.push_back((now, desired));
+        let within = |w: u64| {
+            hpa.recommendations
+                .iter()
+                .filter(move |(t, _)| *t + w > now)
+        };
+        let up = within(a.up.stabilization)
+            .map(|r| r.1)
+            .min()
+            .unwrap_or(desired);
+        let down = within(a.down.stabilization)
+            .map(|r| r.1)
+            .max()
+            .unwrap_or(desired);
+        let stabilized = current.max(up).min(down);
+        let target = if stabilized > current {
+            let limit = scale_up_limit(current, &hpa.ups, now, &a.up).max(current);
+            stabilized.min(limit.min(a.max))
+        } else if stabilized < current {
+            let limit = scale_down_limit(current, &hpa.downs, now, &a.down).min(current);
+            stabilized.max(limit.max(a.min))
+        } else {
+            stabilized
+        };
+        for events in [&mut hpa.ups, &mut hpa.downs] {
+            let longest = [&a.up, &a.down]
+                .iter()
+                .flat_map(|b| b.policies.iter().map(|p| p.period))
+                .max()
+                .unwrap_or(0);
+            while events.front().is_some_and(|(t, _)| *t + longest <= now) {
+                events.pop_front();
+            }
+        }
+        if target > current {
+            hpa.ups.push_back((now, target - current));
+            self.rec.services[s].scale_ups += 1;
+            for _ in current..target {
+                self.add_instance(s, a.startup);
+            }
+        } else if target < current {
+            hpa.downs.push_back((now, current - target));
+            self.rec.services[s].scale_downs += 1;
+            for _ in target..current {
+                self.remove_instance(s, &a);
+            }
+        }
+    }
+
+    /// Instances that exist and are not leaving: the autoscaler's current count.
+    fn existing(&self, s: usize) -> u32 {
+        self.life(s)
+            .instances
+            .iter()
+            .filter(|l| matches!(l.phase, Phase::Starting | Phase::Running))
+            .count() as u32
+    }
+
+    /// The service's integrals now, over all its metric slots: busy workers, queued
+    /// requests, existing instances.
+    fn integrals(&self, s: usize) -> [Area; 3] {
+        let first = self.slot_base[s] as usize;
+        let slots = std::iter::once(s)
+            .chain(first + 1..first + 1 + self.model.services[s].operations.len());
+        let mut out = [0; 3];
+        for a in slots {
+            let [busy, queue] = self.rec.service_integrals(a, self.now);
+            out[0] += busy;
+            out[1] += queue;
+        }
+        out[2] = self.rec.instance_integral(s, self.now);
+        out
+    }
+
+    /// A new instance in the lowest free slot: it starts listening after `startup`, with
+    /// fresh policy state in its callers and of its own.
+    fn add_instance(&mut self, s: usize, startup: u64) {
+        let Some(i) = self
+            .life(s)
+            .instances
+            .iter()
+            .position(|l| l.phase == Phase::Absent)
+        else {
+            return;
+        };
+        let i = i as u32;
+        let inst = &mut self.life_mut(s).instances[i as usize];
+        inst.epoch += 1;
+        inst.phase = Phase::Starting;
+        inst.started = false;
+        inst.ready = false;
+        inst.restarts_in_row = 0;
+        inst.probes = Default::default();
+        self.instances_changed(s, 1);
+        self.fresh_policy_state(s, i);
+        self.update_rotation(s, i);
+        if self.trace.is_some() {
+            self.trace_instance(s, i, "scale_up");
+        }
+        self.schedule_life(s, i, self.now + startup, Action::Listen);
+    }
+
+    /// Removes one instance: those out of rotation first, then the newest (Kubernetes'
+    /// ReplicaSet deletes unready and younger pods first), drained or killed.
+    fn remove_instance(&mut self, s: usize, a: &Autoscale) {
+        let life = self.life(s);
+        let Some(i) = (0..life.instances.len() as u32)
+            .filter(|&i| {
+                matches!(
+                    life.instances[i as usize].phase,
+                    Phase::Starting | Phase::Running
+                )
+            })
+            .max_by_key(|&i| {
+                let l = &life.instances[i as usize];
+                let out = self.services[s].down[i as usize] != 0;
+                (out, l.started_at, i)
+            })
+        else {
+            return;
+        };
+        if self.trace.is_some() {
+            self.trace_instance(s, i, "scale_down");
+        }
+        match a.scale_down {
+            ScaleDown::Kill => self.instance_gone(s, i),
+            ScaleDown::Drain => {
+                let inst = &mut self.life_mut(s).instances[i as usize];
+                inst.phase = Phase::Draining;
+                inst.epoch += 1;
+                inst.probes = Default::default();
+                self.update_rotation(s, i);
+                if self.drained(s, i) {
+                    self.instance_gone(s, i);
+                } else {
+                    self.schedule_life(s, i, self.now + a.drain, Action::DrainEnd);
+                }
+            }
+        }
+    }
+
+    /// Whether a draining instance has nothing left to do.
+    fn drained(&self, s: usize, i: u32) -> bool {
+        let inst = &self.services[s].instances[i as usize];
+        inst.busy == 0 && inst.waiting() == 0 && inst.owed.is_empty()
+    }
+
+    fn leave_drained(&mut self, s: usize) {
+        for i in 0..self.life(s).instances.len() as u32 {
+            if self.life(s).instances[i as usize].phase == Phase::Draining && self.drained(s, i) {
+                self.instance_gone(s, i);
+            }
+        }
+    }
+
+    /// A drained instance's grace is over: whatever it still holds is lost.
+    pub(super) fn drain_over(&mut self, s: usize, i: u32) {
+        if self.life(s).instances[i as usize].phase == Phase::Draining {
+            self.instance_gone(s, i);
+        }
+    }
+
+    /// The instance stops existing: killed (its work lost, answered unavailable), its slot
+    /// empty.
+    fn instance_gone(&mut self, s: usize, i: u32) {
+        self.kill(s, i, false);
+        self.life_mut(s).instances[i as usize].phase = Phase::Absent;
+        self.instances_changed(s, -1);
+        self.update_rotation(s, i);
+        if self.trace.is_some() {
+            self.trace_instance(s, i, "gone");
+        }
+    }
+}
