@@ -383,6 +383,19 @@ work = "1ms"
 name = "write"
 calls = [ { to = "db" } ]
 
+[[client]]
+name = "users"
+target = "web"
+rate = 60
+
+[[service]]
+name = "web"
+work = "20ms"
+instances = 1
+probe = { liveness = { serve = "out_of_band", work = "50ms", timeout = "10ms", period = "2s", failure_threshold = 1 }, readiness = { serve = "out_of_band", period = "1s" }, startup = { serve = "out_of_band", period = "1s" } }
+restart = { time = "1s", backoff = "1s", backoff_max = "2s" }
+autoscale = { target = 0.5, max = 3, period = "1s" }
+
 [[fault]]
 kind = "latency"
 target = "db"
