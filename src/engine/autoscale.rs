@@ -321,3 +321,93 @@ impl Simulation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::orchestration::ScalePolicy;
+
+    const S: u64 = 1_000_000_000;
+
+    /// HPA's default scale-up behaviour: 100 % or 4 pods per 15 s, the larger.
+    fn up(select: SelectPolicy) -> ScaleBehavior {
+        ScaleBehavior {
+            stabilization: 0,
+            policies: vec![
+                ScalePolicy {
+                    percent: true,
+                    value: 100,
+                    period: 15 * S,
+                },
+                ScalePolicy {
+                    percent: false,
+                    value: 4,
+                    period: 15 * S,
+                },
+            ],
+            select,
+        }
+    }
+
+    #[test]
+    fn the_proposal_is_ceil_of_current_times_the_ratio_outside_the_tolerance() {
+        // 4 instances at 75 % against a 50 % target: ceil(4 × 1.5) = 6.
+        assert_eq!(proposed(4, 0.75, 0.5, 0.1), 6);
+        // 0.54 / 0.5 = 1.08, within 10 %: unchanged; 0.56 / 0.5 = 1.12 is not.
+        assert_eq!(proposed(4, 0.54, 0.5, 0.1), 4);
+        assert_eq!(proposed(4, 0.56, 0.5, 0.1), 5);
+        // Down: 10 instances at 12 % against 50 %: ceil(2.4) = 3.
+        assert_eq!(proposed(10, 0.12, 0.5, 0.1), 3);
+    }
+
+    #[test]
+    fn scale_up_is_limited_by_the_policies_over_their_period() {
+        let none = VecDeque::new();
+        // From 3: doubling gives 6, four more 7; Max takes 7, Min 6.
+        assert_eq!(scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Max)), 7);
+        assert_eq!(scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Min)), 6);
+        assert_eq!(
+            scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Disabled)),
+            3
+        );
+        // 2 of the 5 were added 10 s ago, within the 15 s period: the period began at 3, so
+        // at most 7 (3 + 4) or 6 (3 × 2); 20 s ago is outside it.
+        let recent = VecDeque::from([(90 * S, 2)]);
+        assert_eq!(
+            scale_up_limit(5, &recent, 100 * S, &up(SelectPolicy::Max)),
+            7
+        );
+        let old = VecDeque::from([(85 * S, 2)]);
+        assert_eq!(scale_up_limit(5, &old, 100 * S, &up(SelectPolicy::Max)), 10);
+    }
+
+    #[test]
+    fn scale_down_is_limited_by_the_policies_over_their_period() {
+        let halve = |select| ScaleBehavior {
+            stabilization: 300 * S,
+            policies: vec![
+                ScalePolicy {
+                    percent: true,
+                    value: 50,
+                    period: 60 * S,
+                },
+                ScalePolicy {
+                    percent: false,
+                    value: 2,
+                    period: 60 * S,
+                },
+            ],
+            select,
+        };
+        let none = VecDeque::new();
+        // From 10: half gives 5, two fewer 8; Max (the largest change) 5, Min 8.
+        assert_eq!(scale_down_limit(10, &none, 0, &halve(SelectPolicy::Max)), 5);
+        assert_eq!(scale_down_limit(10, &none, 0, &halve(SelectPolicy::Min)), 8);
+        // 2 removed 30 s ago: the period began at 12, so no fewer than 6 (or 10).
+        let recent = VecDeque::from([(70 * S, 2)]);
+        assert_eq!(
+            scale_down_limit(10, &recent, 100 * S, &halve(SelectPolicy::Max)),
+            6
+        );
+    }
+}

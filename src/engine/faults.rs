@@ -139,7 +139,8 @@ impl Simulation {
     }
 
     fn fault_acts(&mut self, jr: Ref, service: usize, instance: u32) -> bool {
-        if self.services[service].life.is_some() && self.refused_by_platform(service, instance) {
+        if self.services[service].life.is_some() && self.refused_by_platform(jr, service, instance)
+        {
             // No process listens (or none is ready and the balancer refuses): a connection
             // refused, whatever the faults.
             let job = self.jobs.get_mut(jr).expect("arriving job");

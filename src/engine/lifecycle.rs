@@ -38,6 +38,9 @@ pub struct ProbeRun {
     pub pending: bool,
     pub sent: u64,
     pub job: Option<super::arena::Ref>,
+    /// Out of band: when the process answers the probe that is out (an answer due at
+    /// another time is a late one, to a probe the kubelet has already failed).
+    pub answer_at: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -224,7 +227,7 @@ impl Simulation {
         match action {
             Action::Tick(kind) => self.probe_tick(s, i, kind),
             Action::Expire(kind) => self.probe_expired(s, i, kind),
-            Action::Answer(kind) => self.probe_result(s, i, kind, true),
+            Action::Answer(kind) => self.probe_answered(s, i, kind),
             Action::Listen => self.listen(s, i),
             Action::DrainEnd => self.drain_over(s, i),
             Action::Sync => {}
@@ -389,8 +392,10 @@ impl Simulation {
 
     /// An arrival at an instance that is not listening (restarting, starting, gone) is
     /// refused, as a closed port refuses a connection; while no instance is ready and
-    /// `when_none_ready = "refuse"`, so is one at an instance out of rotation.
-    pub(super) fn refused_by_platform(&self, s: usize, i: u32) -> bool {
+    /// `when_none_ready = "refuse"`, so is one at an instance out of rotation, unless it is a
+    /// probe (the kubelet reaches the pod itself, not through the balancer: refusing its
+    /// probes would keep the instance unready for good).
+    pub(super) fn refused_by_platform(&self, jr: super::arena::Ref, s: usize, i: u32) -> bool {
         let l = &self.life(s).instances[i as usize];
         match l.phase {
             Phase::Running | Phase::Draining => {}
@@ -398,6 +403,10 @@ impl Simulation {
         }
         if self.orchestration(s).none_ready == crate::model::orchestration::NoneReady::FailOpen
             || self.in_rotation(s, i)
+            || self
+                .jobs
+                .get(jr)
+                .is_some_and(|j| j.caller == super::probes::PROBE_CALLER)
         {
             return false;
         }

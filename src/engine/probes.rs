@@ -106,6 +106,7 @@ impl Simulation {
             if self.services[s].down[i as usize] & (super::lifecycle::OUT_OF_ROTATION - 1) == 0
                 && self.may_answer_out_of_band(s, i)
             {
+                self.life_mut(s).instances[i as usize].probes[kind as usize].answer_at = now + work;
                 self.schedule_life(s, i, now + work, Action::Answer(kind));
             }
             return;
@@ -166,6 +167,15 @@ impl Simulation {
             return;
         };
         self.probe_result(s, i, kind, outcome.is_success());
+    }
+
+    /// The process answered an out-of-band probe: a pass if it is the answer to the probe
+    /// that is out.
+    pub(super) fn probe_answered(&mut self, s: usize, i: u32, kind: ProbeKind) {
+        let run = self.life(s).instances[i as usize].probes[kind as usize];
+        if run.pending && run.answer_at == self.now {
+            self.probe_result(s, i, kind, true);
+        }
     }
 
     /// The probe's timeout is up with no answer: a failure, and its job (if in the queue)

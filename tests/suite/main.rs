@@ -46,6 +46,7 @@ mod library;
 mod lints;
 mod model;
 mod operations;
+mod orchestration;
 mod overload;
 mod pace;
 mod policies;
