@@ -152,7 +152,7 @@ impl Simulation {
     // -> send_job once, and LLVM kept the three apart, paying two calls' register saves a
     // request (callgrind on bench-mmc: 27 instructions a request for both).
     #[inline(always)]
-    fn try_attempt(&mut self, cr: Ref) {
+    pub(super) fn try_attempt(&mut self, cr: Ref) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.attempt += 1;
@@ -271,7 +271,7 @@ impl Simulation {
     /// Sends the current attempt to `instance`, and plans its first hedge.
     /// Inlined into its callers (see `try_attempt`).
     #[inline(always)]
-    fn send_attempt(&mut self, cr: Ref, instance: u32) {
+    pub(super) fn send_attempt(&mut self, cr: Ref, instance: u32) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.phase = Phase::Attempting;
@@ -399,116 +399,5 @@ impl Simulation {
             None => 0,
         };
         self.slowed_network(spec.edge, delay)
-    }
-
-    pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get(cr) else {
-            return;
-        };
-        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
-        if call.attempt != attempt || !waiting {
-            return;
-        }
-        let spec = spec_of(&self.specs, call.spec);
-        let (to, instance) = (spec.to, call.instance);
-        self.rec.edges[spec.edge]
-            .attempt_latency
-            .record(self.now - call.attempt_started);
-        // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
-        // carry on (worker time from now is wasted, replies discarded); with it, they stop.
-        let (spec_id, slot) = (call.spec, call.slot);
-        self.abandon_attempt_jobs(cr);
-        self.outlier_record(to, instance, Outcome::Timeout);
-        self.accrual_record(spec_id, slot, instance, Outcome::Timeout);
-        let call = self.calls.get(cr).expect("live");
-        let outcome = if call.deadline <= self.now {
-            Outcome::DeadlineExceeded
-        } else {
-            Outcome::Timeout
-        };
-        self.finish_attempt(cr, outcome, None);
-    }
-
-    /// Stops waiting for every job of the current attempt: marks them abandoned,
-    /// and cancels them when the policy says so.
-    pub(super) fn abandon_attempt_jobs(&mut self, cr: Ref) {
-        let now = self.now;
-        let call = self.calls.get_mut(cr).expect("live");
-        let cancel = spec_of(&self.specs, call.spec).policy.cancel;
-        for j in call.take_attempt_jobs() {
-            if let Some(job) = self.jobs.get_mut(j) {
-                job.abandoned_at = now;
-            }
-            if cancel {
-                self.cancel_job(j);
-            }
-        }
-    }
-
-    /// A backoff ended, or a bulkhead permit was handed over: the call goes on.
-    pub(super) fn resume(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get_mut(cr) else {
-            return;
-        };
-        if call.attempt != attempt {
-            return;
-        }
-        match call.phase {
-            Phase::Backoff => self.try_attempt(cr),
-            // A permit around the whole call: its first attempt starts, checked as any.
-            Phase::WaitingPermit if attempt == 0 => {
-                call.holds_permit = true;
-                call.call_permit = true;
-                self.try_attempt(cr);
-            }
-            Phase::WaitingPermit => {
-                // The permit is the call's now, whatever it does next.
-                call.holds_permit = true;
-                call.phase = Phase::Attempting;
-                let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
-                if call.deadline <= self.now || call.deadline - self.now < min_attempt {
-                    self.finish_call(cr, Outcome::DeadlineExceeded);
-                } else {
-                    let (instance, spec, slot) = (call.instance, call.spec, call.slot);
-                    self.accrual_sent(spec, slot, instance);
-                    self.send_attempt(cr, instance);
-                }
-            }
-            // A canned fallback answer is ready.
-            Phase::Fallback if call.deadline <= self.now => {
-                self.complete_call(cr, Outcome::DeadlineExceeded)
-            }
-            Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
-            Phase::Attempting => {}
-        }
-    }
-
-    /// A call waited for a bulkhead permit as long as it may.
-    pub(super) fn permit_timeout(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get(cr) else {
-            return;
-        };
-        if call.attempt != attempt || call.phase != Phase::WaitingPermit {
-            return;
-        }
-        let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
-        let now = self.now;
-        let left = self
-            .policy_mut(slot)
-            .and_then(|p| p.bulkhead)
-            .is_some_and(|b| self.bulkheads[b as usize].abandon(now, &(cr, attempt)));
-        // Not waiting any more means a permit was handed over at this very instant: the
-        // `Resume` already queued carries on.
-        if left {
-            self.release_unused_breaker(cr);
-            // Waiting ended by the deadline is the deadline's failure, not the bulkhead's.
-            let deadline = self.calls.get(cr).expect("live").deadline;
-            if deadline <= self.now {
-                self.finish_call(cr, Outcome::DeadlineExceeded);
-            } else {
-                self.rec.edges[edge].rejected_bulkhead += 1;
-                self.finish_call(cr, Outcome::BulkheadFull);
-            }
-        }
     }
 }

@@ -3,6 +3,7 @@
 pub mod acc;
 pub mod catalogue;
 pub mod direction;
+mod entity_names;
 pub mod level;
 pub mod recorder;
 pub mod recovery;

@@ -2,10 +2,11 @@
 //! bucket, levels integrated over time, buckets closed in order as simulated time passes.
 
 use super::RunMetrics;
-use super::acc::{ClientAcc, EdgeAcc, Emit, Outcomes, ServiceAcc, StepCount};
+use super::acc::{ClientAcc, EdgeAcc, Outcomes, ServiceAcc, StepCount};
+use super::entity_names::{Names, StepMetric, emit_entities, reaching_clients, step_metrics};
 use super::level::Level;
 use crate::metrics::level::Area;
-use crate::model::{Model, Rule};
+use crate::model::Model;
 use crate::outcome::Outcome;
 use crate::stats::hist::LatencyHist;
 
@@ -80,52 +81,6 @@ struct WindowTotals {
     /// Time covered by the buckets merged so far, ns.
     span: u64,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
-}
-
-/// The names metrics are emitted under, in emission order: each slot's prefix (`client.web`,
-/// `service.api`, `service.api.op.login`, `edge.api.db`) with its slot, and per service slot
-/// its steps with a `p`: the step's index and the suffixes of its two metrics
-/// (`step.<label>.taken`, `step.<label>.skipped`).
-struct Names {
-    clients: Vec<(String, usize)>,
-    services: Vec<(String, usize)>,
-    edges: Vec<(String, usize)>,
-    steps: Vec<Vec<StepMetric>>,
-}
-
-/// A metric of a plan's branches: a step with a `p` (its index, and the names of its taken and
-/// skipped counts) or one option of a `choose` step (its entry in `ServiceAcc::options`).
-enum StepMetric {
-    Maybe(usize, String, String),
-    Option(usize, String),
-}
-
-/// The branch metrics of `plan`, in step order: `step.<label>.taken` and `.skipped` for a step
-/// with a `p`, `step.<label>.option.<k>` for each option of a `choose`.
-fn step_metrics(plan: &crate::model::Plan) -> Vec<StepMetric> {
-    let mut out = Vec::new();
-    let mut options = 0;
-    for (i, b) in plan.branches.iter().enumerate() {
-        let Some(b) = b else { continue };
-        match &b.rule {
-            Rule::Maybe(_) => out.push(StepMetric::Maybe(
-                i,
-                format!("step.{}.taken", b.label),
-                format!("step.{}.skipped", b.label),
-            )),
-            Rule::Choose { until, .. } => {
-                for k in 0..until.len() {
-                    out.push(StepMetric::Option(
-                        options,
-                        format!("step.{}.option.{k}", b.label),
-                    ));
-                    options += 1;
-                }
-            }
-            Rule::Always => {}
-        }
-    }
-    out
 }
 
 /// How some logical calls ended: their outcomes and latencies.
@@ -473,82 +428,4 @@ fn merge_all<T>(into: &mut [T], from: &[T], merge: fn(&mut T, &T)) {
     for (a, b) in into.iter_mut().zip(from) {
         merge(a, b);
     }
-}
-
-fn emit_entities(
-    names: &Names,
-    reach: &[Vec<usize>],
-    clients: &[ClientAcc],
-    services: &[ServiceAcc],
-    edges: &[EdgeAcc],
-    span: u64,
-    out: &mut dyn FnMut(&str, f64),
-) {
-    let mut name = String::new();
-    let mut with_prefix = |prefix: &str, emit_fn: &mut dyn FnMut(Emit)| {
-        emit_fn(&mut |suffix: &str, v: f64| {
-            name.clear();
-            name.push_str(prefix);
-            name.push('.');
-            name.push_str(suffix);
-            out(&name, v);
-        });
-    };
-    for (p, slot) in &names.clients {
-        let a = &clients[*slot];
-        with_prefix(p, &mut |e| a.emit(span, e));
-    }
-    // End-to-end amplification: attempts reaching each service per request of the clients
-    // whose calls can reach it (so an unrelated client changes nothing).
-    for (p, slot) in &names.services {
-        let (a, reaching, steps) = (&services[*slot], &reach[*slot], &names.steps[*slot]);
-        let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
-        let per_request = if requests > 0 {
-            a.arrivals as f64 / requests as f64
-        } else {
-            0.0
-        };
-        with_prefix(p, &mut |e| {
-            a.emit(span, e);
-            e("attempts_per_request", per_request);
-            for m in steps {
-                match m {
-                    StepMetric::Maybe(i, taken, skipped) => {
-                        e(taken, a.steps[*i].taken as f64);
-                        e(skipped, a.steps[*i].skipped as f64);
-                    }
-                    StepMetric::Option(k, name) => e(name, a.options[*k] as f64),
-                }
-            }
-        });
-    }
-    for (p, slot) in &names.edges {
-        let a = &edges[*slot];
-        with_prefix(p, &mut |e| a.emit(span, e));
-    }
-}
-
-/// For each service, the clients from which a chain of calls (or fallbacks) leads to it.
-fn reaching_clients(model: &Model) -> Vec<Vec<usize>> {
-    let mut reach = vec![Vec::new(); model.services.len()];
-    for (c, client) in model.clients.iter().enumerate() {
-        let mut seen = vec![false; model.services.len()];
-        let mut stack = vec![client.call.to];
-        stack.extend(
-            client
-                .calls()
-                .filter_map(|c| c.fallback.map(|f| model.fallbacks[f].to)),
-        );
-        while let Some(s) = stack.pop() {
-            if std::mem::replace(&mut seen[s], true) {
-                continue;
-            }
-            reach[s].push(c);
-            for call in model.services[s].calls() {
-                stack.push(call.to);
-                stack.extend(call.fallback.map(|f| model.fallbacks[f].to));
-            }
-        }
-    }
-    reach
 }

@@ -10,29 +10,10 @@ const MS: u64 = 1_000_000;
 
 /// `(time, event)` of every trace row about `entity` (an instance: `service.web#0`).
 fn instance_rows(name: &str, toml: &str, entity: &str) -> Vec<(u64, String)> {
-    let dir = scratch(name);
-    let path = dir.join("scenario.toml");
-    std::fs::write(&path, toml).unwrap();
-    let trace = dir.join("trace.csv");
-    cascade(
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--quiet",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-            "--trace",
-            trace.to_str().unwrap(),
-        ],
-        0,
-    );
-    std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
+    traced_rows(&scratch(name), toml)
+        .into_iter()
         .filter(|r| r[3] == entity)
-        .map(|r| (r[0].parse().unwrap(), r[4].to_string()))
+        .map(|r| (r[0].parse().unwrap(), r[4].clone()))
         .collect()
 }
 

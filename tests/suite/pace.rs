@@ -58,27 +58,10 @@ fn every_start_is_the_later_of_the_previous_start_plus_pace_and_the_previous_end
     // `arrival` rows) and every end (its call's `call_end`); each next start must be exactly
     // max(start + pace, end), in nanoseconds.
     let dir = scratch("pace-trace");
-    let path = dir.join("paced.toml");
     let work = r#"{ dist = "uniform", min = "500ms", max = "1500ms" }"#;
-    std::fs::write(&path, scenario(1, r#"pace = "1s""#, work, "60s")).unwrap();
-    let trace = dir.join("trace.csv");
-    cascade(
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--quiet",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-            "--trace",
-            trace.to_str().unwrap(),
-        ],
-        0,
-    );
-    let csv = std::fs::read_to_string(&trace).unwrap();
+    let rows = traced_rows(&dir, &scenario(1, r#"pace = "1s""#, work, "60s"));
     let times = |entity: &str, event: &str| -> Vec<u64> {
-        csv.lines()
-            .skip(1)
-            .map(|l| l.split(',').collect::<Vec<_>>())
+        rows.iter()
             .filter(|r| r[3] == entity && r[4] == event)
             .map(|r| r[0].parse().unwrap())
             .collect()

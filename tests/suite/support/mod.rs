@@ -158,6 +158,31 @@ pub fn cascade(args: &[&str], code: i32) -> Output {
     out
 }
 
+/// Runs `toml` (written to `dir/scenario.toml`) with `--trace` and returns the trace's rows,
+/// each split into its fields (time, ..., entity, event, ...), the header left out.
+pub fn traced_rows(dir: &Path, toml: &str) -> Vec<Vec<String>> {
+    let path = dir.join("scenario.toml");
+    std::fs::write(&path, toml).unwrap();
+    let trace = dir.join("trace.csv");
+    cascade(
+        &[
+            "run",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        0,
+    );
+    read(&trace)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/charts")

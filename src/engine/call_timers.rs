@@ -1,0 +1,121 @@
+//! A call's timers (docs/policies.md §1): an attempt's timeout, the end of a backoff or a
+//! bulkhead permit handed over (`resume`), and the end of a wait for a permit. Each checks the
+//! attempt it was set for, so a timer outlived by its attempt does nothing.
+
+use super::arena::Ref;
+use super::sim::{Simulation, spec_of};
+use super::state::*;
+use crate::model::Outcome;
+
+impl Simulation {
+    pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get(cr) else {
+            return;
+        };
+        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+        if call.attempt != attempt || !waiting {
+            return;
+        }
+        let spec = spec_of(&self.specs, call.spec);
+        let (to, instance) = (spec.to, call.instance);
+        self.rec.edges[spec.edge]
+            .attempt_latency
+            .record(self.now - call.attempt_started);
+        // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
+        // carry on (worker time from now is wasted, replies discarded); with it, they stop.
+        let (spec_id, slot) = (call.spec, call.slot);
+        self.abandon_attempt_jobs(cr);
+        self.outlier_record(to, instance, Outcome::Timeout);
+        self.accrual_record(spec_id, slot, instance, Outcome::Timeout);
+        let call = self.calls.get(cr).expect("live");
+        let outcome = if call.deadline <= self.now {
+            Outcome::DeadlineExceeded
+        } else {
+            Outcome::Timeout
+        };
+        self.finish_attempt(cr, outcome, None);
+    }
+
+    /// Stops waiting for every job of the current attempt: marks them abandoned,
+    /// and cancels them when the policy says so.
+    pub(super) fn abandon_attempt_jobs(&mut self, cr: Ref) {
+        let now = self.now;
+        let call = self.calls.get_mut(cr).expect("live");
+        let cancel = spec_of(&self.specs, call.spec).policy.cancel;
+        for j in call.take_attempt_jobs() {
+            if let Some(job) = self.jobs.get_mut(j) {
+                job.abandoned_at = now;
+            }
+            if cancel {
+                self.cancel_job(j);
+            }
+        }
+    }
+
+    /// A backoff ended, or a bulkhead permit was handed over: the call goes on.
+    pub(super) fn resume(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get_mut(cr) else {
+            return;
+        };
+        if call.attempt != attempt {
+            return;
+        }
+        match call.phase {
+            Phase::Backoff => self.try_attempt(cr),
+            // A permit around the whole call: its first attempt starts, checked as any.
+            Phase::WaitingPermit if attempt == 0 => {
+                call.holds_permit = true;
+                call.call_permit = true;
+                self.try_attempt(cr);
+            }
+            Phase::WaitingPermit => {
+                // The permit is the call's now, whatever it does next.
+                call.holds_permit = true;
+                call.phase = Phase::Attempting;
+                let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
+                if call.deadline <= self.now || call.deadline - self.now < min_attempt {
+                    self.finish_call(cr, Outcome::DeadlineExceeded);
+                } else {
+                    let (instance, spec, slot) = (call.instance, call.spec, call.slot);
+                    self.accrual_sent(spec, slot, instance);
+                    self.send_attempt(cr, instance);
+                }
+            }
+            // A canned fallback answer is ready.
+            Phase::Fallback if call.deadline <= self.now => {
+                self.complete_call(cr, Outcome::DeadlineExceeded)
+            }
+            Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
+            Phase::Attempting => {}
+        }
+    }
+
+    /// A call waited for a bulkhead permit as long as it may.
+    pub(super) fn permit_timeout(&mut self, cr: Ref, attempt: u32) {
+        let Some(call) = self.calls.get(cr) else {
+            return;
+        };
+        if call.attempt != attempt || call.phase != Phase::WaitingPermit {
+            return;
+        }
+        let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
+        let now = self.now;
+        let left = self
+            .policy_mut(slot)
+            .and_then(|p| p.bulkhead)
+            .is_some_and(|b| self.bulkheads[b as usize].abandon(now, &(cr, attempt)));
+        // Not waiting any more means a permit was handed over at this very instant: the
+        // `Resume` already queued carries on.
+        if left {
+            self.release_unused_breaker(cr);
+            // Waiting ended by the deadline is the deadline's failure, not the bulkhead's.
+            let deadline = self.calls.get(cr).expect("live").deadline;
+            if deadline <= self.now {
+                self.finish_call(cr, Outcome::DeadlineExceeded);
+            } else {
+                self.rec.edges[edge].rejected_bulkhead += 1;
+                self.finish_call(cr, Outcome::BulkheadFull);
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Metrics per operation and per window of the entities' above, and of the run and its faults
+//! (`run.*`, `fault.<i>.*`).
+
+use super::{MetricDoc, doc};
+
+pub(super) const WHOLE_RUN: &[MetricDoc] = &[
+    doc(
+        "client.<c>.op.<o>.<metric>",
+        "as <metric>",
+        "any client metric above, over the requests of one operation of a client's `mix` (the client's own metrics are their sum)",
+    ),
+    doc(
+        "service.<s>.op.<o>.<metric>",
+        "as <metric>",
+        "any service metric above, over the requests of operation o alone (the service's own metrics are the sum over its operations; utilization is the share of all the service's workers that o holds)",
+    ),
+    doc(
+        "edge.<from>.<to>.op.<o>.<metric>",
+        "as <metric>",
+        "any edge metric above, over the calls to operation o of the callee (the pair's edge.<from>.<to>.* metrics are the sum over its operations)",
+    ),
+    doc(
+        "window.<w>.<metric>",
+        "as <metric>",
+        "any metric above measured over [[window]] <w> alone: the buckets that start inside it (a fault's phase, or a start and end)",
+    ),
+    doc(
+        "run.diverged",
+        "0/1",
+        "1 when the run stopped early because more than scenario.max_in_flight requests (logical calls plus jobs at services; default 1,000,000) were in flight: an overloaded open system growing without bound. Every other metric then covers the run up to run.stopped_at_s (summary only)",
+    ),
+    doc(
+        "run.stopped_at_s",
+        "s",
+        "simulated time at which the run stopped, from the start of the warm-up: warm-up plus duration, or earlier when it diverged (summary only)",
+    ),
+    doc(
+        "fault.<i>.goodput_before_rps",
+        "1/s",
+        "all clients' goodput over the measured buckets before fault i (its [[fault]] position, from 0) started: the level to come back to",
+    ),
+    doc(
+        "fault.<i>.goodput_during_rps",
+        "1/s",
+        "all clients' goodput while fault i was active",
+    ),
+    doc(
+        "fault.<i>.goodput_after_rps",
+        "1/s",
+        "all clients' goodput from fault i's end to the end of the run",
+    ),
+    doc(
+        "fault.<i>.recovered",
+        "0/1",
+        "1 when goodput came back within recovery_tolerance (5%) of its level before fault i and held there for recovery_hold (10 s)",
+    ),
+    doc(
+        "fault.<i>.recovery_s",
+        "s",
+        "from fault i's end to the start of the first bucket of that hold (bucket resolution); when not recovered, the time watched after the end",
+    ),
+    doc(
+        "fault.<i>.client.<c>.goodput_before_rps",
+        "1/s",
+        "client c's own goodput before fault i; the fault.<i>.client.<c>.* verdict exists only for a client that sent requests in the measured buckets before the fault",
+    ),
+    doc(
+        "fault.<i>.client.<c>.goodput_during_rps",
+        "1/s",
+        "client c's goodput while fault i was active",
+    ),
+    doc(
+        "fault.<i>.client.<c>.goodput_after_rps",
+        "1/s",
+        "client c's goodput from fault i's end to the end of the run",
+    ),
+    doc(
+        "fault.<i>.client.<c>.recovered",
+        "0/1",
+        "fault.<i>.recovered judged on client c's goodput alone: 0 for a client still down behind others that recovered",
+    ),
+    doc(
+        "fault.<i>.client.<c>.recovery_s",
+        "s",
+        "fault.<i>.recovery_s judged on client c's goodput alone",
+    ),
+];
