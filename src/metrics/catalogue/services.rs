@@ -168,7 +168,7 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc(
         "service.<s>.probes.<kind>",
         "count",
-        "probes of that kind (liveness, readiness, startup) sent to its instances; a probe in the queue is also an arrival of its operation, so the service's arrivals are its callers' attempts plus these; only for the kinds it has",
+        "probes of that kind (liveness, readiness, startup) sent to its instances; a probe in the queue is also an arrival of its operation, so the service's arrivals are its callers' attempts plus its in-queue probes; a probe served out of band is not an arrival; only for the kinds it has",
     ),
     doc(
         "service.<s>.probe_failures.<kind>",
