@@ -2,6 +2,7 @@
 //! (which instances a caller may pick) and what the detector learns from each answer.
 //! CoDel and adaptive LIFO act where the queue is served (`jobs::dispatch_next`).
 
+use super::lifecycle::ABSENT;
 use super::sim::Simulation;
 use super::state::Event;
 use crate::model::Outcome;
@@ -71,7 +72,8 @@ pub struct Marked<'a> {
 /// The instances of a service (`n` of them) a balancer may pick: those neither down (crashed)
 /// nor ejected, nor marked dead by the caller's failure accrual. When accrual leaves none, it
 /// is set aside (Finagle's panic mode: the pick goes to a marked host anyway; `panic` says so);
-/// when crashes and ejections leave none, all of them (Envoy's panic routing).
+/// when crashes and ejections leave none, all that exist (Envoy's panic routing: the empty
+/// slots an autoscaler keeps are no hosts at all).
 pub fn eligible<'a>(
     outlier: &'a Option<Outlier>,
     down: &'a [u32],
@@ -85,6 +87,7 @@ pub fn eligible<'a>(
         count: n,
         detector: None,
         down: None,
+        down_mask: u32::MAX,
         marked: None,
         panic: false,
     };
@@ -96,6 +99,7 @@ pub fn eligible<'a>(
         count: 0,
         detector: ejected,
         down: any_down.then_some(down),
+        down_mask: u32::MAX,
         marked,
         panic: false,
     };
@@ -103,6 +107,14 @@ pub fn eligible<'a>(
     if count == 0 && marked.is_some() {
         some.marked = None;
         some.panic = true;
+        count = (0..n).filter(|&i| some.allows(i)).count() as u32;
+    }
+    if count == 0 && down.iter().any(|d| d & ABSENT != 0) {
+        some = Eligible {
+            detector: None,
+            down_mask: ABSENT,
+            ..some
+        };
         count = (0..n).filter(|&i| some.allows(i)).count() as u32;
     }
     if count == 0 || count == n {
@@ -121,6 +133,9 @@ pub struct Eligible<'a> {
     pub count: u32,
     detector: Option<&'a Outlier>,
     down: Option<&'a [u32]>,
+    /// The bits of `down` that rule an instance out: any of them, or only `ABSENT` when
+    /// failing open.
+    down_mask: u32,
     marked: Option<Marked<'a>>,
     /// Every host left was marked by failure accrual: the pick is Finagle's panic.
     pub panic: bool,
@@ -140,7 +155,9 @@ impl Eligible<'_> {
 
     pub fn allows(&self, i: u32) -> bool {
         self.detector.is_none_or(|d| !d.is_ejected(i as usize))
-            && self.down.is_none_or(|d| d[i as usize] == 0)
+            && self
+                .down
+                .is_none_or(|d| d[i as usize] & self.down_mask == 0)
             && self
                 .marked
                 .is_none_or(|m| m.hosts[i as usize].available(m.now))

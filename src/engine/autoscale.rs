@@ -52,15 +52,26 @@ fn changed_within(events: &VecDeque<(u64, u32)>, now: u64, period: u64) -> u32 {
         .sum()
 }
 
+/// The instances there were when each policy's period began: the current count, less those
+/// added and plus those removed within it (the current controller counts both directions for
+/// both limits, so a scale-down inside the period does not shrink the next scale-up).
+fn period_start(current: u32, events: Events, now: u64, period: u64) -> u32 {
+    current
+        .saturating_add(changed_within(events.downs, now, period))
+        .saturating_sub(changed_within(events.ups, now, period))
+}
+
+/// An autoscaler's recent scale events: instances added, and removed, with their times.
+#[derive(Clone, Copy)]
+pub struct Events<'a> {
+    pub ups: &'a VecDeque<(u64, u32)>,
+    pub downs: &'a VecDeque<(u64, u32)>,
+}
+
 /// `calculateScaleUpLimitWithScalingRules`: the most instances the policies allow now.
-pub fn scale_up_limit(
-    current: u32,
-    events: &VecDeque<(u64, u32)>,
-    now: u64,
-    b: &ScaleBehavior,
-) -> u32 {
+pub fn scale_up_limit(current: u32, events: Events, now: u64, b: &ScaleBehavior) -> u32 {
     let limits = b.policies.iter().map(|p| {
-        let start = current.saturating_sub(changed_within(events, now, p.period));
+        let start = period_start(current, events, now, p.period);
         if p.percent {
             (f64::from(start) * (1.0 + f64::from(p.value) / 100.0)).ceil() as u32
         } else {
@@ -75,14 +86,9 @@ pub fn scale_up_limit(
 }
 
 /// `calculateScaleDownLimitWithBehaviors`: the fewest instances the policies allow now.
-pub fn scale_down_limit(
-    current: u32,
-    events: &VecDeque<(u64, u32)>,
-    now: u64,
-    b: &ScaleBehavior,
-) -> u32 {
+pub fn scale_down_limit(current: u32, events: Events, now: u64, b: &ScaleBehavior) -> u32 {
     let limits = b.policies.iter().map(|p| {
-        let start = current.saturating_add(changed_within(events, now, p.period));
+        let start = period_start(current, events, now, p.period);
         if p.percent {
             (f64::from(start) * (1.0 - f64::from(p.value) / 100.0)) as u32
         } else {
@@ -162,11 +168,15 @@ impl Simulation {
             .max()
             .unwrap_or(desired);
         let stabilized = current.max(up).min(down);
+        let events = Events {
+            ups: &hpa.ups,
+            downs: &hpa.downs,
+        };
         let target = if stabilized > current {
-            let limit = scale_up_limit(current, &hpa.ups, now, &a.up).max(current);
+            let limit = scale_up_limit(current, events, now, &a.up).max(current);
             stabilized.min(limit.min(a.max))
         } else if stabilized < current {
-            let limit = scale_down_limit(current, &hpa.downs, now, &a.down).min(current);
+            let limit = scale_down_limit(current, events, now, &a.down).min(current);
             stabilized.max(limit.max(a.min))
         } else {
             stabilized
@@ -360,25 +370,53 @@ mod tests {
         assert_eq!(proposed(10, 0.12, 0.5, 0.1), 3);
     }
 
+    /// Scale events: `ups` and `downs` as (seconds ago from 100 s, instances).
+    fn events(ups: &[(u64, u32)], downs: &[(u64, u32)]) -> [VecDeque<(u64, u32)>; 2] {
+        let at = |e: &[(u64, u32)]| e.iter().map(|&(ago, n)| ((100 - ago) * S, n)).collect();
+        [at(ups), at(downs)]
+    }
+
+    fn of(e: &[VecDeque<(u64, u32)>; 2]) -> Events<'_> {
+        Events {
+            ups: &e[0],
+            downs: &e[1],
+        }
+    }
+
     #[test]
     fn scale_up_is_limited_by_the_policies_over_their_period() {
-        let none = VecDeque::new();
+        let none = events(&[], &[]);
         // From 3: doubling gives 6, four more 7; Max takes 7, Min 6.
-        assert_eq!(scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Max)), 7);
-        assert_eq!(scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Min)), 6);
         assert_eq!(
-            scale_up_limit(3, &none, 100 * S, &up(SelectPolicy::Disabled)),
+            scale_up_limit(3, of(&none), 100 * S, &up(SelectPolicy::Max)),
+            7
+        );
+        assert_eq!(
+            scale_up_limit(3, of(&none), 100 * S, &up(SelectPolicy::Min)),
+            6
+        );
+        assert_eq!(
+            scale_up_limit(3, of(&none), 100 * S, &up(SelectPolicy::Disabled)),
             3
         );
         // 2 of the 5 were added 10 s ago, within the 15 s period: the period began at 3, so
         // at most 7 (3 + 4) or 6 (3 × 2); 20 s ago is outside it.
-        let recent = VecDeque::from([(90 * S, 2)]);
+        let recent = events(&[(10, 2)], &[]);
         assert_eq!(
-            scale_up_limit(5, &recent, 100 * S, &up(SelectPolicy::Max)),
+            scale_up_limit(5, of(&recent), 100 * S, &up(SelectPolicy::Max)),
             7
         );
-        let old = VecDeque::from([(85 * S, 2)]);
-        assert_eq!(scale_up_limit(5, &old, 100 * S, &up(SelectPolicy::Max)), 10);
+        let old = events(&[(15, 2)], &[]);
+        assert_eq!(
+            scale_up_limit(5, of(&old), 100 * S, &up(SelectPolicy::Max)),
+            10
+        );
+        // 2 removed 10 s ago: the period began at 7, so up to 14 (7 × 2), not 10 (5 × 2).
+        let removed = events(&[], &[(10, 2)]);
+        assert_eq!(
+            scale_up_limit(5, of(&removed), 100 * S, &up(SelectPolicy::Max)),
+            14
+        );
     }
 
     #[test]
@@ -399,15 +437,27 @@ mod tests {
             ],
             select,
         };
-        let none = VecDeque::new();
+        let none = events(&[], &[]);
         // From 10: half gives 5, two fewer 8; Max (the largest change) 5, Min 8.
-        assert_eq!(scale_down_limit(10, &none, 0, &halve(SelectPolicy::Max)), 5);
-        assert_eq!(scale_down_limit(10, &none, 0, &halve(SelectPolicy::Min)), 8);
-        // 2 removed 30 s ago: the period began at 12, so no fewer than 6 (or 10).
-        let recent = VecDeque::from([(70 * S, 2)]);
         assert_eq!(
-            scale_down_limit(10, &recent, 100 * S, &halve(SelectPolicy::Max)),
+            scale_down_limit(10, of(&none), 0, &halve(SelectPolicy::Max)),
+            5
+        );
+        assert_eq!(
+            scale_down_limit(10, of(&none), 0, &halve(SelectPolicy::Min)),
+            8
+        );
+        // 2 removed 30 s ago: the period began at 12, so no fewer than 6 (or 10).
+        let recent = events(&[], &[(30, 2)]);
+        assert_eq!(
+            scale_down_limit(10, of(&recent), 100 * S, &halve(SelectPolicy::Max)),
             6
+        );
+        // 4 added 30 s ago: the period began at 6, so down to 3, not 5.
+        let added = events(&[(30, 4)], &[]);
+        assert_eq!(
+            scale_down_limit(10, of(&added), 100 * S, &halve(SelectPolicy::Max)),
+            3
         );
     }
 }

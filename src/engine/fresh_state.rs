@@ -1,7 +1,8 @@
-//! A new instance (autoscaling) is a new process: its own policy state starts fresh, and so do
-//! its callers' per-host states of it (a breaker per instance, failure accrual) and its
-//! service's outlier record of the slot. Levels the old state held (open breakers, a limit)
-//! are given back, so the edge's time-averages stay exact.
+//! A new process has policy state of its own anew: at a liveness restart (the same instance,
+//! so its callers' view of it carries on) and in an instance the autoscaler adds (a new host,
+//! so its callers' per-host states of it, a breaker per instance and failure accrual, and its
+//! service's outlier record of the slot start fresh too). Levels the old state held (open
+//! breakers, a limit) are given back, so the edge's time-averages stay exact.
 
 use super::sim::Simulation;
 use super::state::NO_SLOT;
@@ -9,15 +10,33 @@ use crate::model::BreakerScope;
 use crate::policy::breaker::{Breaker, State};
 
 impl Simulation {
+    /// Instance `i` of service `s` is a new host: fresh state of its own, in its callers and
+    /// at its balancer.
     pub(super) fn fresh_policy_state(&mut self, s: usize, i: u32) {
-        let now = self.now;
-        let specs = self.model.specs_with_callers();
+        self.fresh_own_state(s, i);
+        self.fresh_host_state(s, i);
+    }
+
+    /// The policy state of instance `i`'s own calls, as a new process has it.
+    pub(super) fn fresh_own_state(&mut self, s: usize, i: u32) {
         let own: Vec<usize> = self.model.services[s]
             .calls()
             .flat_map(|c| {
                 std::iter::once(c.id).chain(c.fallback.map(|f| self.model.fallbacks[f].id))
             })
             .collect();
+        for id in own {
+            let base = self.policy_base[id];
+            if base != NO_SLOT {
+                self.fresh_slot(id, base + i);
+            }
+        }
+    }
+
+    /// What instance `i`'s callers and its balancer know of it as a host, forgotten.
+    fn fresh_host_state(&mut self, s: usize, i: u32) {
+        let now = self.now;
+        let specs = self.model.specs_with_callers();
         let mut callee_slots = Vec::new();
         for (spec, callers) in &specs {
             let base = self.policy_base[spec.id];
@@ -26,12 +45,6 @@ impl Simulation {
             }
         }
         drop(specs);
-        for id in own {
-            let base = self.policy_base[id];
-            if base != NO_SLOT {
-                self.fresh_slot(id, base + i);
-            }
-        }
         for (id, slot) in callee_slots {
             let spec = &self.specs[id];
             let (edge, per_host) = (

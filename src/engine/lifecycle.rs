@@ -284,9 +284,19 @@ impl Simulation {
     }
 
     /// The number of existing instances changed by `delta`: the level every slot of the
-    /// service integrates its capacity over (its utilization's denominator).
+    /// service integrates its capacity over (its utilization's denominator), and the hosts
+    /// its outlier detector caps ejections by.
     pub(super) fn instances_changed(&mut self, s: usize, delta: i64) {
         let now = self.now;
+        let existing = self
+            .life(s)
+            .instances
+            .iter()
+            .filter(|l| l.phase != Phase::Absent)
+            .count();
+        if let Some(detector) = self.services[s].outlier.as_mut() {
+            detector.set_hosts(existing);
+        }
         let first = self.slot_base[s] as usize;
         let slots = std::iter::once(s)
             .chain(first + 1..first + 1 + self.model.services[s].operations.len());
@@ -300,7 +310,8 @@ impl Simulation {
 
     /// The liveness (or startup) probe gave up on the instance: it is killed, as a crash
     /// (its work lost, answered as `restart.mode` says), and restarted after its
-    /// CrashLoopBackOff delay and `restart.time`.
+    /// CrashLoopBackOff delay and `restart.time`, a new process with policy state of its own
+    /// anew (its callers' view of the host carries on).
     pub(super) fn restart(&mut self, s: usize, i: u32) {
         let now = self.now;
         let r = self.orchestration(s).restart.clone();
@@ -322,6 +333,7 @@ impl Simulation {
             self.trace_instance(s, i, "restart");
         }
         self.kill(s, i, r.blackhole);
+        self.fresh_own_state(s, i);
         self.life_mut(s).instances[i as usize].phase = Phase::Starting;
         self.update_rotation(s, i);
         self.schedule_life(s, i, now + delay + r.time, Action::Listen);

@@ -163,6 +163,9 @@ impl Orchestration {
     /// Instance slots the engine keeps: the autoscaler's maximum, twice (a drained instance
     /// keeps its slot while a new one starts), else the fixed count.
     pub fn slots(&self, instances: u32) -> u32 {
-        self.autoscale.as_ref().map_or(instances, |a| 2 * a.max)
+        // Saturating: a max past the limits module's bound is refused by it, not wrapped.
+        self.autoscale
+            .as_ref()
+            .map_or(instances, |a| a.max.saturating_mul(2))
     }
 }

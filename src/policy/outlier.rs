@@ -79,6 +79,9 @@ pub struct Outlier {
     cfg: OutlierConfig,
     instances: Vec<Instance>,
     ejected: u32,
+    /// The hosts that exist, the N of the percentage cap: every slot, unless an autoscaler
+    /// keeps some of them empty (`set_hosts`).
+    hosts: usize,
 }
 
 impl Outlier {
@@ -87,7 +90,13 @@ impl Outlier {
             cfg,
             instances: vec![Instance::default(); instances],
             ejected: 0,
+            hosts: instances,
         }
+    }
+
+    /// The number of hosts that exist now (at most the slots it was made with).
+    pub fn set_hosts(&mut self, hosts: usize) {
+        self.hosts = hosts.min(self.instances.len());
     }
 
     /// Records the result of a request to `instance` at `now`.
@@ -107,7 +116,7 @@ impl Outlier {
     }
 
     fn eject(&mut self, now: u64, instance: usize) -> Detection {
-        let share = 100.0 * f64::from(self.ejected + 1) / self.instances.len() as f64;
+        let share = 100.0 * f64::from(self.ejected + 1) / self.hosts.max(1) as f64;
         let allowed = share <= f64::from(self.cfg.max_ejection_percent.min(100))
             || (self.cfg.always_eject_one_host && self.ejected == 0);
         if !allowed {

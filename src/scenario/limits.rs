@@ -34,11 +34,22 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
     };
     let mut instances = 0u64;
     for s in &model.services {
-        let at = format!("service.{}.instances", s.name);
-        // The engine keeps state for every slot an autoscaler may fill.
+        // The engine keeps state for every slot an autoscaler may fill: twice its max.
+        let autoscaled = s
+            .orchestration
+            .as_ref()
+            .is_some_and(|o| o.autoscale.is_some());
+        let (at, what) = if autoscaled {
+            (
+                format!("service.{}.autoscale.max", s.name),
+                "instance slots (twice the autoscaler's max)",
+            )
+        } else {
+            (format!("service.{}.instances", s.name), "instances")
+        };
         let n = u64::from(s.slots());
         if n > MAX_INSTANCES {
-            return over(&at, format!("{} instances", thousands(n)), MAX_INSTANCES);
+            return over(&at, format!("{} {what}", thousands(n)), MAX_INSTANCES);
         }
         instances += n;
         if instances > MAX_TOTAL_INSTANCES {
@@ -104,7 +115,7 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
         {
             let per_caller = match b.scope {
                 BreakerScope::Edge => 1,
-                BreakerScope::Instance => u64::from(model.services[spec.to].instances),
+                BreakerScope::Instance => u64::from(model.services[spec.to].slots()),
             };
             breaker_calls += u64::from(callers) * per_caller * u64::from(n);
             if breaker_calls > MAX_BREAKER_CALLS

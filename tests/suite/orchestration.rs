@@ -646,3 +646,156 @@ name = "health"
         ],
     );
 }
+
+/// Two instances whose readiness probe always times out, so the balancer fails open to
+/// both; `extra` adds service keys.
+fn never_ready(extra: &str) -> String {
+    scenario(
+        "20s",
+        &format!(
+            r#"
+[[client]]
+name = "web"
+target = "api"
+arrival = "constant"
+rate = 50
+
+[[service]]
+name = "api"
+instances = 2
+work = "1ms"
+probe = {{ readiness = {{ serve = "out_of_band", work = "50ms", timeout = "10ms", period = "1s" }} }}
+{extra}
+"#
+        ),
+    )
+}
+
+#[test]
+fn failing_open_picks_only_instances_that_exist() {
+    // Regression: the balancer's fallback (nothing eligible) picked among every slot, the
+    // empty ones an autoscaler keeps included, and those refused.
+    let fixed = run(&never_ready(""));
+    let scaled = run(&never_ready(
+        "autoscale = { target = 0.5, min = 2, max = 2 }",
+    ));
+    assert_eq!(metric(&fixed, "client.web.success_ratio"), 1.0);
+    assert_eq!(metric(&scaled, "client.web.success_ratio"), 1.0);
+}
+
+#[test]
+fn an_autoscaler_max_whose_slots_overflow_is_refused_naming_it() {
+    // Regression: 2 × max computed in u32 wrapped, passed the limits and panicked in the run.
+    let toml = scaling("").replace("max = 10", "max = 2147483648");
+    let Err(err) = cascade::scenario::load_str("test.toml", &toml, &[]) else {
+        panic!("a max of 2^31 instances was accepted");
+    };
+    let text = err.to_string();
+    assert!(text.contains("service.api.autoscale.max"), "{text}");
+    assert!(text.contains("over the limit of 10,000"), "{text}");
+}
+
+/// `api` calls `db` through a breaker that stays open for 100 s, and its liveness probe runs
+/// the same operation (the deep probe the seeds warn of). `db` fails for the first 5 s: the
+/// breaker opens at once, and the eighth failed probe in a row restarts `api` after `db` is
+/// well again.
+const OPEN_BREAKER_AT_RESTART: &str = r#"
+[[client]]
+name = "web"
+target = "api"
+operation = "get"
+arrival = "constant"
+rate = 20
+
+[[service]]
+name = "api"
+probe = { liveness = { operation = "get", initial_delay = "1s", period = "1s", failure_threshold = 8 } }
+restart = { time = "1s" }
+[[service.operation]]
+name = "get"
+calls = [ { to = "db", policy = "guarded" } ]
+
+[[service]]
+name = "db"
+work = "1ms"
+
+[policy.guarded]
+breaker = { window = 10, min_calls = 5, failure_rate = 0.5, open = "100s" }
+
+[[fault]]
+kind = "errors"
+target = "db"
+start = "0s"
+end = "5s"
+"#;
+
+#[test]
+fn a_restarted_process_starts_with_fresh_policy_state_of_its_own() {
+    // Regression: a liveness restart kept the old process's breakers, so the deep probe kept
+    // failing on the breaker it had opened and the instance restarted again and again. A new
+    // process has its own state anew: the probe passes after the first restart, and the
+    // fresh breaker never opens (db is well by then).
+    let rows = instance_rows(
+        "fresh-restart",
+        &scenario("60s", OPEN_BREAKER_AT_RESTART),
+        "service.api#0",
+    );
+    let restarts = times(&rows, "restart");
+    assert_eq!(restarts.len(), 1, "{restarts:?}");
+    assert!(restarts[0] > 5 * S, "{restarts:?}");
+    let m = run(&scenario("60s", OPEN_BREAKER_AT_RESTART));
+    assert_eq!(metric(&m, "service.api.restarts"), 1.0);
+    assert_eq!(metric(&m, "edge.api.db.breaker_opens"), 1.0);
+}
+
+/// Four instances, two of which fail throughout; ejections capped at 25 % of them.
+fn one_bad_of_four(extra: &str) -> String {
+    scenario(
+        "60s",
+        &format!(
+            r#"
+[[client]]
+name = "web"
+target = "api"
+rate = 400
+
+[[service]]
+name = "api"
+instances = 4
+balancer = "round_robin"
+work = "1ms"
+outlier = {{ consecutive_failures = 5, max_ejection_percent = 25 }}
+{extra}
+
+[[fault]]
+kind = "errors"
+target = "api#1"
+error = "unavailable"
+start = "0s"
+end = "60s"
+
+[[fault]]
+kind = "errors"
+target = "api#2"
+error = "unavailable"
+start = "0s"
+end = "60s"
+"#
+        ),
+    )
+}
+
+#[test]
+fn ejections_are_capped_by_the_instances_that_exist_not_the_slots() {
+    // Regression: the cap divided by every slot, and an autoscaler keeps twice its max: with
+    // 4 instances in 8 slots, 25 % let both bad ones go where one may (100 × 2 / 4 > 25):
+    // the bad instances are ejected as often with the autoscaler (min = max = 4) as without.
+    let fixed = run(&one_bad_of_four(""));
+    let scaled = run(&one_bad_of_four(
+        "autoscale = { target = 0.5, min = 4, max = 4 }",
+    ));
+    assert!(metric(&fixed, "service.api.ejections") > 0.0);
+    for name in ["service.api.ejections", "client.web.success_ratio"] {
+        assert_eq!(metric(&scaled, name), metric(&fixed, name), "{name}");
+    }
+}
