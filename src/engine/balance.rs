@@ -1,5 +1,6 @@
 //! Picking the instance a request goes to: the balancer (round robin, random, least
-//! outstanding, power of two) among the instances outlier detection has not ejected.
+//! outstanding, power of two) among the instances outlier detection has not ejected, weighed
+//! by slow start (`slow_start.rs`) while an instance is in its window.
 
 use super::adaptive::{Marked, eligible};
 use super::sim::Simulation;
@@ -23,7 +24,7 @@ impl Simulation {
     #[inline(never)]
     fn balance(&mut self, s: usize) -> u32 {
         let kind = self.model.services[s].balancer;
-        choose(&mut self.services[s], kind, None).0
+        choose(&mut self.services[s], kind, self.now, None).0
     }
 
     /// The balancer's choice for a call path with failure accrual (`policy/accrual.rs`): the
@@ -37,7 +38,7 @@ impl Simulation {
             now: self.now,
         };
         let kind = self.model.services[s].balancer;
-        let (instance, panic) = choose(&mut self.services[s], kind, Some(marked));
+        let (instance, panic) = choose(&mut self.services[s], kind, self.now, Some(marked));
         if panic {
             self.rec.edges[edge].accrual_panics += 1;
         }
@@ -47,13 +48,19 @@ impl Simulation {
 
 /// The balancer's pick among the eligible instances (`adaptive::eligible`), and whether it was
 /// a failure-accrual panic.
-fn choose(state: &mut ServiceState, kind: BalancerKind, marked: Option<Marked>) -> (u32, bool) {
+fn choose(
+    state: &mut ServiceState,
+    kind: BalancerKind,
+    now: u64,
+    marked: Option<Marked>,
+) -> (u32, bool) {
     let ServiceState {
         instances,
         balancer_rng,
         next_rr,
         outlier,
         down,
+        ramp,
         ..
     } = state;
     let n = instances.len() as u32;
@@ -65,6 +72,19 @@ fn choose(state: &mut ServiceState, kind: BalancerKind, marked: Option<Marked>) 
         let inst = &instances[i as usize];
         inst.busy as usize + inst.waiting()
     };
+    // Slow start is a setting of round robin and least outstanding only (`scenario/slow_start.rs`).
+    if let Some(ramp) = ramp.as_deref_mut().filter(|r| now < r.until) {
+        let start = *next_rr;
+        let pick = match kind {
+            // Envoy's least request with weights: weight / (active requests + 1).
+            BalancerKind::LeastOutstanding => {
+                ramp.pick(now, &ok, start, |i, w| w / (outstanding(i) + 1) as f64)
+            }
+            _ => ramp.pick(now, &ok, start, |_, w| w),
+        };
+        *next_rr = (pick + 1) % n;
+        return (pick, ok.panic);
+    }
     let pick = match kind {
         BalancerKind::RoundRobin => {
             let start = *next_rr;

@@ -107,7 +107,11 @@ impl Simulation {
         let back = crashed && self.now == f.end;
         for (s, i) in instances_of(f.target, &self.model) {
             if back {
-                self.services[s].down[i as usize] -= 1;
+                let down = &mut self.services[s].down[i as usize];
+                *down -= 1;
+                if *down == 0 {
+                    self.instance_joined(s, i);
+                }
             }
             self.serve_queue(s, i);
         }

@@ -246,6 +246,7 @@ impl Simulation {
         let now = self.now;
         let exists = self.life(s).instances[i as usize].phase != Phase::Absent;
         let out = exists && !self.in_rotation(s, i);
+        let before = self.services[s].down[i as usize];
         let down = &mut self.services[s].down[i as usize];
         let was_out = *down & OUT_OF_ROTATION != 0;
         let was_absent = *down & ABSENT != 0;
@@ -280,6 +281,9 @@ impl Simulation {
             } else {
                 *down += ABSENT;
             }
+        }
+        if before != 0 && self.services[s].down[i as usize] == 0 {
+            self.instance_joined(s, i);
         }
     }
 

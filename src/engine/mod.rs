@@ -31,6 +31,7 @@ mod publish;
 pub mod queue;
 pub mod rng;
 mod sim;
+mod slow_start;
 mod state;
 pub mod trace;
 

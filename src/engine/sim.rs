@@ -166,6 +166,10 @@ impl Simulation {
                     .orchestration
                     .as_ref()
                     .map(|o| Box::new(super::lifecycle::Life::new(&model, s, o))),
+                ramp: s
+                    .slow_start
+                    .as_ref()
+                    .map(|c| Box::new(super::slow_start::Ramp::new(c, s.slots()))),
                 branches: s
                     .plans()
                     .enumerate()

@@ -227,6 +227,8 @@ pub struct ServiceState {
     /// Probes, restarts, readiness and autoscaling (`lifecycle.rs`); `None` without
     /// `Service::orchestration`.
     pub life: Option<Box<super::lifecycle::Life>>,
+    /// Slow starts at the balancer (`slow_start.rs`); `None` without `Service::slow_start`.
+    pub ramp: Option<Box<super::slow_start::Ramp>>,
 }
 
 /// A step made with a probability, and the stream of its draws (`branch.<name or

@@ -7,6 +7,7 @@ pub mod latency;
 pub mod orchestration;
 pub mod overload;
 pub mod rate;
+pub mod slow_start;
 
 pub use crate::outcome::Outcome;
 pub use crate::policy::breaker::BreakerConfig;
@@ -186,6 +187,8 @@ pub struct Service {
     pub adaptive_lifo: Option<u64>,
     /// Outlier ejection at the balancer in front of the instances.
     pub outlier: Option<crate::policy::outlier::OutlierConfig>,
+    /// Slow start at the balancer for instances coming into rotation (`model/slow_start.rs`).
+    pub slow_start: Option<slow_start::SlowStart>,
     /// Contention and the cost of refusals; `None` (the plain path) when it has neither.
     pub overload: Option<Box<overload::Overload>>,
     /// Idempotency store (`dedup_window`, ns): keyed non-idempotent calls are executed once

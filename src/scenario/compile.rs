@@ -241,6 +241,12 @@ impl Ctx<'_> {
             && !partitioned
             // A refusal's owed work is paid before the queue's head (`dispatch_next_checked`).
             && overload.as_ref().is_none_or(|o| o.reject_work == 0);
+        let balancer = s.balancer.unwrap_or_default();
+        let slow_start = s
+            .slow_start
+            .as_ref()
+            .map(|r| super::slow_start::slow_start(self.src, &at("slow_start"), r, balancer))
+            .transpose()?;
         Ok(model::Service {
             name: s.name.clone(),
             instances,
@@ -248,7 +254,7 @@ impl Ctx<'_> {
             queue: s.queue.unwrap_or(u64::MAX),
             discipline,
             drop_expired,
-            balancer: s.balancer.unwrap_or_default(),
+            balancer,
             plan,
             partitioned,
             plain_dispatch,
@@ -269,6 +275,7 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|o| service_policy::outlier(self.src, &at("outlier"), o))
                 .transpose()?,
+            slow_start,
             overload,
             screens_arrivals: s.admission.is_some() || dedup_window.is_some(),
             dedup_window,

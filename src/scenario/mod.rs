@@ -34,6 +34,7 @@ pub mod schema_orchestration;
 pub mod schema_policy;
 mod schema_service;
 mod service_policy;
+mod slow_start;
 mod steps;
 mod warnings;
 mod window;

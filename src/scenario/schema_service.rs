@@ -50,6 +50,9 @@ pub struct RawService {
     pub adaptive_lifo: Option<u64>,
     /// Envoy outlier ejection at the service's balancer, shared by all callers.
     pub outlier: Option<super::schema_policy::RawOutlier>,
+    /// Envoy slow start at the service's balancer: an instance coming into rotation gets a
+    /// share of the traffic that grows over a window (round_robin and least_outstanding).
+    pub slow_start: Option<super::slow_start::RawSlowStart>,
     /// `[service.contention]`: work that grows with the instance's concurrency.
     pub contention: Option<RawContention>,
     /// Worker time each refusal occupies.

@@ -60,6 +60,7 @@ mod run_metric;
 mod schema;
 mod seed_operations;
 mod shards;
+mod slow_start;
 mod sweep;
 mod sweep_charts;
 mod sweep_columns;

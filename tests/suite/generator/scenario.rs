@@ -46,6 +46,7 @@ pub fn generate(seed: u64) -> String {
     g.dedup_pick = Some(Pick::new(seed ^ DEDUP_PICK));
     g.preset_pick = Some(Pick::new(seed ^ PRESET_PICK));
     g.life_pick = Some(Pick::new(seed ^ LIFE_PICK));
+    g.slow_pick = Some(Pick::new(seed ^ SLOW_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -76,6 +77,8 @@ const PRESET_PICK: u64 = 0x7072_6573_6574_0000;
 /// Mixed into a case's seed for the pick of a service's orchestration (probes, restart, cold
 /// start, readiness, autoscaling).
 const LIFE_PICK: u64 = 0x6c69_6665_0000_0000;
+/// Mixed into a case's seed for the pick of a service's `slow_start`.
+const SLOW_PICK: u64 = 0x736c_6f77_0000_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -103,6 +106,7 @@ struct Builder {
     dedup_pick: Option<Pick>,
     preset_pick: Option<Pick>,
     life_pick: Option<Pick>,
+    slow_pick: Option<Pick>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -256,10 +260,18 @@ impl Builder {
         if p.chance(0.3) {
             t += &format!("drop_expired = {}\n", p.chance(0.7));
         }
+        let mut balancer = "round_robin";
         if instances > 1 || p.chance(0.2) {
+            balancer = *p.one(&["round_robin", "random", "least_outstanding", "power_of_two"]);
+            t += &format!("balancer = \"{balancer}\"\n");
+        }
+        let sp = self.slow_pick.as_mut().expect("set by generate");
+        if matches!(balancer, "round_robin" | "least_outstanding") && sp.chance(0.3) {
             t += &format!(
-                "balancer = \"{}\"\n",
-                p.one(&["round_robin", "random", "least_outstanding", "power_of_two"])
+                "slow_start = {{ window = {}, aggression = {}, min_weight_percent = {} }}\n",
+                sp.dur(1, 5_000_000),
+                sp.real(0.2, 4.0),
+                sp.int(0, 100)
             );
         }
         let mut work = String::new();
