@@ -14,6 +14,7 @@ pub mod heatmap;
 pub mod latency;
 pub mod palette;
 mod select;
+pub mod strip_rows;
 pub mod strips;
 pub mod style;
 pub mod sweep_line;

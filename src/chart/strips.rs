@@ -1,6 +1,8 @@
-//! Strips under a timeline's load panel: one row per fault (its active window) or per breaker
-//! (the buckets in which it was open, darker the longer it was open), on the shared time axis.
-//! Row names sit in the legend column, level with their rows.
+//! Strips under a timeline's load panel: one row per fault (its active window), per breaker
+//! (the buckets in which it was open, darker the longer it was open) or per service whose
+//! instance count moved (its mean per bucket, darker nearer its highest), on the shared time
+//! axis. Row names sit in the legend column, level with their rows; rows come from
+//! `strip_rows.rs`.
 
 use super::canvas::{self, DrawResult, Y_LABELS, text};
 use super::palette;
@@ -76,17 +78,31 @@ pub fn draw<DB: DrawingBackend>(
         chart.draw_series(row.bars.iter().map(|b| {
             Rectangle::new(
                 [(b.start, y + 0.15), (b.end, y + 0.85)],
-                s.color.mix(0.35 + 0.5 * b.strength).filled(),
+                s.color.mix(alpha(b)).filled(),
             )
         }))?;
-        for b in row.bars.iter().filter(|b| !b.text.is_empty()) {
-            // Inside the bar in white when it fits, else just after it in the text colour.
+        for (j, b) in row
+            .bars
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.text.is_empty())
+        {
+            // Inside the bar when it fits, in black or white as reads better on its shade;
+            // else just after it in the text colour, if no later bar of the row lies under
+            // that room (back-to-back bars, as an instance count's, lose such texts).
             let x0 = chart.backend_coord(&(b.start, y)).0;
             let x1 = chart.backend_coord(&(b.end, y)).0;
             let needed = b.text.chars().count() as i32 * 7 + 8;
             let (at, dx, color) = if x1 - x0 >= needed {
-                (b.start, 4, WHITE)
+                (b.start, 4, palette::text_on(over_white(s.color, alpha(b))))
             } else {
+                let room = x1 + needed;
+                let blocked = row.bars[j + 1..]
+                    .iter()
+                    .any(|n| chart.backend_coord(&(n.start, y)).0 < room);
+                if blocked {
+                    continue;
+                }
                 (b.end, 4, palette::TEXT)
             };
             chart.draw_series(std::iter::once(
@@ -107,4 +123,15 @@ pub fn draw<DB: DrawingBackend>(
         legend.draw(&Text::new(row.label.clone(), (46, mid - 7), text(12)))?;
     }
     Ok(())
+}
+
+/// A bar's opacity: pale for a weak bar, near solid for a full one.
+fn alpha(b: &Bar) -> f64 {
+    0.35 + 0.5 * b.strength
+}
+
+/// `c` at opacity `a` over the white plot.
+fn over_white(c: RGBColor, a: f64) -> RGBColor {
+    let mix = |v: u8| (f64::from(v) * a + 255.0 * (1.0 - a)).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
 }

@@ -1,11 +1,12 @@
 //! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
-//! windows shaded; breaker-open intervals as bands; queue length, utilization and p99 latency
-//! on panels beneath, all on one time axis.
+//! windows shaded; faults, breaker-open intervals and moving instance counts as strips; queue
+//! length, utilization and p99 latency on panels beneath, all on one time axis.
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::emphasis::rank_services;
 use super::format::AxisUnit;
 use super::palette;
+use super::strip_rows;
 use super::strips::{self, Bar, Row};
 use super::style::{Dash, Style, Styles};
 use crate::number::short;
@@ -56,6 +57,8 @@ pub struct Timeline {
     pub load: Panel,
     /// One row per edge with a breaker.
     pub breakers: Vec<Row>,
+    /// One row per service whose instance count moved (`strip_rows::instances`).
+    pub instances: Vec<Row>,
     /// Queue length, utilization, p99 latency.
     pub panels: Vec<Panel>,
 }
@@ -70,8 +73,8 @@ pub const MAX_SERVICES: usize = palette::SERIES.len();
 pub const MAX_LOAD_LINES: usize = 16;
 
 impl Timeline {
-    /// Heights of the panels from the top: load, the fault and breaker strips when there are
-    /// any, then the others; the last includes the time axis.
+    /// Heights of the panels from the top: load, the fault, breaker and instance strips when
+    /// there are any, then the others; the last includes the time axis.
     fn heights(&self) -> Vec<u32> {
         let mut heights = vec![LOAD_HEIGHT.max(legend_height(load_entries(self).len()))];
         if !self.faults.is_empty() {
@@ -79,6 +82,9 @@ impl Timeline {
         }
         if !self.breakers.is_empty() {
             heights.push(strips::height(self.breakers.len()));
+        }
+        if !self.instances.is_empty() {
+            heights.push(strips::height(self.instances.len()));
         }
         heights.extend(
             self.panels
@@ -184,56 +190,8 @@ impl Timeline {
             .flat_map(|l| l.points.iter().map(|p| p.1))
             .fold(0.0, f64::max);
         let p99_unit = AxisUnit::of("ms", p99_max);
-        let with_breaker: Vec<&String> = match &run.model {
-            Some(m) => {
-                let calls = describe::edge_calls(m);
-                edges
-                    .iter()
-                    .filter(|e| {
-                        calls
-                            .iter()
-                            .any(|c| &c.edge == *e && c.call.policy.breaker.is_some())
-                    })
-                    .collect()
-            }
-            None => edges
-                .iter()
-                .filter(|e| {
-                    run.series(&format!("edge.{e}.breaker_open_s"))
-                        .is_some_and(|v| v.iter().any(|x| *x > 0.0))
-                })
-                .collect(),
-        };
-        let breakers = with_breaker
-            .into_iter()
-            .map(|e| {
-                let bars: Vec<Bar> = run
-                    .series(&format!("edge.{e}.breaker_open_s"))
-                    .map(|v| {
-                        run.times
-                            .iter()
-                            .zip(v)
-                            .filter(|(_, x)| **x > 0.0)
-                            .map(|(t, x)| Bar {
-                                start: *t,
-                                end: t + b,
-                                strength: (x / b).min(1.0),
-                                text: String::new(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let edge = e.replacen('.', "→", 1);
-                Row {
-                    label: if bars.is_empty() {
-                        format!("{edge} (never open)")
-                    } else {
-                        edge
-                    },
-                    bars,
-                }
-            })
-            .collect();
+        let breakers = strip_rows::breakers(run, &edges);
+        let instances = strip_rows::instances(run, &services);
         let faults = run
             .model
             .as_ref()
@@ -274,6 +232,7 @@ impl Timeline {
                 folded: folded_edges,
             },
             breakers,
+            instances,
             panels: vec![
                 Panel {
                     heading: "Queue length (mean)".into(),
@@ -342,11 +301,18 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
         strips::draw(t, &strip, &areas[k], &legend_areas[k], k == last)?;
         k += 1;
     }
-    if !t.breakers.is_empty() {
+    let row_strips = [
+        ("Breakers open", palette::BREAKER, &t.breakers),
+        ("Instances", palette::INSTANCES, &t.instances),
+    ];
+    for (heading, color, rows) in row_strips {
+        if rows.is_empty() {
+            continue;
+        }
         let strip = strips::Strip {
-            heading: "Breakers open",
-            color: palette::BREAKER,
-            rows: &t.breakers,
+            heading,
+            color,
+            rows,
         };
         strips::draw(t, &strip, &areas[k], &legend_areas[k], k == last)?;
         k += 1;

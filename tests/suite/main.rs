@@ -13,6 +13,7 @@ mod bite;
 mod branches;
 mod brooker_retries;
 mod bulkhead_scope;
+mod chart_instances;
 mod chart_styles;
 mod charts;
 mod check;

@@ -1,0 +1,105 @@
+//! The rows of a timeline's strips, read from a run's time series: one per guarded call (the
+//! buckets its breaker was open) and one per service whose instance count moved (its
+//! time-average count per bucket). `strips.rs` draws them.
+
+use super::strips::{Bar, Row};
+use crate::number::short;
+use crate::output::describe;
+use crate::output::read_run::RunData;
+
+/// One row per edge with a breaker (from the model; without one, per edge whose breaker was
+/// ever open): a bar for each bucket in which it was open, darker the longer.
+pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
+    let b = run.bucket_s;
+    let with_breaker: Vec<&String> = match &run.model {
+        Some(m) => {
+            let calls = describe::edge_calls(m);
+            edges
+                .iter()
+                .filter(|e| {
+                    calls
+                        .iter()
+                        .any(|c| &c.edge == *e && c.call.policy.breaker.is_some())
+                })
+                .collect()
+        }
+        None => edges
+            .iter()
+            .filter(|e| {
+                run.series(&format!("edge.{e}.breaker_open_s"))
+                    .is_some_and(|v| v.iter().any(|x| *x > 0.0))
+            })
+            .collect(),
+    };
+    with_breaker
+        .into_iter()
+        .map(|e| {
+            let bars: Vec<Bar> = run
+                .series(&format!("edge.{e}.breaker_open_s"))
+                .map(|v| {
+                    run.times
+                        .iter()
+                        .zip(v)
+                        .filter(|(_, x)| **x > 0.0)
+                        .map(|(t, x)| Bar {
+                            start: *t,
+                            end: t + b,
+                            strength: (x / b).min(1.0),
+                            text: String::new(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let edge = e.replacen('.', "→", 1);
+            Row {
+                label: if bars.is_empty() {
+                    format!("{edge} (never open)")
+                } else {
+                    edge
+                },
+                bars,
+            }
+        })
+        .collect()
+}
+
+/// One row per service whose `instances_mean` (written only for a service with orchestration)
+/// takes more than one value over the run, warm-up included: a service whose count never moves
+/// would only repeat its `instances`. Consecutive buckets of the same mean make one bar,
+/// labelled with it, so the count is written where it changes; a bar is darker the nearer its
+/// mean is to the row's highest.
+pub fn instances(run: &RunData, services: &[String]) -> Vec<Row> {
+    let b = run.bucket_s;
+    services
+        .iter()
+        .filter_map(|s| {
+            let v = run.series(&format!("service.{s}.instances_mean"))?;
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                    (lo.min(*x), hi.max(*x))
+                });
+            // Means of a constant count are exact (a whole number of instance-ns over the
+            // bucket's ns), so any difference is a change, not rounding.
+            if hi <= lo {
+                return None;
+            }
+            let mut bars: Vec<Bar> = Vec::new();
+            for (i, (t, x)) in run.times.iter().zip(v).enumerate() {
+                match bars.last_mut() {
+                    Some(last) if v[i - 1] == *x => last.end = t + b,
+                    _ => bars.push(Bar {
+                        start: *t,
+                        end: t + b,
+                        strength: x / hi,
+                        text: short(*x),
+                    }),
+                }
+            }
+            Some(Row {
+                label: format!("{s} ({}–{})", short(lo), short(hi)),
+                bars,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! The timeline's instances strip (issue 21): one row per service whose instance count moved,
+//! its bars the run's per-bucket `instances_mean`, and no strip where no count moved.
+
+use crate::support::*;
+use cascade::chart::timeline::Timeline;
+use cascade::number::short;
+use cascade::output::read_run::read_run_with_variants;
+
+/// The autoscaler of tests/suite/orchestration.rs (`scaling`): 30 requests a second of 100 ms
+/// work at one one-worker instance, 50 % target, settling at 6 instances and falling to 1
+/// after the load drops at 60 s; `db` has a liveness probe and a count that never moves.
+const SCALING: &str = r#"
+[scenario]
+name = "scaling"
+duration = "120s"
+seed = 1
+
+[[client]]
+name = "web"
+target = "api"
+arrival = "constant"
+rate = 30
+phases = [ { at = "60s", rate = 4 } ]
+
+[[service]]
+name = "api"
+work = "100ms"
+calls = [ { to = "db" } ]
+autoscale = { target = 0.5, max = 10, period = "1s", down = { stabilization = "20s" } }
+
+[[service]]
+name = "db"
+instances = 2
+work = "1ms"
+probe = { liveness = { serve = "out_of_band", period = "1s" } }
+"#;
+
+#[test]
+fn the_instances_strip_draws_each_moving_count_per_bucket_from_the_time_series() {
+    let dir = scratch("chart-instances");
+    let file = dir.join("scaling.toml");
+    std::fs::write(&file, SCALING).unwrap();
+    let out = dir.join("out");
+    let out_s = out.to_str().unwrap();
+    cascade(
+        &["run", file.to_str().unwrap(), "--out", out_s, "--quiet"],
+        0,
+    );
+    cascade(&["chart", out_s], 0);
+    let run = &read_run_with_variants(&out).unwrap()[0];
+    let t = Timeline::from_run(run);
+    // db is orchestrated but keeps its 2 instances: no row.
+    assert_eq!(t.instances.len(), 1, "{:?}", t.instances);
+    let row = &t.instances[0];
+    assert_eq!(row.label, "api (1–6)");
+    let v = run.series("service.api.instances_mean").unwrap();
+    let hi = v.iter().copied().fold(0.0, f64::max);
+    assert_eq!(hi, 6.0);
+    // Every bucket lies in one bar, which says the bucket's mean and is as dark as that mean
+    // is near the highest.
+    for (t0, x) in run.times.iter().zip(v) {
+        let mid = t0 + run.bucket_s / 2.0;
+        let bars: Vec<_> = row
+            .bars
+            .iter()
+            .filter(|b| b.start <= mid && mid < b.end)
+            .collect();
+        assert_eq!(bars.len(), 1, "bucket at {t0} s");
+        assert_eq!(bars[0].text, short(*x), "bucket at {t0} s");
+        assert_eq!(bars[0].strength, x / hi, "bucket at {t0} s");
+    }
+    // A bar starts where the count changes: neighbours differ, and they tile the run.
+    for w in row.bars.windows(2) {
+        assert_ne!(w[0].text, w[1].text, "{:?}", row.bars);
+        assert_close("bars meet", w[1].start, w[0].end, 1e-9);
+    }
+    assert_eq!(row.bars[0].start, 0.0);
+    assert_close("last bar's end", row.bars.last().unwrap().end, 120.0, 1e-9);
+    // Weighted by their widths, the bars average to the summary's instances_mean.
+    let area: f64 = row
+        .bars
+        .iter()
+        .map(|b| (b.end - b.start) * b.strength * hi)
+        .sum();
+    assert_close(
+        "mean of the bars",
+        area / 120.0,
+        run.metric("service.api.instances_mean").unwrap(),
+        1e-9,
+    );
+    // The settled 6 (from about 16 s to 80 s) and the last 1 are long bars, written in the SVG.
+    let six = row.bars.iter().find(|b| b.text == "6").unwrap();
+    assert!(six.end - six.start >= 60.0, "{six:?}");
+    assert_eq!(row.bars.last().unwrap().text, "1");
+    let svg = read(&out.join("charts/timeline.svg"));
+    assert_well_formed("timeline.svg", &svg);
+    for want in ["Instances", "api (1–6)"] {
+        assert!(svg.contains(want), "timeline.svg lacks {want:?}");
+    }
+    assert!(!svg.contains("db ("), "db's constant count has a row");
+}
+
+#[test]
+fn a_run_without_orchestration_has_no_instances_strip() {
+    let dir = scratch("chart-no-instances");
+    small_run(&dir);
+    let run = &read_run_with_variants(&dir).unwrap()[0];
+    assert!(run.series.keys().all(|k| !k.ends_with(".instances_mean")));
+    assert!(Timeline::from_run(run).instances.is_empty());
+}
