@@ -218,11 +218,8 @@ impl Simulation {
     /// The service's integrals now, over all its metric slots: busy workers, queued
     /// requests, existing instances.
     fn integrals(&self, s: usize) -> [Area; 3] {
-        let first = self.slot_base[s] as usize;
-        let slots = std::iter::once(s)
-            .chain(first + 1..first + 1 + self.model.services[s].operations.len());
         let mut out = [0; 3];
-        for a in slots {
+        for a in self.metric_slots(s) {
             let [busy, queue] = self.rec.service_integrals(a, self.now);
             out[0] += busy;
             out[1] += queue;

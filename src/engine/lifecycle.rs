@@ -287,28 +287,28 @@ impl Simulation {
         }
     }
 
+    /// The metric slots of service `s`: its own, then one per operation (`slot_base`).
+    pub(super) fn metric_slots(&self, s: usize) -> impl Iterator<Item = usize> + use<> {
+        let first = self.slot_base[s] as usize;
+        let ops = self.model.services[s].operations.len();
+        std::iter::once(s).chain(first + 1..first + 1 + ops)
+    }
+
     /// The number of existing instances changed by `delta`: the level every slot of the
     /// service integrates its capacity over (its utilization's denominator), and the hosts
     /// its outlier detector caps ejections by.
     pub(super) fn instances_changed(&mut self, s: usize, delta: i64) {
         let now = self.now;
-        let existing = self
-            .life(s)
-            .instances
-            .iter()
-            .filter(|l| l.phase != Phase::Absent)
-            .count();
-        if let Some(detector) = self.services[s].outlier.as_mut() {
-            detector.set_hosts(existing);
-        }
-        let first = self.slot_base[s] as usize;
-        let slots = std::iter::once(s)
-            .chain(first + 1..first + 1 + self.model.services[s].operations.len());
-        for a in slots {
+        for a in self.metric_slots(s) {
             let acc = &mut self.rec.services[a];
             self.rec.life_levels[a]
                 .instances
                 .add(now, delta, &mut acc.instances_area);
+        }
+        // The level counts the instances that exist: the outlier cap's N.
+        let existing = self.rec.life_levels[s].instances.value as usize;
+        if let Some(detector) = self.services[s].outlier.as_mut() {
+            detector.set_hosts(existing);
         }
     }
 

@@ -749,7 +749,7 @@ fn a_restarted_process_starts_with_fresh_policy_state_of_its_own() {
 }
 
 /// Four instances, two of which fail throughout; ejections capped at 25 % of them.
-fn one_bad_of_four(extra: &str) -> String {
+fn two_bad_of_four(extra: &str) -> String {
     scenario(
         "60s",
         &format!(
@@ -790,8 +790,8 @@ fn ejections_are_capped_by_the_instances_that_exist_not_the_slots() {
     // Regression: the cap divided by every slot, and an autoscaler keeps twice its max: with
     // 4 instances in 8 slots, 25 % let both bad ones go where one may (100 × 2 / 4 > 25):
     // the bad instances are ejected as often with the autoscaler (min = max = 4) as without.
-    let fixed = run(&one_bad_of_four(""));
-    let scaled = run(&one_bad_of_four(
+    let fixed = run(&two_bad_of_four(""));
+    let scaled = run(&two_bad_of_four(
         "autoscale = { target = 0.5, min = 4, max = 4 }",
     ));
     assert!(metric(&fixed, "service.api.ejections") > 0.0);
