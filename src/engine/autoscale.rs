@@ -6,6 +6,7 @@
 
 use super::lifecycle::{Action, Phase};
 use super::sim::Simulation;
+use super::stabilization::Stabilizer;
 use super::state::Event;
 use crate::metrics::level::Area;
 use crate::model::orchestration::{Autoscale, ScaleBehavior, ScaleDown, ScaleMetric, SelectPolicy};
@@ -14,7 +15,7 @@ use std::collections::VecDeque;
 /// An autoscaler's memory: its recommendations, its scale events and the metric's integrals
 /// at its past syncs.
 pub struct Hpa {
-    recommendations: VecDeque<(u64, u32)>,
+    stabilizer: Stabilizer,
     ups: VecDeque<(u64, u32)>,
     downs: VecDeque<(u64, u32)>,
     /// At each sync (and the start): the service's integrals of busy workers, queued
@@ -25,7 +26,7 @@ pub struct Hpa {
 impl Hpa {
     pub fn new(_a: &Autoscale, _instances: u32) -> Hpa {
         Hpa {
-            recommendations: VecDeque::new(),
+            stabilizer: Stabilizer::default(),
             ups: VecDeque::new(),
             downs: VecDeque::new(),
             samples: VecDeque::from([(0, [0; 3])]),
@@ -47,7 +48,7 @@ pub fn proposed(current: u32, metric: f64, target: f64, tolerance: f64) -> u32 {
 fn changed_within(events: &VecDeque<(u64, u32)>, now: u64, period: u64) -> u32 {
     events
         .iter()
-        .filter(|(t, _)| *t + period > now)
+        .filter(|(t, _)| t.saturating_add(period) > now)
         .map(|(_, n)| n)
         .sum()
 }
@@ -115,7 +116,7 @@ impl Simulation {
             .clone()
             .expect("an autoscaled service");
         self.queue.push(
-            now + a.period,
+            now.saturating_add(a.period),
             Event::Life {
                 service: s as u32,
                 instance: 0,
@@ -126,7 +127,7 @@ impl Simulation {
         let integrals = self.integrals(s);
         let hpa = self.life_mut(s).autoscaler.as_mut().expect("an autoscaler");
         hpa.samples.push_back((now, integrals));
-        while hpa.samples.len() > 1 && hpa.samples[1].0 + a.window <= now {
+        while hpa.samples.len() > 1 && hpa.samples[1].0.saturating_add(a.window) <= now {
             hpa.samples.pop_front();
         }
         let (_, before) = hpa.samples[0];
@@ -145,28 +146,9 @@ impl Simulation {
         let hpa = self.life_mut(s).autoscaler.as_mut().expect("an autoscaler");
         // Stabilization: the least recommendation of the scale-up window, the most of the
         // scale-down window, the new one included.
-        let keep = a.up.stabilization.max(a.down.stabilization);
-        while hpa
-            .recommendations
-            .front()
-            .is_some_and(|(t, _)| *t + keep < now)
-        {
-            hpa.recommendations.pop_front();
-        }
-        hpa.recommendations.push_back((now, desired));
-        let within = |w: u64| {
-            hpa.recommendations
-                .iter()
-                .filter(move |(t, _)| *t + w > now)
-        };
-        let up = within(a.up.stabilization)
-            .map(|r| r.1)
-            .min()
-            .unwrap_or(desired);
-        let down = within(a.down.stabilization)
-            .map(|r| r.1)
-            .max()
-            .unwrap_or(desired);
+        let (up, down) =
+            hpa.stabilizer
+                .record(now, desired, a.up.stabilization, a.down.stabilization);
         let stabilized = current.max(up).min(down);
         let events = Events {
             ups: &hpa.ups,
@@ -187,7 +169,10 @@ impl Simulation {
                 .flat_map(|b| b.policies.iter().map(|p| p.period))
                 .max()
                 .unwrap_or(0);
-            while events.front().is_some_and(|(t, _)| *t + longest <= now) {
+            while events
+                .front()
+                .is_some_and(|(t, _)| t.saturating_add(longest) <= now)
+            {
                 events.pop_front();
             }
         }
@@ -253,7 +238,7 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_instance(s, i, "scale_up");
         }
-        self.schedule_life(s, i, self.now + startup, Action::Listen);
+        self.schedule_life(s, i, self.now.saturating_add(startup), Action::Listen);
     }
 
     /// Removes one instance: those out of rotation first, then the newest (Kubernetes'
@@ -289,7 +274,7 @@ impl Simulation {
                 if self.drained(s, i) {
                     self.instance_gone(s, i);
                 } else {
-                    self.schedule_life(s, i, self.now + a.drain, Action::DrainEnd);
+                    self.schedule_life(s, i, self.now.saturating_add(a.drain), Action::DrainEnd);
                 }
             }
         }

@@ -321,7 +321,7 @@ impl Simulation {
         let r = self.orchestration(s).restart.clone();
         let inst = &mut self.life_mut(s).instances[i as usize];
         // The kubelet forgives a container that ran twice the longest back-off.
-        if now - inst.started_at >= 2 * r.backoff_max {
+        if now - inst.started_at >= r.backoff_max.saturating_mul(2) {
             inst.restarts_in_row = 0;
         }
         inst.restarts_in_row += 1;
@@ -340,7 +340,12 @@ impl Simulation {
         self.fresh_own_state(s, i);
         self.life_mut(s).instances[i as usize].phase = Phase::Starting;
         self.update_rotation(s, i);
-        self.schedule_life(s, i, now + delay + r.time, Action::Listen);
+        self.schedule_life(
+            s,
+            i,
+            now.saturating_add(delay).saturating_add(r.time),
+            Action::Listen,
+        );
     }
 
     /// Ends an instance's current life: its probes forgotten, its work lost (`crash_instance`).
@@ -367,7 +372,7 @@ impl Simulation {
         let inst = &mut self.life_mut(s).instances[i as usize];
         inst.phase = Phase::Running;
         inst.started_at = now;
-        inst.cold_until = now + cold_start;
+        inst.cold_until = now.saturating_add(cold_start);
         inst.started = !has_startup;
         inst.ready = !has_readiness;
         if self.trace.is_some() {
@@ -394,7 +399,10 @@ impl Simulation {
         let Some(delay) = self.orchestration(s).probe(kind).map(|p| p.initial_delay) else {
             return;
         };
-        let at = (self.life(s).instances[i as usize].started_at + delay).max(self.now);
+        let at = (self.life(s).instances[i as usize]
+            .started_at
+            .saturating_add(delay))
+        .max(self.now);
         self.schedule_life(s, i, at, Action::Tick(kind));
     }
 

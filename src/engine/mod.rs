@@ -32,6 +32,7 @@ pub mod queue;
 pub mod rng;
 mod sim;
 mod slow_start;
+mod stabilization;
 mod state;
 pub mod trace;
 

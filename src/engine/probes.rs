@@ -88,7 +88,7 @@ impl Simulation {
             .probe(kind)
             .expect("a probe of this kind")
             .clone();
-        self.schedule_life(s, i, now + p.period, Action::Tick(kind));
+        self.schedule_life(s, i, now.saturating_add(p.period), Action::Tick(kind));
         if pending {
             return;
         }
@@ -96,7 +96,7 @@ impl Simulation {
         run.pending = true;
         run.sent = now;
         self.rec.services[s].probes[kind as usize] += 1;
-        self.schedule_life(s, i, now + p.timeout, Action::Expire(kind));
+        self.schedule_life(s, i, now.saturating_add(p.timeout), Action::Expire(kind));
         if self.trace.is_some() {
             self.trace_instance(s, i, &format!("probe_{}", kind.name()));
         }
@@ -106,8 +106,9 @@ impl Simulation {
             if self.services[s].down[i as usize] & (super::lifecycle::OUT_OF_ROTATION - 1) == 0
                 && self.may_answer_out_of_band(s, i)
             {
-                self.life_mut(s).instances[i as usize].probes[kind as usize].answer_at = now + work;
-                self.schedule_life(s, i, now + work, Action::Answer(kind));
+                self.life_mut(s).instances[i as usize].probes[kind as usize].answer_at =
+                    now.saturating_add(work);
+                self.schedule_life(s, i, now.saturating_add(work), Action::Answer(kind));
             }
             return;
         }
@@ -118,7 +119,7 @@ impl Simulation {
             instance: i,
             caller: PROBE_CALLER,
             spec,
-            deadline: now + p.timeout,
+            deadline: now.saturating_add(p.timeout),
             criticality: op.criticality.unwrap_or_default(),
             sent: now,
             arrived: now,
@@ -183,7 +184,7 @@ impl Simulation {
     pub(super) fn probe_expired(&mut self, s: usize, i: u32, kind: ProbeKind) {
         let run = self.life(s).instances[i as usize].probes[kind as usize];
         let timeout = self.orchestration(s).probe(kind).map_or(0, |p| p.timeout);
-        if !run.pending || run.sent + timeout != self.now {
+        if !run.pending || run.sent.saturating_add(timeout) != self.now {
             return;
         }
         if let Some(job) = run.job.and_then(|jr| self.jobs.get_mut(jr)) {

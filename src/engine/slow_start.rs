@@ -78,6 +78,6 @@ impl Simulation {
             ramp.credit.fill(0.0);
         }
         ramp.since[i as usize] = Some(now);
-        ramp.until = ramp.until.max(now + ramp.cfg.window);
+        ramp.until = ramp.until.max(now.saturating_add(ramp.cfg.window));
     }
 }

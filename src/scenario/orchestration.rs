@@ -112,11 +112,10 @@ fn probe(
     };
     let period = p.period.map_or(10 * SECOND, |d| d.0);
     let timeout = p.timeout.map_or(SECOND, |d| d.0);
-    for (name, v) in [("period", period), ("timeout", timeout)] {
-        if v == 0 {
-            return Err(src.error_at(&field(name), "must be longer than zero"));
-        }
+    if timeout == 0 {
+        return Err(src.error_at(&field("timeout"), "must be longer than zero"));
     }
+    shortest_period(src, &field("period"), period)?;
     let failure_threshold = p.failure_threshold.unwrap_or(3);
     if failure_threshold == 0 {
         return Err(src.error_at(&field("failure_threshold"), "must be at least 1"));
@@ -145,6 +144,20 @@ fn probe(
         failure_threshold,
         success_threshold,
     })
+}
+
+/// The shortest probe or sync period simulated: Kubernetes' own is 1 s; one every few
+/// nanoseconds would spend the run on probes and syncs alone.
+const SHORTEST_PERIOD: u64 = 1_000_000;
+
+fn shortest_period(src: &Source, path: &str, period: u64) -> Res<()> {
+    if period < SHORTEST_PERIOD {
+        return Err(src.error_at(
+            path,
+            "must be at least 1ms (Kubernetes' shortest is 1s): shorter, the run would be spent on it",
+        ));
+    }
+    Ok(())
 }
 
 fn restart(src: &Source, path: &str, r: Option<&RawRestart>) -> Res<Restart> {
@@ -190,9 +203,7 @@ fn autoscale(src: &Source, path: &str, instances: u32, a: &RawAutoscale) -> Res<
         ));
     }
     let period = a.period.map_or(15 * SECOND, |d| d.0);
-    if period == 0 {
-        return Err(src.error_at(&field("period"), "must be longer than zero"));
-    }
+    shortest_period(src, &field("period"), period)?;
     let window = a.window.map_or(period, |d| d.0);
     if window == 0 || !window.is_multiple_of(period) {
         return Err(src.error_at(

@@ -43,7 +43,7 @@ pub struct RawProbe {
     /// With `serve = "out_of_band"`: the time the process takes to answer.
     #[schemars(extend("default" = "0"))]
     pub work: Option<RawDist>,
-    /// `periodSeconds`: one probe every period.
+    /// `periodSeconds`: one probe every period (at least 1ms).
     #[schemars(extend("default" = "10s"))]
     pub period: Option<Dur>,
     /// `timeoutSeconds`: an answer later than this is a failure (the probe is abandoned).
@@ -113,7 +113,7 @@ pub struct RawAutoscale {
     pub min: Option<u32>,
     /// `maxReplicas`.
     pub max: u32,
-    /// The controller's sync period (`--horizontal-pod-autoscaler-sync-period`).
+    /// The controller's sync period (`--horizontal-pod-autoscaler-sync-period`; at least 1ms).
     #[schemars(extend("default" = "15s"))]
     pub period: Option<Dur>,
     /// The span the metric is averaged over (default: the period).

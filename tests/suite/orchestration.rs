@@ -607,7 +607,7 @@ name = "health"
         &[
             "scenario.toml:15",
             "service.api.probe.liveness.period",
-            "longer than zero",
+            "at least 1ms",
         ],
     );
     c.rejects(
@@ -798,4 +798,87 @@ fn ejections_are_capped_by_the_instances_that_exist_not_the_slots() {
     for name in ["service.api.ejections", "client.web.success_ratio"] {
         assert_eq!(metric(&scaled, name), metric(&fixed, name), "{name}");
     }
+}
+
+/// The longest duration a scenario can write: u64::MAX nanoseconds.
+const FOREVER: &str = "18446744073709551615ns";
+
+#[test]
+fn a_scale_down_stabilization_of_forever_never_scales_down() {
+    // Regression: `t + window` wrapped, so the window held no recommendation and the fleet
+    // scaled down as if it had none.
+    let toml = scaling("").replace(
+        "stabilization = \"20s\"",
+        &format!("stabilization = \"{FOREVER}\""),
+    );
+    let m = run(&toml);
+    assert!(metric(&m, "service.api.scale_ups") >= 1.0);
+    assert_eq!(metric(&m, "service.api.scale_downs"), 0.0);
+}
+
+#[test]
+fn a_scale_up_policy_over_a_period_of_forever_allows_its_value_once() {
+    // Regression: `t + period` wrapped, so no earlier scale-up counted against the policy and
+    // each sync added another instance.
+    let toml = scaling("").replace(
+        "down = {",
+        &format!("up = {{ policies = [ {{ type = \"instances\", value = 1, period = \"{FOREVER}\" }} ] }}, down = {{"),
+    );
+    let m = run(&toml);
+    assert_eq!(metric(&m, "service.api.scale_ups"), 1.0);
+    assert!(metric(&m, "service.api.instances_mean") <= 2.0);
+}
+
+#[test]
+fn a_probe_timeout_of_forever_never_expires() {
+    // Regression: `now + timeout` wrapped to an instant already past: every probe failed at
+    // once and the instance was restarted though it answers each probe in 50 ms.
+    let toml = crash_looping("").replace("timeout = \"10ms\"", &format!("timeout = \"{FOREVER}\""));
+    let m = run(&toml);
+    assert!(metric(&m, "service.api.probes.liveness") >= 60.0);
+    assert_eq!(metric(&m, "service.api.restarts"), 0.0);
+    assert_eq!(metric(&m, "client.web.success_ratio"), 1.0);
+}
+
+#[test]
+fn a_probe_period_of_forever_probes_once() {
+    // Regression: `now + period` wrapped, so the tick after the first went back in time. The
+    // autoscaler's new instance probes first when it listens (the first tick of the initial
+    // fleet is drawn over the whole period).
+    let probe = format!(
+        r#"probe = {{ liveness = {{ serve = "out_of_band", work = "1ms", period = "{FOREVER}" }} }}"#
+    );
+    let rows = instance_rows("probe-forever", &scaling(&probe), "service.api#1");
+    assert_eq!(times(&rows, "listening").len(), 1);
+    assert_eq!(times(&rows, "probe_liveness").len(), 1);
+    assert!(times(&rows, "restart").is_empty());
+}
+
+#[test]
+fn periods_too_short_to_simulate_are_refused_naming_the_field() {
+    // A probe or a sync every nanosecond would spend hours of the run on them.
+    for (from, to, field) in [(
+        "period = \"1s\"",
+        "period = \"999us\"",
+        "service.api.probe.liveness.period",
+    )] {
+        let toml = crash_looping("").replace(from, to);
+        let err = cascade::scenario::load_str("t.toml", &toml, &[])
+            .err()
+            .expect("accepted");
+        let text = err.to_string();
+        assert!(
+            text.contains(field) && text.contains("at least 1ms"),
+            "{text}"
+        );
+    }
+    let toml = scaling("").replace("period = \"1s\"", "period = \"1ns\"");
+    let err = cascade::scenario::load_str("t.toml", &toml, &[])
+        .err()
+        .expect("accepted");
+    let text = err.to_string();
+    assert!(
+        text.contains("service.api.autoscale.period") && text.contains("at least 1ms"),
+        "{text}"
+    );
 }
