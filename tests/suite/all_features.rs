@@ -60,6 +60,20 @@ fn every_feature_at_once_runs_and_its_counts_add_up() {
             (taken - 0.3 * reached).abs() <= 4.0 * (reached * 0.3 * 0.7).sqrt(),
             "seed {seed}: {taken} of {reached}"
         );
+        // The stall freezes reco#1 for 4 s: its out-of-band probes go unanswered, readiness
+        // takes it out of rotation and liveness restarts it. index's load outgrows its one
+        // instance's in-flight target: the autoscaler adds one behind a startup probe.
+        assert!(metric(&m, "service.reco.restarts") >= 1.0, "seed {seed}");
+        assert!(metric(&m, "service.reco.not_ready_s") > 0.0, "seed {seed}");
+        assert!(metric(&m, "service.index.scale_ups") >= 1.0, "seed {seed}");
+        assert!(
+            metric(&m, "service.index.probes.startup") >= 1.0,
+            "seed {seed}"
+        );
+        assert!(
+            metric(&m, "service.index.instances_mean") > 1.0,
+            "seed {seed}"
+        );
         let reco_limit = metric(&m, "edge.gw.reco.limit_mean");
         assert!(
             (3.0 * 20.0..=3.0 * 200.0).contains(&reco_limit),

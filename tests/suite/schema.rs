@@ -285,63 +285,154 @@ fn listed_names(error: &str) -> Vec<String> {
         .collect()
 }
 
+/// The names a closed set of the schema lists: an inline `enum`, or the `const`s of the
+/// `oneOf` of the definition it refers to (`allOf: [{$ref}]`, as schemars writes an enum with
+/// documented variants).
+fn closed_set(definitions: &Value, definition: &str, key: &str) -> Vec<String> {
+    let property = &definitions[definition]["properties"][key];
+    let names: Vec<&Value> = match property["enum"].as_array() {
+        Some(list) => list.iter().collect(),
+        None => {
+            let target = property["allOf"][0]["$ref"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{definition}.{key} is not a closed set"))
+                .trim_start_matches("#/definitions/");
+            let variants = definitions[target]["oneOf"].as_array();
+            variants
+                .unwrap_or_else(|| panic!("{target} has no oneOf"))
+                .iter()
+                .map(|v| &v["const"])
+                .collect()
+        }
+    };
+    let mut out: Vec<String> = names
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// For each `(definition, key, good, bad)`: `good` appears once in `base`; with it replaced by
+/// `bad`, `validate` refuses the scenario listing exactly the names the schema lists, and the
+/// schema refuses it too.
+fn assert_closed_sets(base: &str, cases: &[(&str, &str, &str, &str)]) {
+    let schema = schema();
+    let definitions = &schema["definitions"];
+    for &(definition, key, good, bad) in cases {
+        let in_schema = closed_set(definitions, definition, key);
+        assert_eq!(base.matches(good).count(), 1, "{good}");
+        let text = base.replace(good, bad);
+        let error = cascade::scenario::load_str("t.toml", &text, &[])
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"))
+            .to_string();
+        let mut accepted = listed_names(&error);
+        accepted.sort();
+        assert_eq!(in_schema, accepted, "{definition}.{key}: {error}");
+        assert!(!check(&schema, &as_json(&text)).errors.is_empty(), "{bad}");
+    }
+}
+
 /// Each closed set the schema lists is the set the parser accepts, whether the parser's
 /// names come from serde (`discipline`) or from cascade's own tables (`dist`, `algorithm`,
 /// a window's `phase`): a value refused by the schema is refused by `validate`, and no value
 /// `validate` takes is missing from the schema.
 #[test]
 fn every_closed_set_in_the_schema_is_the_parsers() {
-    let schema = schema();
-    let definitions = &schema["definitions"];
     let with_window = format!("{SMALL}\n[[window]]\nname = \"w\"\nfault = 0\nphase = \"during\"\n");
     let limit = "breaker = { window = \"10s\", scope = \"instance\" }";
-    let cases = [
-        (
-            "Service",
-            "discipline",
-            "discipline = \"lifo\"",
-            "discipline = \"bogus\"",
-        ),
-        (
-            "Client",
-            "criticality",
-            "criticality = \"sheddable\"",
-            "criticality = \"bogus\"",
-        ),
-        (
-            "DistTable",
-            "dist",
-            "dist = \"exponential\"",
-            "dist = \"bogus\"",
-        ),
-        ("Window", "phase", "phase = \"during\"", "phase = \"bogus\""),
-        (
-            "Limit",
-            "algorithm",
-            limit,
-            "limit = { algorithm = \"bogus\" }",
-        ),
-    ];
-    for (definition, key, good, bad) in cases {
-        let listed: Vec<String> = definitions[definition]["properties"][key]["enum"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{definition}.{key} has no enum"))
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(with_window.matches(good).count(), 1, "{good}");
-        let text = with_window.replace(good, bad);
-        let error = cascade::scenario::load_str("t.toml", &text, &[])
-            .err()
-            .unwrap_or_else(|| panic!("{bad} was accepted"))
-            .to_string();
-        let mut accepted = listed_names(&error);
-        let mut in_schema = listed.clone();
-        accepted.sort();
-        in_schema.sort();
-        assert_eq!(in_schema, accepted, "{definition}.{key}: {error}");
-        assert!(!check(&schema, &as_json(&text)).errors.is_empty(), "{bad}");
-    }
+    assert_closed_sets(
+        &with_window,
+        &[
+            (
+                "Service",
+                "discipline",
+                "discipline = \"lifo\"",
+                "discipline = \"bogus\"",
+            ),
+            (
+                "Client",
+                "criticality",
+                "criticality = \"sheddable\"",
+                "criticality = \"bogus\"",
+            ),
+            (
+                "DistTable",
+                "dist",
+                "dist = \"exponential\"",
+                "dist = \"bogus\"",
+            ),
+            ("Window", "phase", "phase = \"during\"", "phase = \"bogus\""),
+            (
+                "Limit",
+                "algorithm",
+                limit,
+                "limit = { algorithm = \"bogus\" }",
+            ),
+        ],
+    );
+}
+
+/// The orchestration keys' closed sets (docs/scenario.md, "Orchestration"), likewise.
+#[test]
+fn every_closed_set_of_orchestration_is_the_parsers() {
+    let base = SMALL.replace(
+        "name = \"db\"\n",
+        r#"name = "db"
+probe = { readiness = { serve = "out_of_band" } }
+restart = { mode = "blackhole" }
+when_none_ready = "refuse"
+autoscale = { target = 0.5, max = 4, metric = "queue", scale_down = "kill", up = { select = "min", policies = [ { type = "percent", value = 50, period = "15s" } ] } }
+"#,
+    );
+    assert_closed_sets(
+        &base,
+        &[
+            (
+                "Probe",
+                "serve",
+                "serve = \"out_of_band\"",
+                "serve = \"bogus\"",
+            ),
+            (
+                "Restart",
+                "mode",
+                "mode = \"blackhole\"",
+                "mode = \"bogus\"",
+            ),
+            (
+                "Service",
+                "when_none_ready",
+                "when_none_ready = \"refuse\"",
+                "when_none_ready = \"bogus\"",
+            ),
+            (
+                "Autoscale",
+                "metric",
+                "metric = \"queue\"",
+                "metric = \"bogus\"",
+            ),
+            (
+                "Autoscale",
+                "scale_down",
+                "scale_down = \"kill\"",
+                "scale_down = \"bogus\"",
+            ),
+            (
+                "Behavior",
+                "select",
+                "select = \"min\"",
+                "select = \"bogus\"",
+            ),
+            (
+                "ScalePolicy",
+                "type",
+                "type = \"percent\"",
+                "type = \"bogus\"",
+            ),
+        ],
+    );
 }
 
 /// What `validate` accepts the schema accepts too: spaces around an expectation's operator,
