@@ -10,6 +10,7 @@
 
 mod imports;
 mod mutate;
+mod orchestration;
 
 use crate::support::pick::Pick;
 use crate::support::scratch;
@@ -136,13 +137,16 @@ fn code(status: Option<ExitStatus>) -> usize {
     status.and_then(|s| s.code()).unwrap_or(0).clamp(0, 2) as usize
 }
 
-/// Case `i`, tallied.
-fn check_case(i: u64, dir: &Path, tally: &mut Tally) -> Result<(), String> {
+/// A way of mutating a file: the new bytes and what each change did.
+type Mutation = fn(&mut Pick, &[u8]) -> (Vec<u8>, Vec<String>);
+
+/// Case `i` of `mutation`, tallied.
+fn check_case(i: u64, dir: &Path, tally: &mut Tally, mutation: Mutation) -> Result<(), String> {
     let mut p = Pick::new(i ^ 0x5eed_f022);
     let files = corpus();
     let seed = p.one(files);
     let (file, short) = (&seed.path, seed.short);
-    let (bytes, mutations) = mutate::mutate(&mut p, &seed.bytes);
+    let (bytes, mutations) = mutation(&mut p, &seed.bytes);
     let path = dir.join(format!("case-{i}.toml"));
     std::fs::write(&path, &bytes).unwrap();
     let path_s = path.to_str().unwrap();
@@ -257,7 +261,7 @@ fn run_shard(shard: u64) {
     };
     let mut tally = Tally::default();
     for i in cases {
-        if let Err(e) = check_case(i, &dir, &mut tally) {
+        if let Err(e) = check_case(i, &dir, &mut tally, mutate::mutate) {
             panic!("{e}");
         }
     }

@@ -1,11 +1,11 @@
 //! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
 //! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
-//! garbage and invalid UTF-8.
+//! garbage and invalid UTF-8, orchestration keys given to a service (`orchestration`).
 //! Each returns the new bytes and a description that names the line it touched.
 
 use crate::support::pick::Pick;
 
-const EXTREME_NUMBERS: &[&str] = &[
+pub const EXTREME_NUMBERS: &[&str] = &[
     "0",
     "-1",
     "1e308",
@@ -23,7 +23,7 @@ const EXTREME_NUMBERS: &[&str] = &[
     "1.0000000000000002",
 ];
 
-const EXTREME_DURATIONS: &[&str] = &[
+pub const EXTREME_DURATIONS: &[&str] = &[
     "\"0\"",
     "\"0ns\"",
     "\"1ns\"",
@@ -116,7 +116,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
     let n = ls.len() as u64;
     let at = p.int(0, n - 1) as usize;
     let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    match p.int(0, 10) {
+    match p.int(0, 11) {
         0 => {
             let mut out = ls.clone();
             out.remove(at);
@@ -178,6 +178,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
             let what = format!("invalid UTF-8 {bad:?} at byte {pos}");
             ([&text[..pos], bad, &text[pos..]].concat(), what)
         }
+        11 => super::orchestration::inject(p, text),
         10 => {
             // A line longer than 65,535 columns, its value sometimes of the wrong type: an
             // error located past that column.
