@@ -7,6 +7,7 @@ use super::rng::{Stream, stream};
 use super::sim::{Simulation, spec_of};
 use super::state::{Event, NO_RETRY_AFTER};
 use crate::model::fault::{Effect, Fault, Target};
+use crate::model::latency::scale_ns;
 use crate::model::{Model, Outcome};
 use crate::random::unit;
 
@@ -280,13 +281,13 @@ impl Simulation {
                     cold_factor,
                     ..
                 } if now >= f.end && now - f.end < *cold_start => {
-                    work = (work as f64 * cold_factor).round() as u64;
+                    work = scale_ns(work, *cold_factor);
                 }
                 _ => {}
             }
         }
         if let Some(factor) = self.cold_factor(service, instance) {
-            work = (work as f64 * factor).round() as u64;
+            work = scale_ns(work, factor);
         }
         work
     }

@@ -7,6 +7,7 @@
 use super::arena::Ref;
 use super::sim::Simulation;
 use super::state::{AFTER_WORK, Event, JobState};
+use crate::model::latency::{LONGEST_DRAW, scale_ns};
 use crate::model::overload::ContentionCounts;
 
 /// A segment of a job's work at a service with `overload`: when it started, and the part of
@@ -36,7 +37,7 @@ impl Simulation {
             ContentionCounts::Held => inst.busy,
             ContentionCounts::Working => inst.working,
         };
-        let extra = (work as f64 * (c.law.factor(busy) - 1.0)).round() as u64;
+        let extra = scale_ns(work, c.law.factor(busy) - 1.0).min(LONGEST_DRAW.saturating_sub(work));
         let slot = jr.index as usize;
         if slot >= self.segments.len() {
             self.segments.resize(slot + 1, Segment::default());

@@ -2,6 +2,7 @@
 //! (`engine::faults`). Each fault draws from its own random stream, so adding one never changes
 //! another's draws or the rest of the run's.
 
+use crate::model::latency::{LONGEST_DRAW, scale_ns};
 use crate::model::{Latency, Outcome};
 
 #[derive(Debug, Clone)]
@@ -141,8 +142,10 @@ impl Slowdown {
     /// replacing distribution (which is never ramped).
     pub fn apply<R: rand::Rng + ?Sized>(&self, ns: u64, intensity: f64, rng: &mut R) -> u64 {
         match self {
-            Slowdown::Factor(f) => (ns as f64 * (1.0 + (f - 1.0) * intensity)).round() as u64,
-            Slowdown::Add(d) => ns.saturating_add((*d as f64 * intensity).round() as u64),
+            Slowdown::Factor(f) => scale_ns(ns, 1.0 + (f - 1.0) * intensity),
+            Slowdown::Add(d) => ns
+                .saturating_add((*d as f64 * intensity).round() as u64)
+                .min(LONGEST_DRAW),
             Slowdown::Replace(l) => l.sample(rng),
         }
     }

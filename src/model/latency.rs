@@ -165,12 +165,27 @@ impl Latency {
     }
 }
 
+/// The longest draw, ns (2^62, 146 years): any instant of a run (below 2^62 too,
+/// `scenario/compile.rs`) plus a draw fits a u64.
+pub const LONGEST_DRAW: u64 = 1 << 62;
+
+/// `ns` × `factor`, rounded, at most `LONGEST_DRAW` (0 for a NaN): a draw slowed by a fault
+/// or a contention law is still a draw.
+pub fn scale_ns(ns: u64, factor: f64) -> u64 {
+    let x = (ns as f64 * factor).round();
+    if x >= LONGEST_DRAW as f64 {
+        LONGEST_DRAW
+    } else {
+        x as u64
+    }
+}
+
 fn to_ns(x: f64) -> u64 {
-    // `+ 0.5` then truncation rounds a positive value without a libm call. Clamped below
-    // 2^62, the value fits an i64, whose conversion is one instruction (a u64's takes two and
-    // a branch).
+    // `+ 0.5` then truncation rounds a positive value without a libm call. Clamped to
+    // `LONGEST_DRAW`, the value fits an i64, whose conversion is one instruction (a u64's
+    // takes two and a branch).
     if x > 0.0 {
-        (x + 0.5).min(u64::MAX as f64 / 4.0) as i64 as u64
+        (x + 0.5).min(LONGEST_DRAW as f64) as i64 as u64
     } else {
         0
     }

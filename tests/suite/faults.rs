@@ -342,3 +342,23 @@ rate = 0.5"#,
     );
     assert!((with - without).abs() <= 3.0, "{with} vs {without}");
 }
+
+#[test]
+fn a_latency_factor_past_any_run_holds_the_worker_for_the_rest_of_it() {
+    // Regression: 5 ms × 2^63 saturated to u64::MAX ns and `now + work` overflowed. The
+    // slowed work is capped at 2^62 ns: the first request slowed never ends, its one worker
+    // is held to the end, and every later arrival queues behind it.
+    for factor in ["9223372036854775807", "1e300"] {
+        let m = steady(&format!(
+            "kind = \"latency\"\ntarget = \"s\"\nfactor = {factor}\nstart = \"10s\"\nend = \"11s\""
+        ));
+        // Arrivals every 10 ms from 10 ms: 999 before 10 s, then none served.
+        assert_eq!(metric(&m, "service.s.served"), 999.0, "factor {factor}");
+        // Half busy for 10 s, then busy for 20: 25 of 30 s.
+        let utilization = metric(&m, "service.s.utilization");
+        assert!(
+            (utilization - 25.0 / 30.0).abs() < 1e-3,
+            "factor {factor}: {utilization}"
+        );
+    }
+}

@@ -141,7 +141,14 @@ fn code(status: Option<ExitStatus>) -> usize {
 type Mutation = fn(&mut Pick, &[u8]) -> (Vec<u8>, Vec<String>);
 
 /// Case `i` of `mutation`, tallied.
-fn check_case(i: u64, dir: &Path, tally: &mut Tally, mutation: Mutation) -> Result<(), String> {
+/// `replay` names the variable that runs case `i` alone.
+fn check_case(
+    i: u64,
+    dir: &Path,
+    tally: &mut Tally,
+    mutation: Mutation,
+    replay: &str,
+) -> Result<(), String> {
     let mut p = Pick::new(i ^ 0x5eed_f022);
     let files = corpus();
     let seed = p.one(files);
@@ -154,7 +161,7 @@ fn check_case(i: u64, dir: &Path, tally: &mut Tally, mutation: Mutation) -> Resu
         format!(
             "fuzz case {i} failed: `cascade {cmd}`: {why}\n\
              mutations of {}: {}\n\
-             replay: CASCADE_FUZZ_CASE={i} cargo test --test suite fuzz_",
+             replay: {replay}={i} cargo test --profile test-release --test suite fuzz_",
             file.display(),
             mutations.join("; ")
         )
@@ -261,7 +268,7 @@ fn run_shard(shard: u64) {
     };
     let mut tally = Tally::default();
     for i in cases {
-        if let Err(e) = check_case(i, &dir, &mut tally, mutate::mutate) {
+        if let Err(e) = check_case(i, &dir, &mut tally, mutate::mutate, "CASCADE_FUZZ_CASE") {
             panic!("{e}");
         }
     }

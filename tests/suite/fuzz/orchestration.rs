@@ -181,25 +181,30 @@ pub fn inject(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
 const CASES: u64 = 120;
 
 /// Each case gives orchestration keys to a service of a committed scenario and runs it as the
-/// other fuzz cases are (`check_case`). `CASCADE_FUZZ_ORCHESTRATION_CASES=N` runs N.
+/// other fuzz cases are (`check_case`). `CASCADE_FUZZ_ORCHESTRATION_CASES=N` runs N cases,
+/// `CASCADE_FUZZ_ORCHESTRATION_CASE=I` case I alone.
 #[test]
 fn fuzz_orchestration_keys() {
     let dir = scratch("fuzz-orchestration");
-    let cases = crate::support::env_u64("CASCADE_FUZZ_ORCHESTRATION_CASES").unwrap_or(CASES);
+    let cases: Vec<u64> = match crate::support::env_u64("CASCADE_FUZZ_ORCHESTRATION_CASE") {
+        Some(i) => vec![i],
+        None => (0..crate::support::env_u64("CASCADE_FUZZ_ORCHESTRATION_CASES").unwrap_or(CASES))
+            .collect(),
+    };
     let mut tally = Tally::default();
     let only_orchestration: super::Mutation = |p, text| {
         let (bytes, what) = inject(p, text);
         (bytes, vec![what])
     };
-    for i in 0..cases {
-        // Case numbers of their own: `check_case` seeds its draws from the number.
-        if let Err(e) = check_case(i ^ 0x0c4e_57a7, &dir, &mut tally, only_orchestration) {
+    for &i in &cases {
+        let replay = "CASCADE_FUZZ_ORCHESTRATION_CASE";
+        if let Err(e) = check_case(i, &dir, &mut tally, only_orchestration, replay) {
             panic!("{e}");
         }
     }
     // Both ends are reached: some keys are refused, and some runs simulate them.
     assert!(
-        tally.validate[2] > 0 && tally.run[0] > 0,
+        cases.len() == 1 || (tally.validate[2] > 0 && tally.run[0] > 0),
         "validate {:?}, run {:?}",
         tally.validate,
         tally.run
