@@ -1,4 +1,5 @@
-//! Golden outputs: one run with a variant, one sweep with its exports, one `check` with JUnit,
+//! Golden outputs: one run with a variant, runs with operations, overload physics and
+//! orchestration, one sweep with its exports, one `check` with JUnit,
 //! and the reports, compared byte for byte with `tests/golden/`. They pin every output file
 //! (by hash where it is large), so a change of behaviour anywhere shows up here as a diff to
 //! review; `CASCADE_BLESS=1 cargo test --profile test-release` regenerates them after an intended
@@ -52,6 +53,38 @@ fn golden_run_with_operations() {
         "operations/files",
         &out,
         &["summary.json", "no-cap/summary.json"],
+    );
+}
+
+/// The late autoscaler of scenarios/ (an HPA with its behaviours, cold starts, a drain) with
+/// slow start set on top, and its two variants: the orchestration metrics and the instance
+/// count over time pinned.
+#[test]
+fn golden_run_with_orchestration() {
+    let dir = scratch("golden-orchestration");
+    let out = dir.join("run");
+    let scenario = crate::support::golden::repo().join("scenarios/late-autoscaler.toml");
+    let o = cascade(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "service.api.slow_start={ window = \"60s\" }",
+        ],
+        0,
+    );
+    assert_golden("orchestration/command.txt", &command_text(&o, &dir));
+    assert_golden_dir(
+        "orchestration/files",
+        &out,
+        &[
+            "summary.json",
+            "timeseries.csv",
+            "quick/summary.json",
+            "late/summary.json",
+        ],
     );
 }
 
