@@ -6,12 +6,51 @@
 
 use std::collections::VecDeque;
 
-/// The recommendations that may still be a window's extreme, oldest first: ascending for
-/// the least (`least`), descending for the most (`most`).
-#[derive(Default)]
+/// The recommendations that may still be a window's extreme, oldest first: each kept one
+/// beats every later one by `beats` (at most them for the least, at least them for the most).
+struct Extreme {
+    kept: VecDeque<(u64, u32)>,
+    beats: fn(u32, u32) -> bool,
+}
+
+impl Extreme {
+    fn new(beats: fn(u32, u32) -> bool) -> Extreme {
+        Extreme {
+            kept: VecDeque::new(),
+            beats,
+        }
+    }
+
+    /// Records `desired` at `now`; the extreme within `window`, `desired` if it holds none.
+    fn record(&mut self, now: u64, desired: u32, window: u64) -> u32 {
+        while self
+            .kept
+            .back()
+            .is_some_and(|b| !(self.beats)(b.1, desired))
+        {
+            self.kept.pop_back();
+        }
+        self.kept.push_back((now, desired));
+        while self.kept.front().is_some_and(|f| !within(f.0, window, now)) {
+            self.kept.pop_front();
+        }
+        self.kept.front().map_or(desired, |f| f.1)
+    }
+}
+
+/// The scale-up window's least recommendation and the scale-down window's most.
 pub struct Stabilizer {
-    least: VecDeque<(u64, u32)>,
-    most: VecDeque<(u64, u32)>,
+    least: Extreme,
+    most: Extreme,
+}
+
+impl Default for Stabilizer {
+    fn default() -> Stabilizer {
+        Stabilizer {
+            least: Extreme::new(|kept, new| kept < new),
+            most: Extreme::new(|kept, new| kept > new),
+        }
+    }
 }
 
 /// Whether a recommendation made at `t` is within a window of `w` ending at `now`: the
@@ -32,31 +71,9 @@ impl Stabilizer {
         up_window: u64,
         down_window: u64,
     ) -> (u32, u32) {
-        while self.least.back().is_some_and(|b| b.1 >= desired) {
-            self.least.pop_back();
-        }
-        self.least.push_back((now, desired));
-        while self
-            .least
-            .front()
-            .is_some_and(|f| !within(f.0, up_window, now))
-        {
-            self.least.pop_front();
-        }
-        while self.most.back().is_some_and(|b| b.1 <= desired) {
-            self.most.pop_back();
-        }
-        self.most.push_back((now, desired));
-        while self
-            .most
-            .front()
-            .is_some_and(|f| !within(f.0, down_window, now))
-        {
-            self.most.pop_front();
-        }
         (
-            self.least.front().map_or(desired, |f| f.1),
-            self.most.front().map_or(desired, |f| f.1),
+            self.least.record(now, desired, up_window),
+            self.most.record(now, desired, down_window),
         )
     }
 }

@@ -32,26 +32,37 @@ fn golden_run_with_a_variant() {
     );
 }
 
+/// `cascade run` on `scenario` of scenarios/ with `sets` (`--set` values), its output and the
+/// `files` of its `--out` compared with `tests/golden/<name>/`.
+fn golden_library_run(name: &str, scenario: &str, sets: &[&str], files: &[&str]) {
+    let dir = scratch(&format!("golden-{name}"));
+    let out = dir.join("run");
+    let scenario = crate::support::golden::repo()
+        .join("scenarios")
+        .join(scenario);
+    let mut args = vec![
+        "run".to_string(),
+        scenario.display().to_string(),
+        "--out".to_string(),
+        out.display().to_string(),
+    ];
+    for set in sets {
+        args.extend(["--set".to_string(), set.to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = cascade(&args, 0);
+    assert_golden(&format!("{name}/command.txt"), &command_text(&o, &dir));
+    assert_golden_dir(&format!("{name}/files"), &out, files);
+}
+
 /// The gateway of scenarios/ (operations, a client's mix, cache-aside steps, a partition, a
 /// fault on one operation) with its variant: every per-operation metric pinned.
 #[test]
 fn golden_run_with_operations() {
-    let dir = scratch("golden-operations");
-    let out = dir.join("run");
-    let scenario = crate::support::golden::repo().join("scenarios/gateway.toml");
-    let o = cascade(
-        &[
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        0,
-    );
-    assert_golden("operations/command.txt", &command_text(&o, &dir));
-    assert_golden_dir(
-        "operations/files",
-        &out,
+    golden_library_run(
+        "operations",
+        "gateway.toml",
+        &[],
         &["summary.json", "no-cap/summary.json"],
     );
 }
@@ -61,24 +72,10 @@ fn golden_run_with_operations() {
 /// count over time pinned.
 #[test]
 fn golden_run_with_orchestration() {
-    let dir = scratch("golden-orchestration");
-    let out = dir.join("run");
-    let scenario = crate::support::golden::repo().join("scenarios/late-autoscaler.toml");
-    let o = cascade(
-        &[
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--set",
-            "service.api.slow_start={ window = \"60s\" }",
-        ],
-        0,
-    );
-    assert_golden("orchestration/command.txt", &command_text(&o, &dir));
-    assert_golden_dir(
-        "orchestration/files",
-        &out,
+    golden_library_run(
+        "orchestration",
+        "late-autoscaler.toml",
+        &["service.api.slow_start={ window = \"60s\" }"],
         &[
             "summary.json",
             "timeseries.csv",
@@ -92,28 +89,14 @@ fn golden_run_with_orchestration() {
 /// calls set on top, and its two variants: the overload physics' metrics pinned.
 #[test]
 fn golden_run_with_overload_physics() {
-    let dir = scratch("golden-overload");
-    let out = dir.join("run");
-    let scenario = crate::support::golden::repo().join("scenarios/refusal-storm.toml");
-    let o = cascade(
+    golden_library_run(
+        "overload",
+        "refusal-storm.toml",
         &[
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--set",
             "scenario.duration=60s",
-            "--set",
             "service.api.contention={ k = 0.05, knee = 4 }",
-            "--set",
             "service.api.after_work=\"1ms\"",
         ],
-        0,
-    );
-    assert_golden("overload/command.txt", &command_text(&o, &dir));
-    assert_golden_dir(
-        "overload/files",
-        &out,
         &[
             "summary.json",
             "no-cure/summary.json",
