@@ -119,7 +119,7 @@ pub(super) fn explain(message: &str) -> (String, Option<String>) {
     (user_terms(&message), None)
 }
 
-/// serde names the Rust type it expected (`struct RawCodel`, `untagged enum RawBudget`); the
+/// serde names the Rust type it expected (`struct RawCodel`, `untagged enum RawWindow`); the
 /// user should read what to write instead.
 fn user_terms(message: &str) -> String {
     const UNTAGGED: &str = "data did not match any variant of untagged enum ";
@@ -129,7 +129,6 @@ fn user_terms(message: &str) -> String {
             .next()
             .unwrap_or("");
         let wanted = match ty {
-            "RawBudget" => "a budget: a ratio (like 0.1) or a table (like { ratio = 0.1 })",
             "RawWindow" => "a window: a number of calls (like 20) or a duration (like \"10s\")",
             "SetValue" => "a boolean, number, string, array or table",
             _ => "a value of another form",

@@ -120,11 +120,41 @@ pub struct RawRetry {
 }
 
 /// `budget = 0.1` (a ratio) or a table.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, JsonSchema)]
 #[serde(untagged)]
 pub enum RawBudget {
     Ratio(f64),
     Table(RawBudgetTable),
+}
+
+/// By hand rather than `untagged`: serde's untagged enums drop the inner error, so a table
+/// with a bad key or value (`earn_on = "retry"`) was reported as "expected a budget" at the
+/// table instead of naming the key and its valid values.
+impl<'de> Deserialize<'de> for RawBudget {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawBudget, D::Error> {
+        use serde::de::{self, Visitor};
+        struct BudgetVisitor;
+        impl<'de> Visitor<'de> for BudgetVisitor {
+            type Value = RawBudget;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a budget: a ratio (like 0.1) or a table (like { ratio = 0.1 })")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawBudget, E> {
+                Ok(RawBudget::Ratio(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawBudget, E> {
+                Ok(RawBudget::Ratio(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawBudget, E> {
+                Ok(RawBudget::Ratio(v as f64))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawBudget, A::Error> {
+                RawBudgetTable::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawBudget::Table)
+            }
+        }
+        d.deserialize_any(BudgetVisitor)
+    }
 }
 
 /// The kinds of retry budget: Finagle's ratio, gRPC's token bucket, Envoy's concurrency,

@@ -697,13 +697,14 @@ fn untagged_values_are_explained_in_user_terms() {
 fn errors_in_a_table_an_override_created_name_the_override() {
     let c = Case::new("created");
     let path = c.file(GOOD);
-    // `--set` creates `policy.db-client.retry.budget`; the error is about that table.
+    // `--set` creates `policy.db-client.retry.budget`; the error names the key it set.
     c.rejects_with(
         &path,
         &["--set", "policy.db-client.retry.budget.ratio=x"],
         &[
+            "field `policy.db-client.retry.budget.ratio`",
             "--set policy.db-client.retry.budget.ratio=x",
-            "expected a budget",
+            "expected f64",
         ],
     );
     c.rejects_with(
@@ -1256,11 +1257,23 @@ fn brookers_bucket_and_breaker_and_shared_hedge_budgets_are_checked() {
             "max_tokens, token_ratio, earn_on",
         ],
     );
-    // An unknown word inside the untagged budget table is reported on the table, as an
-    // unknown `kind` is.
+    // Regression: an unknown word inside the budget table was reported on the table
+    // ("expected a budget"), as serde's untagged enum drops the inner error; it names the key
+    // and its valid values, as an unknown `kind` does.
     c.rejects(
         &adaptive(", earn_on = \"retry\""),
-        &["policy.db-client.retry.budget", "expected a budget"],
+        &[
+            "policy.db-client.retry.budget.earn_on",
+            "unknown value `retry`",
+            "valid values: success, call",
+        ],
+    );
+    c.rejects(
+        &with(r#"retry = { budget = { kind = "adaptve" } }"#),
+        &[
+            "policy.db-client.retry.budget.kind",
+            "did you mean `adaptive`?",
+        ],
     );
     c.rejects(
         &with(r#"retry = { budget = { kind = "token_bucket", earn_on = "call" } }"#),

@@ -285,9 +285,9 @@ fn listed_names(error: &str) -> Vec<String> {
         .collect()
 }
 
-/// The names a closed set of the schema lists: an inline `enum`, or the `const`s of the
-/// `oneOf` of the definition it refers to (`allOf: [{$ref}]`, as schemars writes an enum with
-/// documented variants).
+/// The names a closed set of the schema lists: an inline `enum`, or the definition's it
+/// refers to (`allOf: [{$ref}]`): its `enum`, or the `const`s of its `oneOf` (as schemars
+/// writes an enum with documented variants).
 fn closed_set(definitions: &Value, definition: &str, key: &str) -> Vec<String> {
     let property = &definitions[definition]["properties"][key];
     let names: Vec<&Value> = match property["enum"].as_array() {
@@ -297,12 +297,16 @@ fn closed_set(definitions: &Value, definition: &str, key: &str) -> Vec<String> {
                 .as_str()
                 .unwrap_or_else(|| panic!("{definition}.{key} is not a closed set"))
                 .trim_start_matches("#/definitions/");
-            let variants = definitions[target]["oneOf"].as_array();
-            variants
-                .unwrap_or_else(|| panic!("{target} has no oneOf"))
-                .iter()
-                .map(|v| &v["const"])
-                .collect()
+            let referred = &definitions[target];
+            match referred["enum"].as_array() {
+                Some(list) => list.iter().collect(),
+                None => referred["oneOf"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{target} has neither enum nor oneOf"))
+                    .iter()
+                    .map(|v| &v["const"])
+                    .collect(),
+            }
         }
     };
     let mut out: Vec<String> = names
@@ -433,6 +437,57 @@ autoscale = { target = 0.5, max = 4, metric = "queue", scale_down = "kill", up =
             ),
         ],
     );
+}
+
+/// The call and policy keys' closed sets (docs/policies.md: `release`, `wraps`,
+/// `retry_after_wait`, a budget's `kind` and `earn_on`), likewise; and a call's `count`
+/// bounds, 1 to 1,000, in both.
+#[test]
+fn every_closed_set_of_call_semantics_is_the_parsers() {
+    let base = SMALL.replace(
+        "retry = { attempts = 3, budget = 0.1 }",
+        r#"retry = { attempts = 3, retry_after = true, retry_after_wait = "max", budget = { kind = "adaptive", earn_on = "call" } }
+bulkhead = { release = "answer", wraps = "call" }"#,
+    );
+    assert_closed_sets(
+        &base,
+        &[
+            (
+                "Bulkhead",
+                "release",
+                "release = \"answer\"",
+                "release = \"bogus\"",
+            ),
+            ("Bulkhead", "wraps", "wraps = \"call\"", "wraps = \"bogus\""),
+            (
+                "Retry",
+                "retry_after_wait",
+                "retry_after_wait = \"max\"",
+                "retry_after_wait = \"bogus\"",
+            ),
+            (
+                "BudgetTable",
+                "kind",
+                "kind = \"adaptive\"",
+                "kind = \"bogus\"",
+            ),
+            (
+                "BudgetTable",
+                "earn_on",
+                "earn_on = \"call\"",
+                "earn_on = \"bogus\"",
+            ),
+        ],
+    );
+    let schema = schema();
+    let call = r#"{ to = "db", policy = "db-client", latency = "1ms" }"#;
+    for (count, ok) in [(1, true), (1000, true), (0, false), (1001, false)] {
+        let with = call.replace("latency", &format!("count = {count}, latency"));
+        let text = base.replace(call, &with);
+        let parsed = cascade::scenario::load_str("t.toml", &text, &[]).is_ok();
+        let in_schema = check(&schema, &as_json(&text)).errors.is_empty();
+        assert_eq!((parsed, in_schema), (ok, ok), "count = {count}");
+    }
 }
 
 /// What `validate` accepts the schema accepts too: spaces around an expectation's operator,

@@ -187,7 +187,7 @@ fn a_bad_variant_set_points_at_its_entry_in_user_terms() {
         (
             r#""policy.p.retry" = { budget = { ratio = "x" } }"#,
             "v.toml:31:41:",
-            "expected a budget: a ratio",
+            "field `policy.p.retry.budget.ratio`",
         ),
         (
             r#"policy.p.retry = { attempts = 2, budget = "all" }"#,
