@@ -173,3 +173,22 @@ fn check_scenario(text: &str) -> Result<(), String> {
         Err(e) => Err(format!("a second run failed: {e}")),
     }
 }
+
+/// The generator reaches a pool shared by two paths of one caller (`bulkhead.pool` named by
+/// two policies with the same settings), which a pool per policy never is.
+#[test]
+fn some_generated_scenarios_share_a_pool_between_paths() {
+    let shared = (0..400)
+        .filter(|&i| {
+            let text = scenario::generate(i);
+            let pools: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with("bulkhead = "))
+                .filter_map(|l| l.split("pool = \"").nth(1))
+                .filter_map(|rest| rest.split('"').next())
+                .collect();
+            (0..pools.len()).any(|a| pools[a + 1..].contains(&pools[a]))
+        })
+        .count();
+    assert!(shared >= 4, "{shared} of 400 cases share a pool");
+}

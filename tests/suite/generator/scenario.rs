@@ -47,6 +47,7 @@ pub fn generate(seed: u64) -> String {
     g.preset_pick = Some(Pick::new(seed ^ PRESET_PICK));
     g.life_pick = Some(Pick::new(seed ^ LIFE_PICK));
     g.slow_pick = Some(Pick::new(seed ^ SLOW_PICK));
+    g.pool_pick = Some(Pick::new(seed ^ POOL_PICK));
     g.build(&mut p, seed);
     g.text + &super::expects::expectations(seed)
 }
@@ -79,6 +80,8 @@ const PRESET_PICK: u64 = 0x7072_6573_6574_0000;
 const LIFE_PICK: u64 = 0x6c69_6665_0000_0000;
 /// Mixed into a case's seed for the pick of a service's `slow_start`.
 const SLOW_PICK: u64 = 0x736c_6f77_0000_0000;
+/// Mixed into a case's seed for the pick of a pool shared by a service's calls.
+const POOL_PICK: u64 = 0x706f_6f6c_0000_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -107,6 +110,10 @@ struct Builder {
     preset_pick: Option<Pick>,
     life_pick: Option<Pick>,
     slow_pick: Option<Pick>,
+    pool_pick: Option<Pick>,
+    /// Per calling service, the bulkhead of its first call whose bulkhead names a pool: a
+    /// later call of the same service may take it whole, and so share the pool.
+    pools: Vec<(String, String)>,
     /// Per service index, its number of operations (`o0`…), 0 for none.
     operations: Vec<usize>,
     /// Named steps with a `p`: the service's index and the step's name (its operation `o0`'s
@@ -599,6 +606,7 @@ impl Builder {
             if !waited {
                 self.drop_answer_keys(&policy);
             }
+            self.share_pool(from, &policy);
             k.push(format!("policy = \"{policy}\""));
         }
         if !waited {
@@ -643,6 +651,27 @@ impl Builder {
             k.push(format!("count = {}", c.int(1, 4)));
         }
         format!("{{ {} }}", k.join(", "))
+    }
+
+    /// The first of `from`'s calls whose bulkhead names a pool is remembered; a later one of
+    /// its calls with a bulkhead takes that line whole, now and then (from a pick of its own),
+    /// so two paths, or two operations, of one caller share one pool with the same settings.
+    fn share_pool(&mut self, from: &str, name: &str) {
+        let head = format!("[policy.{name}]\n");
+        let text = (self.policies.iter_mut())
+            .find(|t| t.starts_with(&head))
+            .expect("the policy just made");
+        let Some(line) = text.lines().find(|l| l.starts_with("bulkhead = ")) else {
+            return;
+        };
+        let line = line.to_string();
+        let pick = self.pool_pick.as_mut().expect("set by generate");
+        match self.pools.iter().find(|(f, _)| f == from) {
+            Some((_, shared)) if pick.chance(0.5) => *text = text.replacen(&line, shared, 1),
+            Some(_) => {}
+            None if line.contains("pool = ") => self.pools.push((from.to_string(), line)),
+            None => {}
+        }
     }
 
     /// Takes `fallback` and `hedge` out of policy `name`, for a fire-and-forget call (a
