@@ -85,6 +85,15 @@ fn golden_run_with_orchestration() {
     );
 }
 
+/// Issue 16's call semantics pinned: a pool shared by a caller's two database operations
+/// (`bulkhead.pool`, `release = "answer"`: the pool's time averages), and Finagle's
+/// per-host failure accrual (removals, probes, revivals, panics).
+#[test]
+fn golden_runs_with_call_semantics() {
+    golden_library_run("pool", "db-pool-shared.toml", &[], &["summary.json"]);
+    golden_library_run("accrual", "finagle-accrual.toml", &[], &["summary.json"]);
+}
+
 /// The refusal storm of scenarios/ (`reject_work`) with a contention law and work after the
 /// calls set on top, and its two variants: the overload physics' metrics pinned.
 #[test]
