@@ -57,6 +57,8 @@ pub struct TuneArgs {
     /// Print nothing but errors (and no progress bar).
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    lints: super::lints::LintArgs,
 }
 
 pub fn tune(args: TuneArgs) -> Result<ExitCode> {
@@ -129,6 +131,9 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         }
     };
     let mut plan = Plan::new(path, &overrides, params, schedule.reps())?;
+    // Once per variant as written, not per candidate, as `sweep` warns.
+    args.lints
+        .warn_files(std::slice::from_ref(path), &overrides)?;
     plan.keep_variants(&names)?;
     if !plan.metric_names().contains(&args.objective) {
         let names = plan.metric_names();

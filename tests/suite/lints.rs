@@ -414,6 +414,36 @@ fn commands_warn_on_stderr_and_deny_warnings_exits_2() {
         ],
         2,
     );
+    // So does a search, once, not once per candidate; denied, it runs nothing.
+    let tune_dir = dir.join("tune");
+    let tune_dir = tune_dir.to_str().unwrap();
+    let tune = |extra: &[&str], code: i32| {
+        let mut args = vec![
+            "tune",
+            file,
+            "--param",
+            "client.web.rate=5,10",
+            "--objective",
+            "client.web.success_ratio",
+            "--maximize",
+            "--reps",
+            "1",
+            "--out",
+            tune_dir,
+            "--quiet",
+        ];
+        args.extend(extra);
+        cascade(&args, code)
+    };
+    let denied = tune(&["--deny-warnings"], 2);
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("1 lint warning and --deny-warnings"));
+    assert!(
+        !std::path::Path::new(tune_dir).exists(),
+        "nothing written on exit 2"
+    );
+    let searched = tune(&[], 0);
+    let stderr = String::from_utf8_lossy(&searched.stderr);
+    assert_eq!(stderr.matches("warning[").count(), 1, "{stderr}");
 }
 
 #[test]
