@@ -271,9 +271,9 @@ pub struct RawMeta {
     /// Requests in flight past which the run counts as diverged and stops (>= 1).
     #[schemars(extend("default" = 1000000))]
     pub max_in_flight: Option<u64>,
-    /// Lint ids not to warn about (`cascade lints` and docs/lints.md list them), for a
-    /// scenario that breaks a rule on purpose.
-    #[schemars(extend("default" = []))]
+    /// Lint ids not to warn about (docs/lints.md describes each), for a scenario that breaks a
+    /// rule on purpose.
+    #[schemars(with = "Option<super::schema_json::LintIds>", extend("default" = []))]
     pub allow: Option<Vec<String>>,
 }
 

@@ -160,6 +160,27 @@ impl JsonSchema for Seed {
     }
 }
 
+/// `[scenario] allow`: lint ids, the closed set of `lint::LINTS`.
+pub struct LintIds;
+
+impl JsonSchema for LintIds {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "LintIds".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = crate::lint::LINTS.iter().map(|l| l.id).collect();
+        json_schema!({
+            "type": "array",
+            "items": { "type": "string", "enum": ids }
+        })
+    }
+}
+
 /// `[sweep]`: `reps`, and each other key a quoted path with a list of values or a range.
 pub struct SweepSchema;
 

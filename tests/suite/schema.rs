@@ -272,7 +272,7 @@ fn check_with_root(root: &Value, sub: &Value, instance: &Value) -> Vec<String> {
 /// The names listed in an error of the parser: `…; valid: a, b, c` (cascade's own kinds) or
 /// `help: valid values: a, b` (serde's enums).
 fn listed_names(error: &str) -> Vec<String> {
-    let list = ["; valid: ", "valid values: "]
+    let list = ["; valid: ", "valid values: ", "the lints are: "]
         .iter()
         .find_map(|marker| error.split_once(marker))
         .map(|(_, list)| list.lines().next().unwrap())
@@ -488,6 +488,35 @@ bulkhead = { release = "answer", wraps = "call" }"#,
         let in_schema = check(&schema, &as_json(&text)).errors.is_empty();
         assert_eq!((parsed, in_schema), (ok, ok), "count = {count}");
     }
+}
+
+/// `[scenario] allow` lists lint ids: the schema's are the parser's, and an unknown one is
+/// refused by both.
+#[test]
+fn the_lint_ids_in_the_schema_are_the_parsers() {
+    let schema = schema();
+    let mut in_schema: Vec<String> = schema["definitions"]["Meta"]["properties"]["allow"]["items"]
+        ["enum"]
+        .as_array()
+        .expect("allow's items are a closed set")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let text = SMALL.replace(
+        "name = \"small\"\n",
+        "name = \"small\"\nallow = [\"bogus\"]\n",
+    );
+    let Err(error) = cascade::scenario::load_str("t.toml", &text, &[]) else {
+        panic!("an unknown lint id was accepted");
+    };
+    let error = error.to_string();
+    let mut accepted = listed_names(&error);
+    in_schema.sort();
+    accepted.sort();
+    assert_eq!(in_schema, accepted, "{error}");
+    assert!(!check(&schema, &as_json(&text)).errors.is_empty());
+    let good = text.replace("\"bogus\"", "\"budget-floor\"");
+    assert!(check(&schema, &as_json(&good)).errors.is_empty());
 }
 
 /// What `validate` accepts the schema accepts too: spaces around an expectation's operator,
