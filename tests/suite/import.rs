@@ -499,3 +499,26 @@ fn name_renames_a_single_policy_and_refuses_several() {
         "{err}"
     );
 }
+
+/// docs/examples/payments.toml (the README's walk-through) holds the import of the Envoy fixture
+/// as printed: its `[policy.payments]` tables are what `cascade import envoy` prints today.
+#[test]
+fn the_readme_example_holds_the_import_as_printed() {
+    let out = crate::support::cascade(
+        &[
+            "import",
+            "envoy",
+            "tests/fixtures/import/envoy-bootstrap.yaml",
+        ],
+        0,
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let tables = |text: &str| -> String {
+        let from = text.find("\n[policy.payments]\n").expect("the policy") + 1;
+        let rest = &text[from..];
+        let to = rest.find("\n# Not part of a policy").unwrap_or(rest.len());
+        rest[..to].trim_end().to_string()
+    };
+    let example = std::fs::read_to_string("docs/examples/payments.toml").unwrap();
+    assert_eq!(tables(&example), tables(&printed));
+}
