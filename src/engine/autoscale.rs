@@ -6,7 +6,7 @@
 
 use super::lifecycle::{Action, Phase};
 use super::sim::Simulation;
-use super::stabilization::Stabilizer;
+use super::stabilization::{Stabilizer, within};
 use super::state::Event;
 use crate::metrics::level::Area;
 use crate::model::orchestration::{Autoscale, ScaleBehavior, ScaleDown, ScaleMetric, SelectPolicy};
@@ -48,7 +48,7 @@ pub fn proposed(current: u32, metric: f64, target: f64, tolerance: f64) -> u32 {
 fn changed_within(events: &VecDeque<(u64, u32)>, now: u64, period: u64) -> u32 {
     events
         .iter()
-        .filter(|(t, _)| t.saturating_add(period) > now)
+        .filter(|(t, _)| within(*t, period, now))
         .map(|(_, n)| n)
         .sum()
 }
@@ -127,7 +127,7 @@ impl Simulation {
         let integrals = self.integrals(s);
         let hpa = self.life_mut(s).autoscaler.as_mut().expect("an autoscaler");
         hpa.samples.push_back((now, integrals));
-        while hpa.samples.len() > 1 && hpa.samples[1].0.saturating_add(a.window) <= now {
+        while hpa.samples.len() > 1 && !within(hpa.samples[1].0, a.window, now) {
             hpa.samples.pop_front();
         }
         let (_, before) = hpa.samples[0];
@@ -163,15 +163,15 @@ impl Simulation {
         } else {
             stabilized
         };
+        let longest = [&a.up, &a.down]
+            .iter()
+            .flat_map(|b| b.policies.iter().map(|p| p.period))
+            .max()
+            .unwrap_or(0);
         for events in [&mut hpa.ups, &mut hpa.downs] {
-            let longest = [&a.up, &a.down]
-                .iter()
-                .flat_map(|b| b.policies.iter().map(|p| p.period))
-                .max()
-                .unwrap_or(0);
             while events
                 .front()
-                .is_some_and(|(t, _)| t.saturating_add(longest) <= now)
+                .is_some_and(|(t, _)| !within(*t, longest, now))
             {
                 events.pop_front();
             }
@@ -238,7 +238,7 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_instance(s, i, "scale_up");
         }
-        self.schedule_life(s, i, self.now.saturating_add(startup), Action::Listen);
+        self.schedule_life_in(s, i, startup, Action::Listen);
     }
 
     /// Removes one instance: those out of rotation first, then the newest (Kubernetes'
@@ -274,7 +274,7 @@ impl Simulation {
                 if self.drained(s, i) {
                     self.instance_gone(s, i);
                 } else {
-                    self.schedule_life(s, i, self.now.saturating_add(a.drain), Action::DrainEnd);
+                    self.schedule_life_in(s, i, a.drain, Action::DrainEnd);
                 }
             }
         }

@@ -167,6 +167,12 @@ impl Simulation {
             .expect("an orchestrated service")
     }
 
+    /// Schedules an instance's lifecycle event `delay` from now: a scenario's duration may be
+    /// up to u64::MAX ns, so the sum saturates (an event past the end is never reached).
+    pub(super) fn schedule_life_in(&mut self, s: usize, i: u32, delay: u64, action: Action) {
+        self.schedule_life(s, i, self.now.saturating_add(delay), action);
+    }
+
     /// Schedules an instance's lifecycle event at `at`, stamped with its current epoch.
     pub(super) fn schedule_life(&mut self, s: usize, i: u32, at: u64, action: Action) {
         let epoch = self.life(s).instances[i as usize].epoch;
@@ -340,12 +346,7 @@ impl Simulation {
         self.fresh_own_state(s, i);
         self.life_mut(s).instances[i as usize].phase = Phase::Starting;
         self.update_rotation(s, i);
-        self.schedule_life(
-            s,
-            i,
-            now.saturating_add(delay).saturating_add(r.time),
-            Action::Listen,
-        );
+        self.schedule_life_in(s, i, delay.saturating_add(r.time), Action::Listen);
     }
 
     /// Ends an instance's current life: its probes forgotten, its work lost (`crash_instance`).

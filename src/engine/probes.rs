@@ -88,7 +88,7 @@ impl Simulation {
             .probe(kind)
             .expect("a probe of this kind")
             .clone();
-        self.schedule_life(s, i, now.saturating_add(p.period), Action::Tick(kind));
+        self.schedule_life_in(s, i, p.period, Action::Tick(kind));
         if pending {
             return;
         }
@@ -96,7 +96,7 @@ impl Simulation {
         run.pending = true;
         run.sent = now;
         self.rec.services[s].probes[kind as usize] += 1;
-        self.schedule_life(s, i, now.saturating_add(p.timeout), Action::Expire(kind));
+        self.schedule_life_in(s, i, p.timeout, Action::Expire(kind));
         if self.trace.is_some() {
             self.trace_instance(s, i, &format!("probe_{}", kind.name()));
         }
@@ -106,9 +106,9 @@ impl Simulation {
             if self.services[s].down[i as usize] & (super::lifecycle::OUT_OF_ROTATION - 1) == 0
                 && self.may_answer_out_of_band(s, i)
             {
-                self.life_mut(s).instances[i as usize].probes[kind as usize].answer_at =
-                    now.saturating_add(work);
-                self.schedule_life(s, i, now.saturating_add(work), Action::Answer(kind));
+                let at = now.saturating_add(work);
+                self.life_mut(s).instances[i as usize].probes[kind as usize].answer_at = at;
+                self.schedule_life(s, i, at, Action::Answer(kind));
             }
             return;
         }

@@ -53,10 +53,11 @@ impl Default for Stabilizer {
     }
 }
 
-/// Whether a recommendation made at `t` is within a window of `w` ending at `now`: the
-/// controller keeps those with t + w after now (a window of zero keeps none, and then the
-/// new recommendation stands alone).
-fn within(t: u64, w: u64, now: u64) -> bool {
+/// Whether something at `t` is within a window of `w` ending at `now`: the controller keeps
+/// recommendations, scale events and metric samples with t + w after now (a window of zero
+/// keeps none, and then the new recommendation stands alone); saturating, as a window may be
+/// u64::MAX ns.
+pub fn within(t: u64, w: u64, now: u64) -> bool {
     t.saturating_add(w) > now
 }
 
