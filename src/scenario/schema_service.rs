@@ -194,8 +194,8 @@ pub struct RawStep {
     #[schemars(extend("default" = false))]
     pub idempotency_key: Option<bool>,
     /// With `to`: the call made this many times at once (a fan-out), each its own call:
-    /// 1 to 1,000 (the calls of one step together at most 1,000).
-    #[schemars(range(min = 1, max = 1000), extend("default" = 1))]
+    /// 1 to 10,000 (the calls of one step together at most 10,000).
+    #[schemars(range(min = 1, max = 10000), extend("default" = 1))]
     pub count: Option<u32>,
     /// With `to`: `false` makes it fire-and-forget (an event-bus publish): the step does not
     /// wait for it.
@@ -242,8 +242,8 @@ pub struct RawCall {
     #[schemars(extend("default" = false))]
     pub idempotency_key: Option<bool>,
     /// The call made this many times at once, each its own call (its own policy state):
-    /// 1 to 1,000 (the calls of one step together at most 1,000).
-    #[schemars(range(min = 1, max = 1000), extend("default" = 1))]
+    /// 1 to 10,000 (the calls of one step together at most 10,000).
+    #[schemars(range(min = 1, max = 10000), extend("default" = 1))]
     pub count: Option<u32>,
     /// `false`: the caller does not wait for it (fire-and-forget).
     #[schemars(extend("default" = true))]

@@ -8,9 +8,12 @@ use super::schema::*;
 use crate::error::did_you_mean;
 use crate::model::{self, CallSpec, FailAs, Latency, Outcome, Policy};
 
-/// Steps per service and calls per parallel step (`count`s expanded): the engine counts them
-/// in 16 bits.
-const MAX_CALLS: usize = 1000;
+/// Steps per plan: the engine counts them in 16 bits, `u16::MAX` meaning "after the work".
+const MAX_STEPS: usize = 1000;
+
+/// Calls per parallel step (`count`s expanded), counted in 16 bits too. Wide enough for the
+/// Tail at Scale's 2,000 leaves and more; the scenario's total is held by `MAX_POLICY_COPIES`.
+const MAX_CALLS: usize = 10_000;
 
 impl Ctx<'_> {
     /// A plan's work and steps, written at `path` (`service.<s>` or
@@ -30,10 +33,10 @@ impl Ctx<'_> {
         let laid = super::branch::layout(self.src, calls, path, streams)?;
         let too_wide = |c: &RawStep| c.parallel.as_ref().is_some_and(|p| p.len() > MAX_CALLS);
         let wide = laid.steps.iter().filter_map(|(raw, _)| *raw).any(too_wide);
-        if laid.steps.len() > MAX_CALLS || wide {
+        if laid.steps.len() > MAX_STEPS || wide {
             return Err(self.src.error_at(
                 &format!("{path}.calls"),
-                format!("at most {MAX_CALLS} steps (those inside `choose` options included), and {MAX_CALLS} calls in one parallel step"),
+                format!("at most {MAX_STEPS} steps (those inside `choose` options included), and {MAX_CALLS} calls in one parallel step"),
             ));
         }
         let mut steps = Vec::new();

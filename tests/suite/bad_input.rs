@@ -1057,8 +1057,8 @@ fn fan_out_counts_are_checked() {
         &["service.api.calls.db.count", "at least 1"],
     );
     c.rejects(
-        &with_calls(r#"{ to = "db", count = 1001 }"#),
-        &["service.api.calls.db.count", "over the limit of 1000"],
+        &with_calls(r#"{ to = "db", count = 10001 }"#),
+        &["service.api.calls.db.count", "over the limit of 10000"],
     );
     c.rejects(
         &with_calls(r#"{ to = "db", count = -1 }"#),
@@ -1070,10 +1070,12 @@ fn fan_out_counts_are_checked() {
     );
     // Each count within the limit, their sum past it.
     c.rejects(
-        &with_calls(r#"{ parallel = [ { to = "db", count = 600 }, { to = "db", count = 401 } ] }"#),
+        &with_calls(
+            r#"{ parallel = [ { to = "db", count = 6000 }, { to = "db", count = 4001 } ] }"#,
+        ),
         &[
             "service.api.calls.0.parallel",
-            "1001 calls with their `count`s",
+            "10001 calls with their `count`s",
         ],
     );
     c.rejects(

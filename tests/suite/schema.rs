@@ -481,7 +481,7 @@ bulkhead = { release = "answer", wraps = "call" }"#,
     );
     let schema = schema();
     let call = r#"{ to = "db", policy = "db-client", latency = "1ms" }"#;
-    for (count, ok) in [(1, true), (1000, true), (0, false), (1001, false)] {
+    for (count, ok) in [(1, true), (10000, true), (0, false), (10001, false)] {
         let with = call.replace("latency", &format!("count = {count}, latency"));
         let text = base.replace(call, &with);
         let parsed = cascade::scenario::load_str("t.toml", &text, &[]).is_ok();
