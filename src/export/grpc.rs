@@ -65,6 +65,22 @@ pub fn export(name: &str, p: &Policy, out: &mut Vec<String>) -> String {
                 ),
             }
         }
+        // A6 refuses a retryPolicy without a positive initialBackoff or with no status to
+        // retry: written anyway, closest to the policy, and said.
+        if b.base == 0 {
+            note(
+                out,
+                "retry.base",
+                "gRPC requires initialBackoff > 0: 1 ns is written for 0",
+            );
+        }
+        if codes.is_empty() {
+            note(
+                out,
+                "retry.on",
+                "gRPC requires at least one retryableStatusCode, and none of these is one: the config will be refused as written",
+            );
+        }
         method.insert(
             "retryPolicy".into(),
             json!({

@@ -100,6 +100,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
             out.policies.push(p);
         }
         out.elsewhere.extend(cluster.outlier.iter().cloned());
+        out.elsewhere.extend(cluster.balancer.iter().cloned());
     }
     Ok(out)
 }

@@ -12,6 +12,8 @@ pub(super) struct ClusterOut {
     /// `retry_budget` (percent, min) if written, else `max_retries`.
     budget: Budget,
     pub(super) outlier: Vec<Elsewhere>,
+    /// `--set` lines for its service's `balancer` and `slow_start`.
+    pub(super) balancer: Vec<Elsewhere>,
 }
 
 enum Budget {
@@ -36,6 +38,7 @@ impl ClusterOut {
                 format!("circuit_breakers.max_retries: Envoy's default ({why})"),
             ),
             outlier: Vec::new(),
+            balancer: Vec::new(),
         }
     }
 }
@@ -52,6 +55,7 @@ pub(super) fn read_cluster(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Clust
             "circuit_breakers.max_retries: Envoy's default".into(),
         ),
         outlier: Vec::new(),
+        balancer: Vec::new(),
     };
     for (k, v) in node.entries() {
         let path = k.text.as_str();
@@ -61,9 +65,12 @@ pub(super) fn read_cluster(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Clust
             "outlier_detection" => outlier(ctx, v, &mut c)?,
             "connect_timeout" => ctx.skip(v, path, "connection setup is not simulated"),
             "health_checks" => ctx.skip(v, path, "active health checking is not simulated"),
+            // Read together below: the config block that applies depends on the policy.
+            "lb_policy" | "round_robin_lb_config" | "least_request_lb_config" => {}
             _ => ctx.skip(v, path, NOT_RESILIENCE),
         }
     }
+    c.balancer = super::envoy_balancer::read_balancer(ctx, name, node)?;
     Ok(c)
 }
 

@@ -7,6 +7,7 @@
 //! is an error naming file, line and key. docs/import.md is the user's page.
 
 pub mod envoy;
+mod envoy_balancer;
 mod envoy_cluster;
 mod envoy_retry;
 pub mod grpc;

@@ -127,6 +127,8 @@ fn an_envoy_bootstrap_gives_the_route_policy_and_the_cluster_caps() {
             "service.payments.outlier.interval=5s",
             "service.payments.outlier.base_ejection_time=15s",
             "service.payments.outlier.max_ejection_percent=50",
+            // lb_policy ROUND_ROBIN, written: cascade's round robin.
+            "service.payments.balancer=round_robin",
         ]
     );
     for skipped in [
@@ -185,6 +187,93 @@ fn an_envoy_route_without_its_cluster_takes_envoy_defaults() {
         "{notes}"
     );
     validates(&toml, "inventory", "inventory");
+}
+
+#[test]
+fn an_envoy_clusters_balancer_and_slow_start_go_to_its_service() {
+    let (toml, notes) = import("envoy", "envoy-cluster-slow-start.yaml");
+    assert_keys(&toml, &[("policy.catalog.bulkhead.max_concurrent", "1024")]);
+    assert_eq!(
+        set_lines(&toml),
+        [
+            // LEAST_REQUEST with slow start: Envoy weighs hosts by weight / (active + 1) while
+            // weights differ, which is cascade's least_outstanding under slow start (power_of_two
+            // takes none).
+            "service.catalog.balancer=least_outstanding",
+            // slow_start_config: the window, the RuntimeDouble's default_value, the Percent.
+            "service.catalog.slow_start.window=60s",
+            "service.catalog.slow_start.aggression=2",
+            "service.catalog.slow_start.min_weight_percent=20",
+        ]
+    );
+    for skipped in [
+        "`round_robin_lb_config`: applies only with lb_policy ROUND_ROBIN",
+        "`least_request_lb_config.slow_start_config.aggression.runtime_key`",
+        "`least_request_lb_config.active_request_bias.runtime_key`",
+    ] {
+        assert!(notes.contains(skipped), "{skipped} not listed:\n{notes}");
+    }
+    // The printed lines, applied to a scenario, are accepted.
+    validates(&toml, "catalog", "catalog");
+}
+
+#[test]
+fn envoy_balancers_map_one_to_one_and_refuse_what_they_cannot() {
+    let dir = scratch("import-envoy-lb");
+    let one = |policy: &str, extra: &str| {
+        let file = dir.join(format!("{policy}.yaml"));
+        let text = format!("name: c\nconnect_timeout: 1s\nlb_policy: {policy}\n{extra}");
+        std::fs::write(&file, text).unwrap();
+        let out = cascade(&["import", "envoy", file.to_str().unwrap()], 0);
+        let toml = String::from_utf8(out.stdout).unwrap();
+        let notes = String::from_utf8(out.stderr).unwrap();
+        (set_lines(&toml), notes)
+    };
+    // Without slow start, least request is the power of two choices (choice_count 2).
+    let (sets, _) = one("LEAST_REQUEST", "");
+    assert_eq!(sets, ["service.c.balancer=power_of_two"]);
+    let (sets, notes) = one(
+        "LEAST_REQUEST",
+        "least_request_lb_config:\n  choice_count: 3\n",
+    );
+    assert_eq!(sets, ["service.c.balancer=power_of_two"]);
+    assert!(notes.contains("draws 2 hosts"), "{notes}");
+    let (sets, _) = one("RANDOM", "");
+    assert_eq!(sets, ["service.c.balancer=random"]);
+    // A round robin slow start without aggression or floor: Envoy's defaults are cascade's.
+    let (sets, _) = one(
+        "ROUND_ROBIN",
+        "round_robin_lb_config:\n  slow_start_config:\n    slow_start_window: 90s\n",
+    );
+    assert_eq!(
+        sets,
+        [
+            "service.c.balancer=round_robin",
+            "service.c.slow_start.window=90s"
+        ]
+    );
+    // Hashing has no equivalent: listed, no balancer set.
+    let (sets, notes) = one("RING_HASH", "");
+    assert!(sets.is_empty(), "{sets:?}");
+    assert!(
+        notes.contains("`lb_policy`: RING_HASH is not simulated"),
+        "{notes}"
+    );
+    let err = import_text(
+        "envoy",
+        "c.yaml",
+        "name: c\nconnect_timeout: 1s\nlb_policy: FASTEST\n",
+    );
+    assert!(
+        err.contains("c.yaml:3:12: field `lb_policy`: unknown lb_policy `FASTEST`"),
+        "{err}"
+    );
+    let err = import_text(
+        "envoy",
+        "c.yaml",
+        "name: c\nconnect_timeout: 1s\nround_robin_lb_config:\n  slow_start_config:\n    aggression: { default_value: 1 }\n",
+    );
+    assert!(err.contains("slow start needs its window"), "{err}");
 }
 
 #[test]
@@ -349,14 +438,7 @@ fn resilience4j_properties_bind_relaxed_and_read_spring_durations() {
 
 #[test]
 fn every_printed_line_names_its_source() {
-    for (lib, f) in [
-        ("envoy", "envoy-bootstrap.yaml"),
-        ("envoy", "envoy-route.json"),
-        ("grpc", "grpc-retry.json"),
-        ("grpc", "grpc-hedging.json"),
-        ("resilience4j", "resilience4j-demo.yml"),
-        ("resilience4j", "resilience4j.properties"),
-    ] {
+    for (lib, f) in crate::support::IMPORT_FIXTURES {
         let (toml, _) = import(lib, f);
         for line in toml.lines().filter(|l| l.contains(" = ")) {
             let (_, comment) = line
@@ -521,4 +603,22 @@ fn the_readme_example_holds_the_import_as_printed() {
     };
     let example = std::fs::read_to_string("docs/examples/payments.toml").unwrap();
     assert_eq!(tables(&example), tables(&printed));
+}
+
+/// The fixture list the import tests, goldens and fuzzer share is the directory's contents:
+/// a fixture added there cannot be left out of them.
+#[test]
+fn the_shared_fixture_list_is_every_fixture() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "README.md")
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = crate::support::IMPORT_FIXTURES
+        .iter()
+        .map(|(_, f)| f.to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
 }

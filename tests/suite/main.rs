@@ -39,6 +39,7 @@ mod fire_and_forget;
 mod fuzz;
 mod generator;
 mod golden;
+mod golden_config;
 mod golden_diff;
 mod import;
 mod init;

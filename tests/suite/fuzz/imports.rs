@@ -13,16 +13,6 @@ use std::path::Path;
 
 const CASES: u64 = 200;
 
-/// Each fixture with the library that reads it.
-const FIXTURES: [(&str, &str); 6] = [
-    ("envoy", "envoy-bootstrap.yaml"),
-    ("envoy", "envoy-route.json"),
-    ("grpc", "grpc-retry.json"),
-    ("grpc", "grpc-hedging.json"),
-    ("resilience4j", "resilience4j-demo.yml"),
-    ("resilience4j", "resilience4j.properties"),
-];
-
 #[test]
 fn fuzz_import_files() {
     let dir = scratch("fuzz-import");
@@ -31,7 +21,7 @@ fn fuzz_import_files() {
     let mut exits = [0u64; 3];
     for i in 0..cases {
         let mut p = Pick::new(i ^ 0x1a_f022);
-        let (library, name) = *p.one(&FIXTURES);
+        let (library, name) = *p.one(&crate::support::IMPORT_FIXTURES);
         let bytes = std::fs::read(root.join(name)).unwrap();
         let (mutated, what) = mutate::mutate(&mut p, &bytes);
         // The extension decides the syntax: keep the fixture's.

@@ -183,6 +183,18 @@ pub fn traced_rows(dir: &Path, toml: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Every file of tests/fixtures/import/ with the library that reads it: imported, checked,
+/// pinned by goldens and fuzzed.
+pub const IMPORT_FIXTURES: [(&str, &str); 7] = [
+    ("envoy", "envoy-bootstrap.yaml"),
+    ("envoy", "envoy-route.json"),
+    ("envoy", "envoy-cluster-slow-start.yaml"),
+    ("grpc", "grpc-retry.json"),
+    ("grpc", "grpc-hedging.json"),
+    ("resilience4j", "resilience4j-demo.yml"),
+    ("resilience4j", "resilience4j.properties"),
+];
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/charts")
