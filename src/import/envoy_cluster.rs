@@ -17,7 +17,13 @@ pub(super) struct ClusterOut {
 }
 
 enum Budget {
-    Percent(f64, u32, String),
+    /// `retry_budget`: its percent and minimum, each with the source it came from, and the
+    /// table's own source (for `kind`).
+    Percent {
+        percent: (f64, String),
+        min: (u32, String),
+        from: String,
+    },
     MaxRetries(u32, String),
 }
 
@@ -127,13 +133,13 @@ pub(super) fn threshold(ctx: &mut Ctx, node: &Node, path: &str, c: &mut ClusterO
                 c.max_requests = (n, format!("{key} ({})", ctx.at(v)));
             }
             "max_retries" => {
-                if !matches!(c.budget, Budget::Percent(..)) {
+                if !matches!(c.budget, Budget::Percent { .. }) {
                     c.budget = Budget::MaxRetries(ctx.count(v, &key)?, format!("{key} ({})", ctx.at(v)));
                 }
             }
             "retry_budget" => {
-                let mut percent = (BUDGET_PERCENT, "Envoy's default budget_percent".to_string());
-                let mut min = (MIN_RETRY_CONCURRENCY, "Envoy's default min_retry_concurrency".to_string());
+                let mut percent = (BUDGET_PERCENT, format!("{key}.budget_percent: Envoy's default"));
+                let mut min = (MIN_RETRY_CONCURRENCY, format!("{key}.min_retry_concurrency: Envoy's default"));
                 for (bk, bv) in v.entries() {
                     let bkey = format!("{key}.{}", bk.text);
                     match bk.text.as_str() {
@@ -148,7 +154,8 @@ pub(super) fn threshold(ctx: &mut Ctx, node: &Node, path: &str, c: &mut ClusterO
                         _ => return Err(ctx.error(bv, &bkey, "unknown field of a RetryBudget")),
                     }
                 }
-                c.budget = Budget::Percent(percent.0, min.0, format!("{key} ({}): {}, {}", ctx.at(v), percent.1, min.1));
+                let from = format!("{key} ({})", ctx.at(v));
+                c.budget = Budget::Percent { percent, min, from };
             }
             "max_connections" => ctx.skip(v, &key, "connections are not simulated"),
             "max_pending_requests" => ctx.skip(v, &key, "requests waiting for a connection are not simulated (docs/policies.md §13: approximately a bulkhead queue)"),
@@ -245,21 +252,20 @@ pub(super) fn apply_cluster(p: &mut PolicyOut, c: &ClusterOut) {
     if !p.has_table("retry") {
         return;
     }
-    let (percent, min, from) = match &c.budget {
-        Budget::Percent(pct, min, from) => (*pct, *min, from.clone()),
-        Budget::MaxRetries(n, from) => (0.0, *n, format!("{from}: retries in flight at most")),
+    let (kind_from, percent, min) = match &c.budget {
+        Budget::Percent { percent, min, from } => (from.clone(), percent.clone(), min.clone()),
+        Budget::MaxRetries(n, from) => (
+            format!("{from}: a cap on retries in flight"),
+            (0.0, "no share of the calls in flight, only the cap".into()),
+            (*n, "the cap: retries in flight at most".into()),
+        ),
     };
     p.set(
         "retry.budget",
         "kind",
         Toml::Str("concurrency".into()),
-        from.clone(),
+        kind_from,
     );
-    p.set(
-        "retry.budget",
-        "percent",
-        Toml::Float(percent),
-        from.clone(),
-    );
-    p.set("retry.budget", "min", Toml::Int(min.into()), from);
+    p.set("retry.budget", "percent", Toml::Float(percent.0), percent.1);
+    p.set("retry.budget", "min", Toml::Int(min.0.into()), min.1);
 }
