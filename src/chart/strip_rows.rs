@@ -67,39 +67,66 @@ pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
 /// takes more than one value over the run, warm-up included: a service whose count never moves
 /// would only repeat its `instances`. Consecutive buckets of the same mean make one bar,
 /// labelled with it, so the count is written where it changes; a bar is darker the nearer its
-/// mean is to the row's highest.
+/// mean is to the row's highest. Below it, where some of those instances were out of rotation
+/// (starting, restarting, failing readiness, draining: `not_ready_s`), a row of the instances
+/// ready, the bucket's mean less its not-ready instance-seconds over the bucket.
 pub fn instances(run: &RunData, services: &[String]) -> Vec<Row> {
     let b = run.bucket_s;
-    services
+    let mut rows = Vec::new();
+    for s in services {
+        let Some(existing) = run.series(&format!("service.{s}.instances_mean")) else {
+            continue;
+        };
+        if let Some(row) = count_row(run, s, existing) {
+            rows.push(row);
+        }
+        let Some(not_ready) = run.series(&format!("service.{s}.not_ready_s")) else {
+            continue;
+        };
+        if not_ready.iter().all(|x| *x <= 0.0) {
+            continue;
+        }
+        let ready: Vec<f64> = existing
+            .iter()
+            .zip(not_ready)
+            // Rounded to a millionth of an instance: the two series are written apart, and a
+            // difference in the last bits would split a bar.
+            .map(|(x, nr)| ((x - nr / b).max(0.0) * 1e6).round() / 1e6)
+            .collect();
+        if let Some(row) = count_row(run, &format!("{s} ready"), &ready) {
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// A row of per-bucket counts `v` named `name`, or none when the count never moves.
+fn count_row(run: &RunData, name: &str, v: &[f64]) -> Option<Row> {
+    let b = run.bucket_s;
+    let (lo, hi) = v
         .iter()
-        .filter_map(|s| {
-            let v = run.series(&format!("service.{s}.instances_mean"))?;
-            let (lo, hi) = v
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-                    (lo.min(*x), hi.max(*x))
-                });
-            // Means of a constant count are exact (a whole number of instance-ns over the
-            // bucket's ns), so any difference is a change, not rounding.
-            if hi <= lo {
-                return None;
-            }
-            let mut bars: Vec<Bar> = Vec::new();
-            for (i, (t, x)) in run.times.iter().zip(v).enumerate() {
-                match bars.last_mut() {
-                    Some(last) if v[i - 1] == *x => last.end = t + b,
-                    _ => bars.push(Bar {
-                        start: *t,
-                        end: t + b,
-                        strength: x / hi,
-                        text: short(*x),
-                    }),
-                }
-            }
-            Some(Row {
-                label: format!("{s} ({}–{})", short(lo), short(hi)),
-                bars,
-            })
-        })
-        .collect()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(*x), hi.max(*x))
+        });
+    // Means of a constant count are exact (a whole number of instance-ns over the bucket's
+    // ns), so any difference is a change, not rounding.
+    if hi <= lo {
+        return None;
+    }
+    let mut bars: Vec<Bar> = Vec::new();
+    for (i, (t, x)) in run.times.iter().zip(v).enumerate() {
+        match bars.last_mut() {
+            Some(last) if v[i - 1] == *x => last.end = t + b,
+            _ => bars.push(Bar {
+                start: *t,
+                end: t + b,
+                strength: x / hi,
+                text: short(*x),
+            }),
+        }
+    }
+    Some(Row {
+        label: format!("{name} ({}–{})", short(lo), short(hi)),
+        bars,
+    })
 }

@@ -57,7 +57,8 @@ pub struct Timeline {
     pub load: Panel,
     /// One row per edge with a breaker.
     pub breakers: Vec<Row>,
-    /// One row per service whose instance count moved (`strip_rows::instances`).
+    /// One row per service whose instance count moved, and one of its ready instances where
+    /// some were out of rotation (`strip_rows::instances`).
     pub instances: Vec<Row>,
     /// Queue length, utilization, p99 latency.
     pub panels: Vec<Panel>,

@@ -108,3 +108,51 @@ fn a_run_without_orchestration_has_no_instances_strip() {
     assert!(run.series.keys().all(|k| !k.ends_with(".instances_mean")));
     assert!(Timeline::from_run(run).instances.is_empty());
 }
+
+#[test]
+fn instances_out_of_rotation_get_a_ready_row_under_their_count() {
+    // The same autoscaler, its new instances 5 s in starting before they listen: the ready row
+    // says, bucket by bucket, the mean less the not-ready instance-seconds over the bucket.
+    let dir = scratch("chart-instances-ready");
+    let file = dir.join("scaling.toml");
+    let text = SCALING.replace(
+        "period = \"1s\", down",
+        "period = \"1s\", startup = \"5s\", down",
+    );
+    assert_ne!(text, SCALING);
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let out_s = out.to_str().unwrap();
+    cascade(
+        &["run", file.to_str().unwrap(), "--out", out_s, "--quiet"],
+        0,
+    );
+    let run = &read_run_with_variants(&out).unwrap()[0];
+    let t = Timeline::from_run(run);
+    let labels: Vec<&str> = t.instances.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    assert!(labels[0].starts_with("api ("), "{labels:?}");
+    assert!(labels[1].starts_with("api ready ("), "{labels:?}");
+    let existing = run.series("service.api.instances_mean").unwrap();
+    let not_ready = run.series("service.api.not_ready_s").unwrap();
+    assert!(not_ready.iter().any(|x| *x > 0.0));
+    let row = &t.instances[1];
+    let mut fewer = 0;
+    for ((t0, x), nr) in run.times.iter().zip(existing).zip(not_ready) {
+        let ready = x - nr / run.bucket_s;
+        assert!(ready <= *x && ready >= 0.0, "bucket at {t0} s");
+        if ready < *x {
+            fewer += 1;
+        }
+        let mid = t0 + run.bucket_s / 2.0;
+        let bar = row.bars.iter().find(|b| b.start <= mid && mid < b.end);
+        let bar = bar.unwrap_or_else(|| panic!("no bar at {t0} s"));
+        assert_eq!(
+            bar.text,
+            short((ready * 1e6).round() / 1e6),
+            "bucket at {t0} s"
+        );
+    }
+    // The scale-up's starting instances: several buckets with fewer ready than existing.
+    assert!(fewer >= 3, "{fewer} buckets with instances out of rotation");
+}
