@@ -71,7 +71,7 @@ pub fn export(name: &str, p: &Policy, out: &mut Vec<String>) -> String {
             note(
                 out,
                 "retry.base",
-                "gRPC requires initialBackoff > 0: 1 ns is written for 0",
+                "gRPC requires initialBackoff and maxBackoff > 0: 1 ns is written for 0",
             );
         }
         if codes.is_empty() {

@@ -59,7 +59,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
             "",
             "no Envoy cluster or route found: expected a bootstrap (`static_resources`), a route \
              configuration (`virtual_hosts`), a virtual host (`routes`), a route (`match` and \
-             `route`) or a cluster (`circuit_breakers`, `outlier_detection`, `connect_timeout`)",
+             `route`) or a cluster (`circuit_breakers`, `outlier_detection`, `connect_timeout`, `lb_policy`)",
         ));
     }
     let mut clusters = Vec::new();
@@ -124,6 +124,9 @@ pub(super) fn looks_like_cluster(node: &Node) -> bool {
             "outlier_detection",
             "connect_timeout",
             "load_assignment",
+            "lb_policy",
+            "round_robin_lb_config",
+            "least_request_lb_config",
         ],
     )
 }

@@ -6,7 +6,7 @@ use super::envoy::field;
 use super::envoy_cluster::positive;
 use super::out::Elsewhere;
 use super::read::{Ctx, Read, duration_text, policy_name};
-use super::tree::Node;
+use super::tree::{Node, Value};
 
 /// Envoy's `least_request_lb_config.choice_count` default: the power of two choices.
 const CHOICE_COUNT: u32 = 2;
@@ -16,31 +16,14 @@ const CHOICE_COUNT: u32 = 2;
 pub(super) fn read_balancer(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Vec<Elsewhere>> {
     let service = policy_name(name);
     let policy = match field(node, "lb_policy") {
-        Some(v) => Some((ctx.text(v, "lb_policy")?.to_string(), ctx.at(v))),
+        Some(v) => Some((lb_policy(ctx, v)?, ctx.at(v))),
         None => None,
     };
-    let kind = policy.as_ref().map_or("ROUND_ROBIN", |(p, _)| p.as_str());
+    let kind = policy.as_ref().map_or("ROUND_ROBIN", |(p, _)| *p);
     let config_key = match kind {
         "ROUND_ROBIN" => "round_robin_lb_config",
         "LEAST_REQUEST" => "least_request_lb_config",
-        "RANDOM" => "",
-        "RING_HASH" | "MAGLEV" | "CLUSTER_PROVIDED" | "LOAD_BALANCING_POLICY_CONFIG" => {
-            let v = field(node, "lb_policy").expect("written");
-            ctx.skip(
-                v,
-                "lb_policy",
-                format!("{kind} is not simulated: cascade's balancers pick without regard to the request (round_robin, random, least_outstanding, power_of_two)"),
-            );
-            return Ok(Vec::new());
-        }
-        other => {
-            let v = field(node, "lb_policy").expect("written");
-            return Err(ctx.error(
-                v,
-                "lb_policy",
-                format!("unknown lb_policy `{other}` (ROUND_ROBIN, LEAST_REQUEST, RANDOM, RING_HASH, MAGLEV, CLUSTER_PROVIDED, LOAD_BALANCING_POLICY_CONFIG)"),
-            ));
-        }
+        _ => "",
     };
     // A config block of another policy than the one chosen does nothing in Envoy.
     for other in ["round_robin_lb_config", "least_request_lb_config"] {
@@ -53,6 +36,15 @@ pub(super) fn read_balancer(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Vec<
                 format!("applies only with lb_policy {}", policy_of(other)),
             );
         }
+    }
+    if !matches!(kind, "ROUND_ROBIN" | "LEAST_REQUEST" | "RANDOM") {
+        let v = field(node, "lb_policy").expect("a policy other than the default is written");
+        ctx.skip(
+            v,
+            "lb_policy",
+            format!("{kind} is not simulated: cascade's balancers pick without regard to the request (round_robin, random, least_outstanding, power_of_two)"),
+        );
+        return Ok(Vec::new());
     }
     let config = field(node, config_key).filter(|_| !config_key.is_empty());
     let slow_start = match config {
@@ -87,6 +79,44 @@ pub(super) fn read_balancer(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Vec<
     Ok(sets)
 }
 
+/// `lb_policy`, by name or by its number in `cluster.proto`'s `LbPolicy` enum (protobuf's
+/// YAML and JSON mappings accept both).
+fn lb_policy(ctx: &Ctx, v: &Node) -> Read<&'static str> {
+    const POLICIES: [(&str, i64); 7] = [
+        ("ROUND_ROBIN", 0),
+        ("LEAST_REQUEST", 1),
+        ("RING_HASH", 2),
+        ("RANDOM", 3),
+        ("MAGLEV", 5),
+        ("CLUSTER_PROVIDED", 6),
+        ("LOAD_BALANCING_POLICY_CONFIG", 7),
+    ];
+    let found = match &v.value {
+        Value::Text(t) => POLICIES.iter().find(|(n, _)| n == t),
+        Value::Int(i) => POLICIES.iter().find(|(_, k)| k == i),
+        _ => None,
+    };
+    found.map(|(n, _)| *n).ok_or_else(|| {
+        ctx.error(
+            v,
+            "lb_policy",
+            format!("unknown lb_policy {} (ROUND_ROBIN, LEAST_REQUEST, RING_HASH, RANDOM, MAGLEV, CLUSTER_PROVIDED, LOAD_BALANCING_POLICY_CONFIG, or their numbers 0, 1, 2, 3, 5, 6, 7)", v.shown()),
+        )
+    })
+}
+
+/// `node` at `key` is a table: a config block written as a scalar is an error, not silence.
+fn expect_map(ctx: &Ctx, node: &Node, key: &str) -> Read<()> {
+    match node.value {
+        Value::Map(_) => Ok(()),
+        _ => Err(ctx.error(
+            node,
+            key,
+            format!("expected a table, found {}", node.shown()),
+        )),
+    }
+}
+
 fn policy_of(config_key: &str) -> &'static str {
     match config_key {
         "round_robin_lb_config" => "ROUND_ROBIN",
@@ -97,6 +127,7 @@ fn policy_of(config_key: &str) -> &'static str {
 /// A `round_robin_lb_config` or `least_request_lb_config`: its slow start as `--set` lines, and
 /// what cascade's balancer does not take.
 fn read_config(ctx: &mut Ctx, node: &Node, key: &str, service: &str) -> Read<Vec<Elsewhere>> {
+    expect_map(ctx, node, key)?;
     let mut sets = Vec::new();
     for (k, v) in node.entries() {
         let path = format!("{key}.{}", k.text);
@@ -108,7 +139,11 @@ fn read_config(ctx: &mut Ctx, node: &Node, key: &str, service: &str) -> Read<Vec
                     return Err(ctx.error(v, &path, "must be at least 2 (Envoy's minimum)"));
                 }
                 if n != CHOICE_COUNT {
-                    ctx.skip(v, &path, "cascade's power_of_two draws 2 hosts");
+                    ctx.skip(
+                        v,
+                        &path,
+                        "cascade's power_of_two draws 2 hosts (under slow start, least_outstanding weighs them all)",
+                    );
                 }
             }
             "active_request_bias" => {
@@ -129,12 +164,14 @@ fn read_config(ctx: &mut Ctx, node: &Node, key: &str, service: &str) -> Read<Vec
 /// `slow_start_config` (`slow_start_window`, `aggression`, `min_weight_percent`) as the
 /// service's `slow_start`.
 fn slow_start(ctx: &mut Ctx, node: &Node, path: &str, service: &str) -> Read<Vec<Elsewhere>> {
+    expect_map(ctx, node, path)?;
     let Some(window) = field(node, "slow_start_window") else {
-        return Err(ctx.error(
+        ctx.skip(
             node,
-            &format!("{path}.slow_start_window"),
-            "slow start needs its window (Envoy leaves it off without one)",
-        ));
+            path,
+            "no slow_start_window: Envoy's slow start is off without one, and so is cascade's",
+        );
+        return Ok(Vec::new());
     };
     let mut sets = Vec::new();
     for (k, v) in node.entries() {
@@ -145,16 +182,22 @@ fn slow_start(ctx: &mut Ctx, node: &Node, path: &str, service: &str) -> Read<Vec
             "aggression" => {
                 let a = runtime_double(ctx, v, &key)?;
                 if a <= 0.0 {
-                    return Err(ctx.error(v, &key, "must be greater than 0"));
+                    // Envoy logs the invalid value and ramps with 1.0, cascade's default.
+                    ctx.skip(
+                        v,
+                        &key,
+                        "at most 0: Envoy ramps with 1.0 instead, cascade's default",
+                    );
+                    continue;
                 }
-                ("aggression", a.to_string())
+                ("aggression", format!("{a:?}"))
             }
             "min_weight_percent" => {
                 let pct = ctx.number(v, &key)?;
                 if !(0.0..=100.0).contains(&pct) {
                     return Err(ctx.error(v, &key, "a percentage, between 0 and 100"));
                 }
-                ("min_weight_percent", pct.to_string())
+                ("min_weight_percent", format!("{pct:?}"))
             }
             _ => {
                 ctx.skip(v, &key, "not a field of SlowStartConfig cascade knows");

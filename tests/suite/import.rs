@@ -202,8 +202,8 @@ fn an_envoy_clusters_balancer_and_slow_start_go_to_its_service() {
             "service.catalog.balancer=least_outstanding",
             // slow_start_config: the window, the RuntimeDouble's default_value, the Percent.
             "service.catalog.slow_start.window=60s",
-            "service.catalog.slow_start.aggression=2",
-            "service.catalog.slow_start.min_weight_percent=20",
+            "service.catalog.slow_start.aggression=2.0",
+            "service.catalog.slow_start.min_weight_percent=20.0",
         ]
     );
     for skipped in [
@@ -252,28 +252,78 @@ fn envoy_balancers_map_one_to_one_and_refuse_what_they_cannot() {
             "service.c.slow_start.window=90s"
         ]
     );
-    // Hashing has no equivalent: listed, no balancer set.
-    let (sets, notes) = one("RING_HASH", "");
+    // Hashing has no equivalent: listed, no balancer set, and a config block beside it is
+    // listed too (Envoy ignores it).
+    let (sets, notes) = one(
+        "RING_HASH",
+        "round_robin_lb_config:\n  slow_start_config:\n    slow_start_window: 90s\n",
+    );
     assert!(sets.is_empty(), "{sets:?}");
     assert!(
         notes.contains("`lb_policy`: RING_HASH is not simulated"),
         "{notes}"
     );
+    assert!(
+        notes.contains("`round_robin_lb_config`: applies only with lb_policy ROUND_ROBIN"),
+        "{notes}"
+    );
+    // The enum by number, as protobuf's mappings accept it: 3 is RANDOM.
+    let (sets, _) = one("3", "");
+    assert_eq!(sets, ["service.c.balancer=random"]);
+    // A slow start without its window is off in Envoy: listed, no slow start set. An
+    // aggression of 0 makes Envoy ramp with 1.0, cascade's default: listed, not written.
+    let (sets, notes) = one(
+        "ROUND_ROBIN",
+        "round_robin_lb_config:\n  slow_start_config:\n    aggression: { default_value: 2 }\n",
+    );
+    assert_eq!(sets, ["service.c.balancer=round_robin"]);
+    assert!(notes.contains("no slow_start_window"), "{notes}");
+    let (sets, notes) = one(
+        "ROUND_ROBIN",
+        "round_robin_lb_config:\n  slow_start_config:\n    slow_start_window: 9s\n    aggression: { default_value: 0 }\n",
+    );
+    assert_eq!(
+        sets,
+        [
+            "service.c.balancer=round_robin",
+            "service.c.slow_start.window=9s"
+        ]
+    );
+    assert!(notes.contains("Envoy ramps with 1.0"), "{notes}");
+    // A cluster with nothing but its balancer is still a cluster.
+    let bare = dir.join("bare.yaml");
+    std::fs::write(&bare, "name: c\nlb_policy: RANDOM\n").unwrap();
+    let out = cascade(&["import", "envoy", bare.to_str().unwrap()], 0);
+    let toml = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(set_lines(&toml), ["service.c.balancer=random"]);
     let err = import_text(
         "envoy",
         "c.yaml",
         "name: c\nconnect_timeout: 1s\nlb_policy: FASTEST\n",
     );
     assert!(
-        err.contains("c.yaml:3:12: field `lb_policy`: unknown lb_policy `FASTEST`"),
+        err.contains("c.yaml:3:12: field `lb_policy`: unknown lb_policy \"FASTEST\""),
+        "{err}"
+    );
+    // A config block written as a scalar is an error naming it, not silence.
+    let err = import_text(
+        "envoy",
+        "c.yaml",
+        "name: c\nlb_policy: LEAST_REQUEST\nleast_request_lb_config: 5\n",
+    );
+    assert!(
+        err.contains("field `least_request_lb_config`: expected a table"),
         "{err}"
     );
     let err = import_text(
         "envoy",
         "c.yaml",
-        "name: c\nconnect_timeout: 1s\nround_robin_lb_config:\n  slow_start_config:\n    aggression: { default_value: 1 }\n",
+        "name: c\nround_robin_lb_config:\n  slow_start_config: 5\n",
     );
-    assert!(err.contains("slow start needs its window"), "{err}");
+    assert!(
+        err.contains("field `round_robin_lb_config.slow_start_config`: expected a table"),
+        "{err}"
+    );
 }
 
 #[test]
