@@ -8,6 +8,12 @@ use super::out::Elsewhere;
 use super::read::{Ctx, Read, duration_text, policy_name};
 use super::tree::{Node, Value};
 
+/// The policies with a config block of their own, and its key.
+const CONFIGS: [(&str, &str); 2] = [
+    ("ROUND_ROBIN", "round_robin_lb_config"),
+    ("LEAST_REQUEST", "least_request_lb_config"),
+];
+
 /// Envoy's `least_request_lb_config.choice_count` default: the power of two choices.
 const CHOICE_COUNT: u32 = 2;
 
@@ -15,30 +21,24 @@ const CHOICE_COUNT: u32 = 2;
 /// leaves Envoy's default round robin without slow start, which is cascade's default too.
 pub(super) fn read_balancer(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Vec<Elsewhere>> {
     let service = policy_name(name);
-    let policy = match field(node, "lb_policy") {
+    let written = field(node, "lb_policy");
+    let policy = match written {
         Some(v) => Some((lb_policy(ctx, v)?, ctx.at(v))),
         None => None,
     };
     let kind = policy.as_ref().map_or("ROUND_ROBIN", |(p, _)| *p);
-    let config_key = match kind {
-        "ROUND_ROBIN" => "round_robin_lb_config",
-        "LEAST_REQUEST" => "least_request_lb_config",
-        _ => "",
-    };
+    let config_key = CONFIGS.iter().find(|(p, _)| *p == kind).map(|(_, c)| *c);
     // A config block of another policy than the one chosen does nothing in Envoy.
-    for other in ["round_robin_lb_config", "least_request_lb_config"] {
-        if other != config_key
+    for (owner, other) in CONFIGS {
+        if Some(other) != config_key
             && let Some(v) = field(node, other)
         {
-            ctx.skip(
-                v,
-                other,
-                format!("applies only with lb_policy {}", policy_of(other)),
-            );
+            ctx.skip(v, other, format!("applies only with lb_policy {owner}"));
         }
     }
-    if !matches!(kind, "ROUND_ROBIN" | "LEAST_REQUEST" | "RANDOM") {
-        let v = field(node, "lb_policy").expect("a policy other than the default is written");
+    // Only a written policy can be one cascade has no balancer for.
+    if let Some(v) = written.filter(|_| !matches!(kind, "ROUND_ROBIN" | "LEAST_REQUEST" | "RANDOM"))
+    {
         ctx.skip(
             v,
             "lb_policy",
@@ -46,9 +46,8 @@ pub(super) fn read_balancer(ctx: &mut Ctx, name: &str, node: &Node) -> Read<Vec<
         );
         return Ok(Vec::new());
     }
-    let config = field(node, config_key).filter(|_| !config_key.is_empty());
-    let slow_start = match config {
-        Some(c) => read_config(ctx, c, config_key, &service)?,
+    let slow_start = match config_key.and_then(|k| Some((k, field(node, k)?))) {
+        Some((key, c)) => read_config(ctx, c, key, &service)?,
         None => Vec::new(),
     };
     let from = |what: &str| match &policy {
@@ -114,13 +113,6 @@ fn expect_map(ctx: &Ctx, node: &Node, key: &str) -> Read<()> {
             key,
             format!("expected a table, found {}", node.shown()),
         )),
-    }
-}
-
-fn policy_of(config_key: &str) -> &'static str {
-    match config_key {
-        "round_robin_lb_config" => "ROUND_ROBIN",
-        _ => "LEAST_REQUEST",
     }
 }
 

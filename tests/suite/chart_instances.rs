@@ -4,7 +4,8 @@
 use crate::support::*;
 use cascade::chart::timeline::Timeline;
 use cascade::number::short;
-use cascade::output::read_run::read_run_with_variants;
+use cascade::output::read_run::{RunData, read_run_with_variants};
+use std::path::PathBuf;
 
 /// The autoscaler of tests/suite/orchestration.rs (`scaling`): 30 requests a second of 100 ms
 /// work at one one-worker instance, 50 % target, settling at 6 instances and falling to 1
@@ -35,19 +36,32 @@ work = "1ms"
 probe = { liveness = { serve = "out_of_band", period = "1s" } }
 "#;
 
-#[test]
-fn the_instances_strip_draws_each_moving_count_per_bucket_from_the_time_series() {
-    let dir = scratch("chart-instances");
+/// Runs `toml` into a scratch directory named after `tag`: the directory (kept while the
+/// guard lives), the run's output directory and its base run as read back.
+fn run_scenario(tag: &str, toml: &str) -> (Scratch, PathBuf, RunData) {
+    let dir = scratch(tag);
     let file = dir.join("scaling.toml");
-    std::fs::write(&file, SCALING).unwrap();
+    std::fs::write(&file, toml).unwrap();
     let out = dir.join("out");
-    let out_s = out.to_str().unwrap();
     cascade(
-        &["run", file.to_str().unwrap(), "--out", out_s, "--quiet"],
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
         0,
     );
-    cascade(&["chart", out_s], 0);
-    let run = &read_run_with_variants(&out).unwrap()[0];
+    let run = read_run_with_variants(&out).unwrap().remove(0);
+    (dir, out, run)
+}
+
+#[test]
+fn the_instances_strip_draws_each_moving_count_per_bucket_from_the_time_series() {
+    let (_dir, out, run) = run_scenario("chart-instances", SCALING);
+    let run = &run;
+    cascade(&["chart", out.to_str().unwrap()], 0);
     let t = Timeline::from_run(run);
     // db is orchestrated but keeps its 2 instances: no row.
     assert_eq!(t.instances.len(), 1, "{:?}", t.instances);
@@ -113,21 +127,13 @@ fn a_run_without_orchestration_has_no_instances_strip() {
 fn instances_out_of_rotation_get_a_ready_row_under_their_count() {
     // The same autoscaler, its new instances 5 s in starting before they listen: the ready row
     // says, bucket by bucket, the mean less the not-ready instance-seconds over the bucket.
-    let dir = scratch("chart-instances-ready");
-    let file = dir.join("scaling.toml");
     let text = SCALING.replace(
         "period = \"1s\", down",
         "period = \"1s\", startup = \"5s\", down",
     );
     assert_ne!(text, SCALING);
-    std::fs::write(&file, text).unwrap();
-    let out = dir.join("out");
-    let out_s = out.to_str().unwrap();
-    cascade(
-        &["run", file.to_str().unwrap(), "--out", out_s, "--quiet"],
-        0,
-    );
-    let run = &read_run_with_variants(&out).unwrap()[0];
+    let (_dir, _, run) = run_scenario("chart-instances-ready", &text);
+    let run = &run;
     let t = Timeline::from_run(run);
     let labels: Vec<&str> = t.instances.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels.len(), 2, "{labels:?}");
