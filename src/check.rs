@@ -140,6 +140,10 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
         );
         return Box::new(err);
     }
+    if let Some(why) = unjudged_fault(&e.metric, m) {
+        err.message = why;
+        return Box::new(err);
+    }
     let names = m
         .summary
         .iter()
@@ -147,6 +151,30 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
     let hint = crate::error::did_you_mean(&e.metric, names);
     err.message = format!("the run has no metric `{}`{hint}", e.metric);
     Box::new(err)
+}
+
+/// Why a `fault.<i>.*` verdict metric is absent from a run that judged fault i's episode, or
+/// judged it not at all: a gate on it must fail saying so, never pass and never read as a typo.
+fn unjudged_fault(metric: &str, m: &RunMetrics) -> Option<String> {
+    let rest = metric.strip_prefix("fault.")?;
+    let (i, inner) = rest.split_once('.')?;
+    let judged = m.get(&format!("fault.{i}.judged"))?;
+    if judged == 0.0 {
+        let baseline = m.get(&format!("fault.{i}.baseline_s")).unwrap_or(0.0);
+        return Some(format!(
+            "fault {i} was not judged in this run (fault.{i}.judged = 0, a baseline of {baseline} s): no steady span before it that no fault touches, or the fault before it never came back, so `{metric}` does not exist; the fault table of `cascade run` says which. Gate `fault.{i}.judged`, or name a steady span with the fault's `baseline`"
+        ));
+    }
+    let part = inner.strip_prefix("client.")?;
+    let known = crate::metrics::recovery::VERDICT_METRICS
+        .iter()
+        .any(|v| part.ends_with(&format!(".{v}")));
+    known.then(|| {
+        format!(
+            "`{metric}` does not exist in this run: a client's or operation's fault verdict exists only when it sent requests in the baseline's buckets (fault.{i}.baseline_s = {} s)",
+            m.get(&format!("fault.{i}.baseline_s")).unwrap_or(0.0)
+        )
+    })
 }
 
 #[cfg(test)]

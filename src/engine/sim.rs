@@ -65,8 +65,8 @@ pub struct RunResult {
     pub events: u64,
     /// Most calls and jobs in flight at once (arena high-water marks).
     pub peak_in_flight: usize,
-    /// Whether the run recovered from each fault it could judge.
-    pub faults: Vec<crate::metrics::recovery::FaultVerdict>,
+    /// Whether the run recovered from each episode of faults, judged or not.
+    pub faults: Vec<crate::metrics::recovery::EpisodeVerdict>,
     /// The trace's CSV text, when one was asked for; `Err(rows)` when it had more rows than
     /// its limit.
     pub trace: Option<Result<String, u64>>,
@@ -410,7 +410,7 @@ impl Simulation {
             .summary
             .extend((RUN_METRICS.iter().zip(facts)).map(|(name, v)| (name.to_string(), v)));
         let faults = crate::metrics::recovery::assess(&self.model, &metrics, stop_ns);
-        crate::metrics::recovery::add_to_summary(&faults, &mut metrics);
+        crate::metrics::recovery::add_to_summary(&self.model, &faults, &mut metrics);
         Ok(RunResult {
             events: self.events,
             peak_in_flight,

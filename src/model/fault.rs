@@ -17,6 +17,10 @@ pub struct Fault {
     /// Only requests of this operation of the target service (numbered from 1, as
     /// `CallSpec::operation`); 0 for every request.
     pub operation: u16,
+    /// The span [start, end) ns its recovery is judged against, when the scenario names one
+    /// (`baseline`; checked by `scenario::fault_baseline`); `None` for the default
+    /// (`metrics::recovery`).
+    pub baseline: Option<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +179,7 @@ mod tests {
             ramp,
             effect: Effect::Stall,
             operation: 0,
+            baseline: None,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::text_table::Table;
 use crate::metrics::RunMetrics;
-use crate::metrics::recovery::FaultVerdict;
+use crate::metrics::recovery::{EpisodeVerdict, Unjudged};
 use crate::metrics::select::selects;
 use crate::metrics::slots::Slots;
 use crate::model::fault::Target;
@@ -171,9 +171,12 @@ fn rows(model: &Model) -> [Vec<(String, String)>; 3] {
     ]
 }
 
-/// One line per fault: when it acted, goodput before, during and after, and whether the run
-/// recovered; a fault the system does not recover from once it is gone is called metastable.
-pub fn render_faults(model: &Model, verdicts: &[FaultVerdict]) -> String {
+/// One line per episode of faults (faults that overlap in time are judged as one): when it
+/// acted, goodput before, during and after, and whether the run recovered; an episode the
+/// system does not come back from once it is gone is called metastable. Notes under the table
+/// say why an episode was not judged or not recovered, and which clients or operations are
+/// still down.
+pub fn render_faults(model: &Model, verdicts: &[EpisodeVerdict]) -> String {
     if model.faults.is_empty() {
         return String::new();
     }
@@ -186,62 +189,106 @@ pub fn render_faults(model: &Model, verdicts: &[FaultVerdict]) -> String {
         "recovery",
     ]);
     let mut notes = String::new();
-    for (i, f) in model.faults.iter().enumerate() {
-        let window = format!("{}–{}", format_duration(f.start), format_duration(f.end));
-        let name = format!("{i} {} on {}", f.kind(), target_name(model, f.target));
-        let Some(v) = verdicts.iter().find(|v| v.fault == i) else {
+    for (k, v) in verdicts.iter().enumerate() {
+        let e = &v.episode;
+        let ids: Vec<String> = e.faults.iter().map(|i| i.to_string()).collect();
+        let ids = ids.join("+");
+        let what: Vec<String> = e
+            .faults
+            .iter()
+            .map(|&i| {
+                let f = &model.faults[i];
+                format!("{} on {}", f.kind(), target_name(model, f.target))
+            })
+            .collect();
+        let name = format!("{ids} {}", what.join(", "));
+        let window = format!("{}–{}", format_duration(e.start), format_duration(e.end));
+        let label = if e.faults.len() == 1 { "fault" } else { "faults" };
+        if e.faults.len() > 1 {
+            let _ = writeln!(
+                notes,
+                "faults {ids}: active at overlapping times, judged as one episode (each fault.<i>.* reports its verdict)"
+            );
+        }
+        let Some(all) = &v.all else {
+            let why = match &v.baseline {
+                Err(Unjudged::AfterUnrecovered { previous }) => format!(
+                    "fault {previous} before it did not recover, so no steady span is known"
+                ),
+                _ => "no whole measured bucket before it that no fault touches".to_string(),
+            };
+            let _ = writeln!(
+                notes,
+                "{label} {ids}: not judged: {why}; fault.{}.judged = 0 and no recovery metric: name a steady span with the fault's `baseline`",
+                e.faults[0]
+            );
             t.row(vec![
                 name,
                 window,
                 "-".into(),
                 "-".into(),
                 "-".into(),
-                "no steady state before it".into(),
+                "not judged".into(),
             ]);
             continue;
         };
-        let recovery = if v.recovered {
-            format!("{} s", sig3(v.recovery_s))
-        } else if v.trigger_gone {
+        let recovery = if all.recovered {
+            format!("{} s", sig3(all.recovery_s))
+        } else if all.metastable {
             let _ = writeln!(
                 notes,
-                "fault {i}: metastable failure: {} s after the fault ended, goodput had not come back: {}/s on average against {}/s before it",
-                sig3(v.recovery_s),
-                sig3(v.after_rps),
-                sig3(v.before_rps)
+                "{label} {ids}: metastable failure: {} s after the end, goodput had not come back: {}/s on average against {}/s before (at least {}/s counts as back)",
+                sig3(all.recovery_s),
+                sig3(all.after),
+                sig3(all.before),
+                sig3(all.floor)
             );
             "NOT RECOVERED (metastable)".into()
+        } else if all.cut_short {
+            match verdicts.get(k + 1) {
+                Some(next) if next.episode.start < e.end.saturating_add(model.recovery_hold) => {
+                    format!("not recovered before fault {} began", next.episode.faults[0])
+                }
+                _ if e.end >= model.end() => "not recovered (fault lasts to the end)".into(),
+                _ => "not recovered (the run ended within a hold)".into(),
+            }
         } else {
-            "not recovered (fault lasts to the end)".into()
+            let _ = writeln!(
+                notes,
+                "{label} {ids}: not recovered: goodput averaged {}/s after against {}/s before, but was never at or above {}/s for a whole recovery_hold",
+                sig3(all.after),
+                sig3(all.before),
+                sig3(all.floor)
+            );
+            "not recovered (unsteady)".into()
         };
         t.row(vec![
             name,
             window,
-            sig3(v.before_rps),
-            sig3(v.during_rps),
-            sig3(v.after_rps),
+            sig3(all.before),
+            sig3(all.during),
+            sig3(all.after),
             recovery,
         ]);
-        // Once the trigger is gone, each client that is still down is named: the aggregate
-        // can hide a small client behind a large one. (While the fault lasts, none could have.)
+        // Once watched for a hold, each client or operation still down is named: the
+        // aggregate can hide a small one behind a large one.
         let down: Vec<String> = v
-            .clients
+            .parts
             .iter()
-            .filter(|c| v.trigger_gone && !c.recovered)
-            .map(|c| {
+            .filter(|p| !p.judged.recovered && !p.judged.cut_short)
+            .map(|p| {
                 format!(
                     "{} ({}/s after against {}/s before)",
-                    c.name,
-                    sig3(c.after_rps),
-                    sig3(c.before_rps)
+                    p.label,
+                    sig3(p.judged.after),
+                    sig3(p.judged.before)
                 )
             })
             .collect();
-        if !down.is_empty() && (v.recovered || v.clients.len() > 1) {
+        if !down.is_empty() && (all.recovered || v.parts.len() > 1) {
             let _ = writeln!(
                 notes,
-                "fault {i}: not recovered at client{} {}",
-                if down.len() == 1 { "" } else { "s" },
+                "{label} {ids}: not recovered at {}",
                 down.join(", ")
             );
         }

@@ -131,6 +131,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
         .enumerate()
         .map(|(i, f)| super::fault::compile_fault(src, i, f, &scope, end))
         .collect::<Res<Vec<_>>>()?;
+    super::fault_baseline::check(src, &faults, warmup, bucket)?;
     super::fault::fold_overloads(&mut clients, &faults);
     let mut windows = raw
         .window

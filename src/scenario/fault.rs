@@ -322,6 +322,7 @@ pub fn compile_fault(
         ramp,
         effect,
         operation,
+        baseline: f.baseline.as_ref().map(|b| (b.start.0, b.end.0)),
     })
 }
 

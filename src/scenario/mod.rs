@@ -13,6 +13,7 @@ mod edit;
 mod expect;
 mod expectation;
 mod fault;
+mod fault_baseline;
 mod graph;
 pub mod grid;
 mod keys;

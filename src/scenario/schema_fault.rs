@@ -65,6 +65,19 @@ pub struct RawFault {
     /// `branch`: after `end`, the probability comes back linearly over this.
     #[schemars(extend("default" = "0"))]
     pub warm: Option<Dur>,
+    /// The steady span whose goodput this fault's recovery is judged against, instead of the
+    /// default (from the warm-up's end, or from where the previous fault's goodput came back,
+    /// to this fault's start). It must lie after the warm-up, end by this fault's start, hold
+    /// a whole bucket, and touch no fault.
+    pub baseline: Option<RawBaseline>,
+}
+
+/// A fault's `baseline = { start, end }`, from t = 0 (warm-up included).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawBaseline {
+    pub start: Dur,
+    pub end: Dur,
 }
 
 /// The kinds of fault.

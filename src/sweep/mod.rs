@@ -97,13 +97,19 @@ pub fn metric_names(model: &Model) -> Vec<String> {
     }
     names.extend(crate::engine::RUN_METRICS.iter().map(|n| n.to_string()));
     for i in 0..model.faults.len() {
-        let judged = std::iter::once(format!("fault.{i}")).chain(
-            model
-                .clients
-                .iter()
-                .map(move |c| format!("fault.{i}.client.{}", c.name)),
-        );
-        for p in judged {
+        let each = crate::metrics::recovery::JUDGED_METRICS.iter();
+        names.extend(each.map(|m| format!("fault.{i}.{m}")));
+        let mut parts = vec![format!("fault.{i}")];
+        for c in &model.clients {
+            parts.push(format!("fault.{i}.client.{}", c.name));
+            if c.mix.is_some() {
+                for call in c.calls() {
+                    let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
+                    parts.push(format!("fault.{i}.client.{}.op.{}", c.name, op.name));
+                }
+            }
+        }
+        for p in parts {
             let verdicts = crate::metrics::recovery::VERDICT_METRICS.iter();
             names.extend(verdicts.map(|v| format!("{p}.{v}")));
         }

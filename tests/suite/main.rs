@@ -56,6 +56,7 @@ mod preflight;
 mod presets;
 mod queueing;
 mod recovery;
+mod recovery_episodes;
 mod report;
 mod report_variants;
 mod run_metric;

@@ -35,44 +35,54 @@ pub(super) const WHOLE_RUN: &[MetricDoc] = &[
         "simulated time at which the run stopped, from the start of the warm-up: warm-up plus duration, or earlier when it diverged (summary only)",
     ),
     doc(
+        "fault.<i>.judged",
+        "0/1",
+        "1 when fault i's episode (it and the faults active at overlapping times, judged as one) has a baseline: a steady span of at least one whole measured bucket that no fault touches, from the warm-up's end or from where the previous episode's goodput came back (or the fault's own `baseline`) to its start. 0: no other fault.<i>.* verdict metric exists (the fault table says why)",
+    ),
+    doc(
+        "fault.<i>.baseline_s",
+        "s",
+        "the length of that baseline span (0 when there is none)",
+    ),
+    doc(
         "fault.<i>.goodput_before_rps",
         "1/s",
-        "all clients' goodput over the measured buckets before fault i (its [[fault]] position, from 0) started: the level to come back to",
+        "all clients' goodput over the baseline's buckets: the level to come back to",
     ),
     doc(
         "fault.<i>.goodput_during_rps",
         "1/s",
-        "all clients' goodput while fault i was active",
+        "all clients' goodput while the episode was active",
     ),
     doc(
         "fault.<i>.goodput_after_rps",
         "1/s",
-        "all clients' goodput from fault i's end to the end of the run",
+        "all clients' goodput from the episode's end to the next episode's start (or the end of the run)",
     ),
     doc(
         "fault.<i>.recovered",
         "0/1",
-        "1 when goodput came back within recovery_tolerance (5%) of its level before fault i and held there for recovery_hold (10 s)",
+        "1 when goodput came back to at least the floor (the baseline less the wider of recovery_tolerance, 5%, of it and three standard deviations of Poisson counting noise over one bucket) and held there for recovery_hold (10 s) before the next episode: one-sided, so goodput above the baseline is back",
     ),
     doc(
         "fault.<i>.recovery_s",
         "s",
-        "from fault i's end to the start of the first bucket of that hold (bucket resolution); when not recovered, the time watched after the end",
+        "from the episode's end to the start of the first bucket of that hold (bucket resolution); when not recovered, the time watched after the end",
     ),
     doc(
         "fault.<i>.client.<c>.goodput_before_rps",
         "1/s",
-        "client c's own goodput before fault i; the fault.<i>.client.<c>.* verdict exists only for a client that sent requests in the measured buckets before the fault",
+        "client c's own goodput over the baseline; the fault.<i>.client.<c>.* verdict exists only for a client that sent requests in the baseline's buckets",
     ),
     doc(
         "fault.<i>.client.<c>.goodput_during_rps",
         "1/s",
-        "client c's goodput while fault i was active",
+        "client c's goodput while the episode was active",
     ),
     doc(
         "fault.<i>.client.<c>.goodput_after_rps",
         "1/s",
-        "client c's goodput from fault i's end to the end of the run",
+        "client c's goodput after the episode, as fault.<i>.goodput_after_rps",
     ),
     doc(
         "fault.<i>.client.<c>.recovered",
@@ -83,5 +93,10 @@ pub(super) const WHOLE_RUN: &[MetricDoc] = &[
         "fault.<i>.client.<c>.recovery_s",
         "s",
         "fault.<i>.recovery_s judged on client c's goodput alone",
+    ),
+    doc(
+        "fault.<i>.client.<c>.op.<o>.<verdict>",
+        "as <verdict>",
+        "each fault.<i>.client.<c>.* verdict metric judged on the goodput of operation o of client c's mix alone, over the same baseline span: a small operation's collapse moves the client's verdict only by its share",
     ),
 ];
