@@ -128,7 +128,12 @@ impl Simulation {
                 true
             }
             Admission::Queued => {
-                let until = now.saturating_add(bulkhead.max_wait()).min(call.deadline);
+                // A call whose deadline has passed already waits not at all: the timer fires
+                // now, never at the deadline in the past (the clock would run backwards).
+                let until = now
+                    .saturating_add(bulkhead.max_wait())
+                    .min(call.deadline)
+                    .max(now);
                 call.phase = Phase::WaitingPermit;
                 self.queue.push(
                     until,
@@ -250,7 +255,10 @@ impl Simulation {
             match bulkhead.acquire(now, (cr, attempt)) {
                 Admission::Granted => self.calls.get_mut(cr).expect("live").holds_permit = true,
                 Admission::Queued => {
-                    let until = now.saturating_add(bulkhead.max_wait()).min(deadline);
+                    let until = now
+                        .saturating_add(bulkhead.max_wait())
+                        .min(deadline)
+                        .max(now);
                     self.calls.get_mut(cr).expect("live").phase = Phase::WaitingPermit;
                     self.queue
                         .push(until, Event::PermitTimeout { call: cr, attempt });

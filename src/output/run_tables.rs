@@ -203,7 +203,11 @@ pub fn render_faults(model: &Model, verdicts: &[EpisodeVerdict]) -> String {
             .collect();
         let name = format!("{ids} {}", what.join(", "));
         let window = format!("{}–{}", format_duration(e.start), format_duration(e.end));
-        let label = if e.faults.len() == 1 { "fault" } else { "faults" };
+        let label = if e.faults.len() == 1 {
+            "fault"
+        } else {
+            "faults"
+        };
         if e.faults.len() > 1 {
             let _ = writeln!(
                 notes,
@@ -247,7 +251,10 @@ pub fn render_faults(model: &Model, verdicts: &[EpisodeVerdict]) -> String {
         } else if all.cut_short {
             match verdicts.get(k + 1) {
                 Some(next) if next.episode.start < e.end.saturating_add(model.recovery_hold) => {
-                    format!("not recovered before fault {} began", next.episode.faults[0])
+                    format!(
+                        "not recovered before fault {} began",
+                        next.episode.faults[0]
+                    )
                 }
                 _ if e.end >= model.end() => "not recovered (fault lasts to the end)".into(),
                 _ => "not recovered (the run ended within a hold)".into(),
@@ -286,11 +293,7 @@ pub fn render_faults(model: &Model, verdicts: &[EpisodeVerdict]) -> String {
             })
             .collect();
         if !down.is_empty() && (all.recovered || v.parts.len() > 1) {
-            let _ = writeln!(
-                notes,
-                "{label} {ids}: not recovered at {}",
-                down.join(", ")
-            );
+            let _ = writeln!(notes, "{label} {ids}: not recovered at {}", down.join(", "));
         }
     }
     format!("\n{}{notes}", t.render())

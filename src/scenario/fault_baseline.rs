@@ -25,7 +25,10 @@ pub(super) fn check(src: &Source, faults: &[Fault], warmup: u64, bucket: u64) ->
         if end > f.start {
             return Err(src.error_at(
                 &at("end"),
-                format!("must be at or before the fault's start ({})", format_duration(f.start)),
+                format!(
+                    "must be at or before the fault's start ({})",
+                    format_duration(f.start)
+                ),
             ));
         }
         if end / bucket <= start.div_ceil(bucket) {

@@ -55,6 +55,7 @@ mod policies;
 mod preflight;
 mod presets;
 mod queueing;
+mod ranges;
 mod recovery;
 mod recovery_episodes;
 mod report;

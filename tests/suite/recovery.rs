@@ -107,7 +107,11 @@ end = "11s"
     let goodput = m.series_of("client.c.goodput_rps").unwrap();
     let p99 = m.series_of("client.c.latency_p99_ms").unwrap();
     assert!((goodput[11] - 200.0).abs() <= 1.0, "{}", goodput[11]);
-    assert!(p99[11] > 900.0, "the drained backlog is late: p99 {} ms", p99[11]);
+    assert!(
+        p99[11] > 900.0,
+        "the drained backlog is late: p99 {} ms",
+        p99[11]
+    );
     assert!((goodput[12] - 100.0).abs() <= 1.0, "{}", goodput[12]);
     // (The first bucket misses the request at 0 s: arrivals start one gap in.)
     assert!((metric(&m, "fault.0.goodput_before_rps") - 100.0).abs() <= 0.1);

@@ -41,7 +41,12 @@ fn stdout_of(name: &str, toml: &str, args: &[&str], code: i32) -> String {
     let path = dir.join("s.toml");
     std::fs::write(&path, toml).unwrap();
     let out_dir = dir.join("out");
-    let mut all = vec!["run", path.to_str().unwrap(), "--out", out_dir.to_str().unwrap()];
+    let mut all = vec![
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
     all.extend(args);
     let out = cascade(&all, code);
     format!(
@@ -124,7 +129,10 @@ fn faults_that_overlap_are_one_episode_with_one_verdict() {
     let out = stdout_of("overlap", OVERLAPPING, &[], 0);
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("0+1 ")).collect();
     assert_eq!(rows.len(), 1, "{out}");
-    assert!(rows[0].starts_with("0+1 outage on api, latency on api"), "{out}");
+    assert!(
+        rows[0].starts_with("0+1 outage on api, latency on api"),
+        "{out}"
+    );
     assert!(
         out.contains("faults 0+1: active at overlapping times, judged as one episode"),
         "{out}"
@@ -184,14 +192,18 @@ fn a_fault_after_one_that_never_came_back_is_not_judged_and_a_gate_on_it_fails_s
     assert_eq!(metric(&m, "fault.1.judged"), 0.0);
     assert_eq!(metric(&m, "fault.1.baseline_s"), 0.0);
     for name in cascade::metrics::recovery::VERDICT_METRICS {
-        assert!(m.get(&format!("fault.1.{name}")).is_none(), "fault.1.{name}");
+        assert!(
+            m.get(&format!("fault.1.{name}")).is_none(),
+            "fault.1.{name}"
+        );
     }
     let out = stdout_of("after-storm", &after_a_storm(""), &[], 0);
     assert!(
         out.contains("fault 1: not judged: fault 0 before it did not recover"),
         "{out}"
     );
-    let gated = after_a_storm("[[expect]]\nmetric = \"fault.1.recovered\"\nop = \"==\"\nvalue = 1\n");
+    let gated =
+        after_a_storm("[[expect]]\nmetric = \"fault.1.recovered\"\nop = \"==\"\nvalue = 1\n");
     let dir = scratch("after-storm-gate");
     let path = dir.join("s.toml");
     std::fs::write(&path, gated).unwrap();

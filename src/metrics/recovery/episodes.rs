@@ -110,7 +110,9 @@ target = "api"
 start = "30s"
 end = "35s"
 "#;
-        let model = crate::scenario::load_str("e.toml", text, &[]).unwrap().model;
+        let model = crate::scenario::load_str("e.toml", text, &[])
+            .unwrap()
+            .model;
         let s = |x: u64| x * 1_000_000_000;
         assert_eq!(
             episodes(&model),

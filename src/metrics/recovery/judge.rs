@@ -117,7 +117,9 @@ mod tests {
     #[test]
     fn goodput_above_its_baseline_is_recovered_not_metastable() {
         // The two-fault report's shape: after (504/s) above before (348/s).
-        let g = [348.0, 348.0, 348.0, 348.0, 348.0, 0.0, 0.0, 0.0, 504.0, 504.0, 504.0, 504.0];
+        let g = [
+            348.0, 348.0, 348.0, 348.0, 348.0, 0.0, 0.0, 0.0, 504.0, 504.0, 504.0, 504.0,
+        ];
         let j = judge(&g, &span(12));
         assert!(j.recovered && !j.metastable);
         assert_eq!(j.recovery_s, 0.0);
@@ -126,11 +128,16 @@ mod tests {
     #[test]
     fn the_first_bucket_of_the_first_whole_hold_at_or_above_the_floor_is_the_recovery() {
         // Baseline 1000/s: band max(50, 3 * sqrt(1000) = 94.9), floor 905.1.
-        let g = [1e3, 1e3, 1e3, 1e3, 1e3, 0.0, 0.0, 0.0, 500.0, 906.0, 2e3, 1e3, 300.0, 1e3, 1e3, 1e3];
+        let g = [
+            1e3, 1e3, 1e3, 1e3, 1e3, 0.0, 0.0, 0.0, 500.0, 906.0, 2e3, 1e3, 300.0, 1e3, 1e3, 1e3,
+        ];
         let j = judge(&g, &span(16));
         assert!((j.floor - (1000.0 - 3.0 * 1000f64.sqrt())).abs() < 1e-9);
         assert!(j.recovered);
-        assert_eq!(j.recovery_s, 1.0, "bucket 9 starts 1 s after the end at 8 s");
+        assert_eq!(
+            j.recovery_s, 1.0,
+            "bucket 9 starts 1 s after the end at 8 s"
+        );
     }
 
     #[test]

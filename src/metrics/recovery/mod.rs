@@ -91,9 +91,12 @@ pub fn assess(model: &Model, m: &RunMetrics, run_end: u64) -> Vec<EpisodeVerdict
         let baseline = match named {
             Some(span) => Ok(span),
             None => {
-                let previous = k
-                    .checked_sub(1)
-                    .map(|p| (&all_episodes[p], out[p].all.as_ref().and_then(|j| j.settled_at)));
+                let previous = k.checked_sub(1).map(|p| {
+                    (
+                        &all_episodes[p],
+                        out[p].all.as_ref().and_then(|j| j.settled_at),
+                    )
+                });
                 episodes::default_baseline_start(model, previous).map(|s| (s, episode.start))
             }
         };

@@ -8,6 +8,7 @@
 
 mod expects;
 mod faults;
+mod invariants;
 mod policy;
 mod scenario;
 
@@ -114,9 +115,11 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     format!("panicked: {what}")
 }
 
-/// The outputs of one run: summary.json and timeseries.csv as `cascade run` writes them, or
-/// the run's error.
-fn outputs(text: &str) -> Result<(cascade::Model, cascade::metrics::RunMetrics, String), String> {
+type Outputs = (cascade::Model, cascade::metrics::RunMetrics, String, String);
+
+/// The outputs of one run: the model, its metrics, summary.json and timeseries.csv as
+/// `cascade run` writes them, and the fault table it prints; or the run's error.
+fn outputs(text: &str) -> Result<Outputs, String> {
     let scenario = cascade::scenario::load_str("gen.toml", text, &[])
         .map_err(|e| format!("the generator built an invalid scenario: {e}"))?;
     // The lints read every generated shape without panicking, and say the same each time.
@@ -129,7 +132,8 @@ fn outputs(text: &str) -> Result<(cascade::Model, cascade::metrics::RunMetrics, 
         Ok(r) => {
             let files = cascade::output::run_files::summary_json(&model, &r.metrics)
                 + &cascade::output::run_files::timeseries_csv(&r.metrics);
-            Ok((model, r.metrics, files))
+            let table = cascade::output::run_tables::render_faults(&model, &r.faults);
+            Ok((model, r.metrics, files, table))
         }
         Err(e) => Err(format!("{e}")),
     }
@@ -138,7 +142,7 @@ fn outputs(text: &str) -> Result<(cascade::Model, cascade::metrics::RunMetrics, 
 fn check_scenario(text: &str) -> Result<(), String> {
     let first = outputs(text);
     let second = outputs(text);
-    let (model, metrics, files) = match first {
+    let (model, metrics, files, table) = match first {
         Ok(run) => run,
         // A closed loop answered at once is stopped, as documented, the same way each time.
         Err(e) if e.contains("makes no progress") => {
@@ -150,6 +154,7 @@ fn check_scenario(text: &str) -> Result<(), String> {
         Err(e) => return Err(e),
     };
     assert_counts_balance(&model, &metrics);
+    invariants::check(&model, &metrics, &table)?;
     let mut bad: Vec<&str> = metrics
         .summary
         .iter()
@@ -168,7 +173,7 @@ fn check_scenario(text: &str) -> Result<(), String> {
         return Err(format!("metrics not finite: {}", bad.join(", ")));
     }
     match second {
-        Ok((_, _, again)) if again == files => Ok(()),
+        Ok((_, _, again, _)) if again == files => Ok(()),
         Ok(_) => Err("a second run wrote different bytes".to_string()),
         Err(e) => Err(format!("a second run failed: {e}")),
     }
