@@ -24,6 +24,7 @@ mod operation;
 mod orchestration;
 mod overload;
 mod policy;
+pub use policy::single_attempt_retry;
 mod pools;
 pub mod preset;
 mod read;
