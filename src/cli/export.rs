@@ -26,7 +26,7 @@ pub struct ExportArgs {
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
     let overrides = super::parse_overrides(&args.set)?;
     let policy = cascade::scenario::load_policy(&args.scenario, &overrides, &args.policy)?;
-    let exported = cascade::export::export(args.library.format(), &args.policy, &policy);
+    let exported = cascade::export::export(args.library.format(), &args.policy, &policy)?;
     print!("{}", exported.text);
     for line in &exported.unexpressed {
         eprintln!(

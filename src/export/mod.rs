@@ -1,16 +1,21 @@
 //! `cascade export`: a compiled policy written back in a library's format (Envoy's route and
 //! cluster parts, a gRPC service config, resilience4j Spring Boot YAML), the inverse of
 //! `cascade::import`'s mappings (docs/policies.md §13), plus the list of what the format cannot
-//! express. `import` of what `export` writes gives back the same keys (tests/suite/export.rs).
+//! express. What a format expresses is defined once, in `expressible`; the writers write that
+//! restricted policy as it is, so `import` of what `export` writes compiles back to it
+//! (tests/suite/export.rs checks every policy of scenarios/ in every format).
 
 pub mod envoy;
+pub mod expressible;
 pub mod grpc;
 pub mod resilience4j;
 mod yaml;
 
+use crate::error::Error;
 use crate::import::Format;
 use crate::model::Policy;
 use crate::outcome::Outcome;
+pub use expressible::{Restricted, expressible};
 
 /// A policy in a library's format, and what that format cannot say.
 pub struct Exported {
@@ -19,18 +24,32 @@ pub struct Exported {
     pub unexpressed: Vec<String>,
 }
 
-/// Writes `policy` (named `name`) as `format`.
-pub fn export(format: Format, name: &str, policy: &Policy) -> Exported {
-    let mut out = Vec::new();
-    let text = match format {
-        Format::Envoy => envoy::export(name, policy, &mut out),
-        Format::Grpc => grpc::export(name, policy, &mut out),
-        Format::Resilience4j => resilience4j::export(name, policy, &mut out),
-    };
-    Exported {
-        text,
-        unexpressed: out,
+/// Writes `policy` (named `name`) as `format`: its restriction to what the format expresses.
+/// A policy the format keeps nothing of is an error naming what it could not express, rather
+/// than a config that says nothing (a bare `resilience4j:`, which import refuses).
+pub fn export(format: Format, name: &str, policy: &Policy) -> Result<Exported, Error> {
+    let Restricted {
+        policy: p,
+        unexpressed,
+        nothing_left,
+    } = expressible(format, policy);
+    if nothing_left {
+        let what = if unexpressed.is_empty() {
+            "it sets nothing".to_string()
+        } else {
+            format!("not expressible: {}", unexpressed.join("; "))
+        };
+        return Err(Error::Usage(format!(
+            "policy `{name}` has nothing {} expresses, so there is nothing to export: {what}",
+            format.name()
+        )));
     }
+    let text = match format {
+        Format::Envoy => envoy::export(name, &p),
+        Format::Grpc => grpc::export(name, &p),
+        Format::Resilience4j => resilience4j::export(name, &p),
+    };
+    Ok(Exported { text, unexpressed })
 }
 
 /// The outcome kinds a retry retries, in `Outcome::ALL`'s order.
@@ -53,53 +72,6 @@ pub(crate) fn proto_seconds(ns: u64) -> String {
     } else {
         let digits = format!("{frac:09}");
         format!("{secs}.{}s", digits.trim_end_matches('0'))
-    }
-}
-
-/// The parts every format leaves out, noted once (breaker, throttle, … as each format says).
-pub(crate) fn note(out: &mut Vec<String>, key: &str, reason: &str) {
-    out.push(format!("`{key}`: {reason}"));
-}
-
-/// Notes the policy-wide keys none of the formats has.
-pub(crate) fn note_common(p: &Policy, out: &mut Vec<String>) {
-    if p.reserve > 0 {
-        note(
-            out,
-            "reserve",
-            "no library keeps time back from the caller's deadline",
-        );
-    }
-    if p.min_attempt > 0 {
-        note(
-            out,
-            "min_attempt",
-            "no library refuses an attempt for lack of time left",
-        );
-    }
-    if p.ignores_caller_deadline {
-        note(
-            out,
-            "propagate_deadline",
-            "a fresh context per call is the application's choice, not a setting",
-        );
-    }
-    if p.limit.is_some() {
-        note(
-            out,
-            "limit",
-            "adaptive concurrency limits are Netflix concurrency-limits', not this library's",
-        );
-    }
-    if p.fallback.is_some() {
-        note(
-            out,
-            "fallback",
-            "a fallback is code (a decorator or a handler), not a setting",
-        );
-    }
-    if p.retry.as_ref().is_some_and(|r| r.timeout.is_some()) {
-        note(out, "retry.timeout", "no separate timeout for retries");
     }
 }
 

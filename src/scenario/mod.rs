@@ -25,6 +25,7 @@ mod operation;
 mod orchestration;
 mod overload;
 mod policy;
+pub use policy::single_attempt_retry;
 mod pools;
 pub mod preset;
 mod read;
@@ -44,7 +45,7 @@ pub use breaker::DEFAULT_BREAKER_COUNT;
 pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};
-pub use read::MAX_SCENARIO_BYTES;
+pub use read::{MAX_SCENARIO_BYTES, read_text};
 pub use warnings::Warning;
 
 use crate::error::{Error, Result};

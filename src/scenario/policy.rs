@@ -107,6 +107,19 @@ fn check_shared_hedge_budget(src: &Source, at: &str, p: &Policy) -> Located<()> 
     }
 }
 
+/// What `retry = { attempts = 1 }` compiles to, every other key at its default: the retry
+/// `cascade import grpc` writes to carry a hedging-only method's `retryThrottling`, so
+/// `export::expressible` can say what that import gives back without a second copy of the
+/// defaults.
+pub fn single_attempt_retry() -> RetryPolicy {
+    let src = Source::parse("defaults", "retry = { attempts = 1 }\n", &[]).expect("parses");
+    let raw: RawRetry =
+        serde_json::from_value(serde_json::json!({ "attempts": 1 })).expect("a valid retry");
+    compile_retry(&src, "retry", &raw)
+        .expect("one attempt with the defaults compiles")
+        .0
+}
+
 fn compile_retry(
     src: &Source,
     at: &str,

@@ -1,17 +1,25 @@
-//! Reading a scenario file: at most `MAX_SCENARIO_BYTES`, so that `validate /dev/zero` or a
-//! runaway generator's output is refused at once instead of filling memory; text that is not
-//! UTF-8 is named by its line and column like any other error (`document::decode`).
+//! Reading a scenario file, or a config `cascade import` reads: at most `MAX_SCENARIO_BYTES`,
+//! so that `validate /dev/zero`, `import envoy /dev/zero` or a runaway generator's output is
+//! refused at once instead of filling memory; text that is not UTF-8 is named by its line and
+//! column like any other error (`document::decode`).
 
 use super::document::decode;
 use crate::error::{Error, Result, ScenarioError};
 use std::io::Read;
 use std::path::Path;
 
-/// The largest scenario file read: 16 MiB, thousands of times the largest real scenario.
+/// The largest scenario file read: 16 MiB, thousands of times the largest real scenario. The
+/// configs `cascade import` reads get the same cap: the largest real one is a few KiB too.
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 
 /// The text of the scenario file at `path`.
 pub fn read_scenario(path: &Path) -> Result<String> {
+    read_text(path, "scenario")
+}
+
+/// The text of the file at `path`, a `what` (named in the message when it is too large): at
+/// most one byte past the cap is read, so an endless device costs 16 MiB, not all memory.
+pub fn read_text(path: &Path, what: &str) -> Result<String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
@@ -24,7 +32,7 @@ pub fn read_scenario(path: &Path) -> Result<String> {
         return Err(Error::Scenario(Box::new(ScenarioError::new(
             &file,
             format!(
-                "the file is larger than {} MiB, the most a scenario may be",
+                "the file is larger than {} MiB, the most a {what} may be",
                 MAX_SCENARIO_BYTES >> 20
             ),
         ))));

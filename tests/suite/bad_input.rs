@@ -625,6 +625,42 @@ fn an_endless_or_huge_file_is_refused() {
     assert!(err.contains("larger than 16 MiB"), "{err}");
 }
 
+/// `cascade import` reads a config under the scenario's cap: a file one byte past 16 MiB, and
+/// `/dev/zero`, exit 2 naming the file and the cap, in each format. The child runs in 512 MiB
+/// of address space, so a read without bound dies of it (it reached 2.1 GB before) instead of
+/// exiting 2.
+#[test]
+fn an_endless_or_huge_config_is_refused_by_import() {
+    let dir = scratch("bad-import-size");
+    let big = dir.join("config.yaml");
+    let cap = cascade::scenario::MAX_SCENARIO_BYTES as usize;
+    std::fs::write(&big, vec![b'#'; cap + 1]).unwrap();
+    let mut errors = String::new();
+    for library in ["envoy", "grpc", "resilience4j"] {
+        for file in [big.to_str().unwrap(), "/dev/zero"] {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg("ulimit -v 524288; exec \"$0\" \"$@\"")
+                .arg(env!("CARGO_BIN_EXE_cascade"))
+                .args(["import", library, file])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr).to_string();
+            assert_eq!(out.status.code(), Some(2), "{library} {file}: {err}");
+            assert!(out.stdout.is_empty(), "{library} {file}: printed on stdout");
+            assert!(
+                err.contains(&format!(
+                    "{file}: the file is larger than 16 MiB, the most a config may be"
+                )),
+                "{library} {file}: {err}"
+            );
+            errors.push_str(&format!("$ cascade import {library} {file}\n{err}\n"));
+        }
+    }
+    let text = golden::placeholders(&errors, &dir);
+    golden::assert_golden("errors/import-size.txt", &text);
+}
+
 #[test]
 fn seeds_out_of_range_or_not_integers() {
     let c = Case::new("seed");
