@@ -59,6 +59,8 @@ pub enum Stop {
     NoProgress(NoProgress),
     /// Too many requests in flight at this instant (ns): a result up to then.
     Diverged(u64),
+    /// A closed-loop client past its work bound (`engine::work_bound`): no result.
+    WorkBound(super::work_bound::Past),
 }
 
 /// Where a run stopped for want of progress.

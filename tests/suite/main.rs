@@ -72,3 +72,4 @@ mod trace_filters;
 mod trust;
 mod tune;
 mod variants;
+mod work_bound;
