@@ -12,10 +12,13 @@ pub enum Error {
     Usage(String),
     /// A run stopped because simulated time stopped moving (`engine::progress`).
     NoProgress {
-        scenario: String,
+        run: Box<RunPlace>,
         at_ns: u64,
         events: u64,
     },
+    /// A run stopped because a closed-loop client asked more often than its model allows
+    /// (`engine::work_bound`).
+    WorkBound(Box<WorkBound>),
     /// A file could not be read or written.
     Io {
         path: PathBuf,
@@ -24,6 +27,55 @@ pub enum Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Which run an error of a run is about: its scenario and seed (the engine knows these), and
+/// where the command placed it (a variant, a sweep point, a replication), which the command
+/// adds with `Error::in_run`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunPlace {
+    pub scenario: String,
+    pub variant: Option<String>,
+    /// The sweep point: its number (from 1) and its values (`service.api.queue = 0`).
+    pub point: Option<(usize, String)>,
+    pub replication: Option<u32>,
+    pub seed: u64,
+}
+
+impl fmt::Display for RunPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.scenario)?;
+        if let Some(v) = &self.variant {
+            write!(f, ", variant `{v}`")?;
+        }
+        if let Some((k, values)) = &self.point {
+            write!(f, ", sweep point {k} ({values})")?;
+        }
+        if let Some(r) = self.replication {
+            write!(f, ", replication {r}")?;
+        }
+        write!(f, ", seed {}", self.seed)
+    }
+}
+
+/// A closed-loop client past its work bound (`engine::work_bound`, docs/scenario.md, "The work
+/// bound"): what it asked, what the bound allowed, and the key to change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkBound {
+    pub run: RunPlace,
+    pub client: String,
+    /// The field to change: `client.<c>.pace` or `client.<c>.think`.
+    pub key: String,
+    /// Its value, as written back (`1ns`).
+    pub value: String,
+    /// The client's requests from the start to `at_ns`, and the most the bound allows by then.
+    pub requests: u64,
+    pub allowed: u64,
+    pub at_ns: u64,
+    /// The bound's formula with the client's numbers (`1,000,000 + 1,000 × 2 users × (1 + t /
+    /// 1ms)`), and what sets its least time between one user's requests (`api's work 1ms`).
+    pub formula: String,
+    pub gap_from: String,
+}
 
 /// A problem in a scenario, located as precisely as it can be: file, line, column and field.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,19 +162,44 @@ impl fmt::Display for Error {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Usage(msg) => write!(f, "{msg}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::NoProgress {
-                scenario,
-                at_ns,
-                events,
-            } => write!(
+            Error::NoProgress { run, at_ns, events } => write!(
                 f,
-                "{scenario}: the run makes no progress: {events} events at t = {} s without the \
+                "{run}: the run makes no progress: {events} events at t = {} s without the \
                  clock moving. A closed-loop client whose requests are answered at once (think \
                  and work of zero, an outage, queue = 0) asks again at the same instant forever: \
                  give `think` or the services' `work` a duration",
                 *at_ns as f64 / 1e9
             ),
+            Error::WorkBound(b) => write!(
+                f,
+                "{}: client `{}` asked {} times by t = {} s, more than the {} its model allows \
+                 ({}; {}). Its requests are answered at once (refused, an outage, a failure \
+                 without work) and each user asks again {} later: give `{}` the interval a \
+                 real client keeps, 1µs at the very least (docs/scenario.md, \"The work bound\")",
+                b.run,
+                b.client,
+                b.requests,
+                b.at_ns as f64 / 1e9,
+                b.allowed,
+                b.formula,
+                b.gap_from,
+                b.value,
+                b.key,
+            ),
         }
+    }
+}
+
+impl Error {
+    /// A run's error placed in its command (a variant, a sweep point, a replication); any
+    /// other error unchanged.
+    pub fn in_run(mut self, place: impl FnOnce(&mut RunPlace)) -> Error {
+        match &mut self {
+            Error::NoProgress { run, .. } => place(run),
+            Error::WorkBound(b) => place(&mut b.run),
+            _ => {}
+        }
+        self
     }
 }
 

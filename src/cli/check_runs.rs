@@ -30,11 +30,12 @@ pub fn run_all(
         .iter()
         .map(|compiled| plan(compiled, base_always))
         .collect();
-    let tasks: Vec<(&Model, u32)> = plans
+    let tasks: Vec<(&str, &Model, u32)> = plans
         .iter()
         .flat_map(|runs| {
-            runs.iter()
-                .flat_map(|(_, model, reps)| (0..*reps).map(move |rep| (*model, rep)))
+            runs.iter().flat_map(|(name, model, reps)| {
+                (0..*reps).map(move |rep| (name.as_str(), *model, rep))
+            })
         })
         .collect();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -45,10 +46,15 @@ pub fn run_all(
     let results: Vec<Result<RunMetrics>> = pool.install(|| {
         tasks
             .par_iter()
-            .map(|(model, rep)| {
+            .map(|(name, model, rep)| {
                 let mut m = (*model).clone();
                 m.seed = cascade::sweep::replication_seed(model.seed, *rep);
-                let metrics = cascade::simulate(&m).map(|r| r.metrics);
+                let metrics = cascade::simulate(&m).map(|r| r.metrics).map_err(|e| {
+                    e.in_run(|p| {
+                        p.variant = (*name != BASE).then(|| name.to_string());
+                        p.replication = Some(*rep);
+                    })
+                });
                 progress.inc();
                 metrics
             })

@@ -122,7 +122,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             let started = Instant::now();
             let r = cascade::Simulation::new(m.clone())
                 .with_observer(observe(k as u64 + 1))
-                .run()?;
+                .run()
+                .map_err(|e| e.in_run(|p| p.variant = name.clone()))?;
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
             Ok((name.expect("variants are named"), m, r, facts))
         })

@@ -68,6 +68,20 @@ pub struct SweepArgs {
     quiet: bool,
 }
 
+/// A sweep stopped by a run's error: the error, and what the directory holds (the other runs'
+/// records, no tables), so that it is not taken for a finished sweep.
+fn unfinished(error: Error, dir: &std::path::Path, total: usize) -> Error {
+    let Ok(recorded) = exec::recorded(dir, total) else {
+        return error;
+    };
+    Error::Usage(format!(
+        "{error}\n{} holds {recorded} of the sweep's {total} runs and no tables: an unfinished \
+         sweep. The same command resumes it and runs only what is missing; a changed scenario \
+         or grid is another sweep (docs/sweeps.md, \"A run that fails\")",
+        dir.display()
+    ))
+}
+
 pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     args.export.check_destinations()?;
     let overrides = args.scenario.overrides()?;
@@ -133,8 +147,9 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let (todo, skipped) = exec::pending(&plan, &out, shard)?;
     let progress = super::progress::Progress::new("sweep", todo.len() as u64, "runs", args.quiet);
     let tick = || progress.inc();
-    let ran = exec::run(&plan, &out, &todo, jobs, &tick)?;
+    let ran = exec::run(&plan, &out, &todo, jobs, &tick);
     progress.finish();
+    let ran = ran.map_err(|e| unfinished(e, &out, plan.runs()))?;
     // Counted again, not added up: other shards may have written into the same directory
     // meanwhile, and the last to finish then writes the tables.
     let recorded = exec::recorded(&out, plan.runs())?;

@@ -35,5 +35,6 @@ mod slow_start;
 mod stabilization;
 mod state;
 pub mod trace;
+pub mod work_bound;
 
 pub use sim::{RUN_METRICS, RunResult, Simulation};

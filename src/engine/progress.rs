@@ -1,5 +1,5 @@
 //! Two ways a run stops before its end, both looked at once per `CHECK_EVERY` events, off
-//! the path of each event.
+//! the path of each event (a third, a closed loop past its work bound, is `work_bound.rs`).
 //!
 //! **No progress in simulated time**: a closed-loop client whose requests are answered at once
 //! (think and work of zero, an outage, `queue = 0`) asks again at the same instant forever,
@@ -59,6 +59,8 @@ pub enum Stop {
     NoProgress(NoProgress),
     /// Too many requests in flight at this instant (ns): a result up to then.
     Diverged(u64),
+    /// A closed-loop client past its work bound (`engine::work_bound`): no result.
+    WorkBound(super::work_bound::Past),
 }
 
 /// Where a run stopped for want of progress.

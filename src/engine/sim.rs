@@ -51,6 +51,8 @@ pub struct Simulation {
     instant_at: u64,
     instant_events: u64,
     instant_limit: u64,
+    /// Each closed-loop client's most requests (`engine::work_bound`), looked at with the clock.
+    work_bound: super::work_bound::WorkBound,
     stopped: Option<Stop>,
     /// Told the simulated time once per stride of events (a progress bar), when asked for.
     observer: Option<Box<dyn FnMut(u64) + Send>>,
@@ -235,6 +237,7 @@ impl Simulation {
             instant_at: u64::MAX,
             instant_events: 0,
             instant_limit: super::progress::instant_limit(&model),
+            work_bound: super::work_bound::WorkBound::of(&model),
             stopped: None,
             observer: None,
             events: 0,
@@ -342,6 +345,11 @@ impl Simulation {
         } else {
             self.instant_at = t;
             self.instant_events = 0;
+            // Only while the clock moves: a clock standing still is the instant guard's.
+            if let Some(past) = self.work_bound.past(&self.rec, t) {
+                self.stopped = Some(Stop::WorkBound(past));
+                return true;
+            }
         }
         if self.instant_events > self.instant_limit {
             self.stopped = Some(Stop::NoProgress(NoProgress {
@@ -391,10 +399,18 @@ impl Simulation {
         let stop_ns = match self.stopped {
             Some(Stop::NoProgress(stuck)) => {
                 return Err(crate::Error::NoProgress {
-                    scenario: self.model.name.clone(),
+                    run: Box::new(crate::error::RunPlace {
+                        scenario: self.model.name.clone(),
+                        seed: self.model.seed,
+                        ..Default::default()
+                    }),
                     at_ns: stuck.at,
                     events: stuck.events,
                 });
+            }
+            Some(Stop::WorkBound(past)) => {
+                let error = self.work_bound.error(&self.model, past);
+                return Err(crate::Error::WorkBound(Box::new(error)));
             }
             Some(Stop::Diverged(at)) => at,
             None => self.end,

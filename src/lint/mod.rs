@@ -12,6 +12,7 @@ mod estimate;
 mod facts;
 mod load;
 mod median;
+mod pace;
 mod timing;
 
 use crate::model::Model;
@@ -30,9 +31,10 @@ pub const BREAKER_MIN_CALLS: &str = "breaker-min-calls";
 pub const BUDGET_FLOOR: &str = "budget-floor";
 pub const HEDGE_BELOW_MEDIAN: &str = "hedge-below-median";
 pub const BULKHEAD_BELOW_LITTLE: &str = "bulkhead-below-little";
+pub const SUB_MICROSECOND_THINK: &str = "sub-microsecond-think";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 7] = [
+pub const LINTS: [Lint; 8] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -64,6 +66,11 @@ pub const LINTS: [Lint; 7] = [
         id: BULKHEAD_BELOW_LITTLE,
         summary: "a bulkhead smaller than Little's law gives at the offered load",
     },
+    Lint {
+        id: SUB_MICROSECOND_THINK,
+        summary: "a closed loop's think time (its mean) or pace above zero but under a \
+                  microsecond, which no real user keeps",
+    },
 ];
 
 /// Whether `id` names a lint.
@@ -90,6 +97,7 @@ pub fn lint(model: &Model) -> Vec<Finding> {
     load::budget_floor(&facts, &mut out);
     median::hedge_below_median(&facts, &mut out);
     load::bulkhead_below_little(&facts, &mut out);
+    pace::sub_microsecond_think(&facts, &mut out);
     let mut seen = Vec::new();
     out.retain(|f| {
         let fresh = !seen.contains(f);

@@ -72,6 +72,9 @@ pub struct Recorder {
     /// that slot itself (before an operation's are added into its service's): what the
     /// autoscaler reads the run's integrals from (`service_integrals`).
     cumulative: Vec<[Area; 3]>,
+    /// Per client, its requests in the buckets closed so far (every bucket, warm-up included):
+    /// what the work bound reads (`engine::work_bound`), once per stride of events.
+    requests_closed: Vec<u64>,
 }
 
 struct WindowTotals {
@@ -190,6 +193,7 @@ impl Recorder {
             levels: vec![ServiceLevels::default(); services.len()],
             life_levels: vec![LifeLevels::default(); services.len()],
             cumulative: vec![[0; 3]; services.len()],
+            requests_closed: vec![0; model.clients.len()],
             breakers_open: vec![Level::default(); edges.len()],
             limits: vec![Level::default(); edges.len()],
             breakers_half_open: vec![Level::default(); edges.len()],
@@ -282,6 +286,15 @@ impl Recorder {
             + self.life_levels[s].instances.pending(now)
     }
 
+    /// Client `c`'s requests from the start of the run to now: the closed buckets', then the
+    /// open bucket's on its own slot and on its mix entries' (merged only when it closes).
+    pub fn client_requests(&self, c: usize) -> u64 {
+        let parts = (self.client_parts.iter())
+            .filter(|(_, whole)| *whole == c)
+            .map(|(part, _)| self.clients[*part].requests);
+        self.requests_closed[c] + self.clients[c].requests + parts.sum::<u64>()
+    }
+
     /// True once the warm-up is over: what is recorded now counts in the summary.
     pub fn measuring(&self) -> bool {
         self.bucket_start >= self.warmup
@@ -304,6 +317,9 @@ impl Recorder {
         }
         for &(part, whole) in &self.client_parts {
             self.clients[whole].requests += self.clients[part].requests;
+        }
+        for (closed, acc) in self.requests_closed.iter_mut().zip(&self.clients) {
+            *closed += acc.requests;
         }
         for (edge, ends) in &mut self.fallback_ends {
             let acc = &mut self.edges[*edge];

@@ -37,7 +37,8 @@ pub fn run(
             .map(|&index| {
                 let model = plan.model(index);
                 let key = plan.key(index);
-                let metrics = crate::simulate(&model)?.metrics;
+                let ran = crate::simulate(&model).map_err(|e| e.in_run(|p| plan.place(index, p)));
+                let metrics = ran?.metrics;
                 let record = Record {
                     index,
                     point: key.point,
@@ -72,7 +73,7 @@ pub fn replicate(model: &crate::Model, reps: u32, jobs: usize) -> Result<Vec<cra
             .map(|rep| {
                 let mut m = model.clone();
                 m.seed = super::replication_seed(model.seed, rep);
-                crate::simulate(&m)
+                crate::simulate(&m).map_err(|e| e.in_run(|p| p.replication = Some(rep)))
             })
             .collect()
     })

@@ -223,6 +223,20 @@ impl Plan {
         RunKey::of(index, self.variants.len(), self.reps)
     }
 
+    /// Where run `index` sits, for an error of that run: its variant (unless the base), its
+    /// point (from 1, with its values as written) and its replication.
+    pub fn place(&self, index: usize, place: &mut crate::error::RunPlace) {
+        let k = self.key(index);
+        let variant = &self.variants[k.variant];
+        place.variant = (variant != crate::scenario::BASE).then(|| variant.clone());
+        let values: Vec<String> = grid::points(&self.params)[k.point]
+            .iter()
+            .map(|o| format!("{} = {}", o.path, o.value))
+            .collect();
+        place.point = Some((k.point + 1, values.join(", ")));
+        place.replication = Some(k.rep);
+    }
+
     /// The model of run `index`, seeded for its replication.
     pub fn model(&self, index: usize) -> Model {
         let k = self.key(index);

@@ -323,6 +323,48 @@ fn a_bulkhead_under_littles_law_is_found_at_the_base_rate() {
 }
 
 #[test]
+fn a_think_or_pace_under_a_microsecond_is_found_and_zero_and_one_microsecond_are_not() {
+    let closed = |wait: &str| {
+        let toml = scenario(
+            &format!("arrival = \"closed\"\nusers = 2\n{wait}"),
+            "work = \"1ms\"",
+            "",
+            "",
+        );
+        (warnings(&toml).into_iter())
+            .filter(|(id, _, _)| id == "sub-microsecond-think")
+            .map(|(_, field, message)| (field, message))
+            .collect::<Vec<_>>()
+    };
+    let paced = closed("pace = \"1ns\"");
+    assert_eq!(paced.len(), 1, "{paced:?}");
+    assert_eq!(paced[0].0, "client.web.pace");
+    assert!(
+        paced[0]
+            .1
+            .starts_with("client web: `pace` of 1ns, under 1µs"),
+        "{}",
+        paced[0].1
+    );
+    let thinking = closed("think = \"999ns\"");
+    assert_eq!(thinking[0].0, "client.web.think");
+    assert!(
+        thinking[0].1.contains("`think` of 999ns"),
+        "{}",
+        thinking[0].1
+    );
+    // A distribution is judged by its mean: 500 ns.
+    let drawn = closed("think = { dist = \"exponential\", mean = \"500ns\" }");
+    assert!(
+        drawn[0].1.contains("`think` of a mean of 500ns"),
+        "{drawn:?}"
+    );
+    for quiet in ["think = \"0\"", "think = \"1us\"", "pace = \"1us\"", ""] {
+        assert_eq!(closed(quiet), vec![], "{quiet}");
+    }
+}
+
+#[test]
 fn allow_silences_a_lint_by_id_and_an_unknown_id_is_an_error() {
     let toml = scenario(
         "rate = 10",

@@ -74,3 +74,4 @@ mod trace_filters;
 mod trust;
 mod tune;
 mod variants;
+mod work_bound;

@@ -10,7 +10,8 @@ impl Latency {
     /// The value (ns) below which a share `q` (0 to 1) of draws fall: exact for constant,
     /// uniform, exponential, Pareto and empirical distributions and for a lognormal's median;
     /// otherwise read from a fixed-seed sample, like `mean`, so it is the same on every run.
-    /// Used to explain settings, never to draw results.
+    /// Used to explain settings and to size the work bound (`engine::work_bound`), never to
+    /// draw results.
     pub fn quantile(&self, q: f64) -> f64 {
         let q = q.clamp(0.0, 1.0);
         match self {
