@@ -27,6 +27,7 @@ mod deploy;
 mod determinism;
 mod diff;
 mod divergence;
+mod doc_limits;
 mod doc_links;
 mod docs;
 mod duration_hints;
