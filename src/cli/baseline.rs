@@ -11,6 +11,10 @@ use cascade::output::text_table::Table;
 use clap::Args;
 use std::path::PathBuf;
 
+/// `--noise` and `--significance` when not given.
+const NOISE: f64 = 0.01;
+const SIGNIFICANCE: f64 = 0.05;
+
 #[derive(Args, Clone)]
 pub struct BaselineArgs {
     /// Save this run's metrics (every replication's) as baseline NAME.
@@ -23,10 +27,10 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
     pub baseline_dir: PathBuf,
     /// Relative changes at or under this are noise (criterion's default: 0.01).
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.01)]
+    #[arg(long, value_name = "FRACTION", default_value_t = NOISE)]
     pub noise: f64,
     /// With replications on both sides, a change also needs Welch's p under this.
-    #[arg(long, value_name = "ALPHA", default_value_t = 0.05)]
+    #[arg(long, value_name = "ALPHA", default_value_t = SIGNIFICANCE)]
     pub significance: f64,
     /// Metrics whose regression fails the command (`*` matches any run of characters),
     /// besides those the scenario's [[expect]] name. Repeatable.
@@ -35,6 +39,21 @@ pub struct BaselineArgs {
     /// List every compared metric, not only those that changed.
     #[arg(long)]
     pub all_metrics: bool,
+}
+
+/// The options as clap gives them when none is on the command line.
+impl Default for BaselineArgs {
+    fn default() -> Self {
+        BaselineArgs {
+            save_baseline: None,
+            baseline: None,
+            baseline_dir: PathBuf::from(DEFAULT_DIR),
+            noise: NOISE,
+            significance: SIGNIFICANCE,
+            gates: Vec::new(),
+            all_metrics: false,
+        }
+    }
 }
 
 impl BaselineArgs {

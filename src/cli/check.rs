@@ -40,10 +40,31 @@ pub struct CheckArgs {
     lints: super::lints::LintArgs,
 }
 
+/// One scenario's verdicts, with what a JUnit reader needs to act on a failure.
 pub struct Checked {
     pub name: String,
+    pub seed: u64,
     pub verdicts: Vec<Verdict>,
+    /// Beside `verdicts`, one each.
+    pub cases: Vec<Case>,
+    /// The wall seconds of all the scenario's runs.
+    pub seconds: f64,
 }
+
+/// How one verdict was reached: what had to hold, over which runs, and how to see it again.
+pub struct Case {
+    /// What had to hold: `client.web.success_ratio >= 0.95`, `the whole 95% CI …`.
+    pub threshold: String,
+    /// The runs judged: `base, 1 replication`.
+    pub judged: String,
+    /// A shell command that gives the same verdict again (the runs are deterministic).
+    pub reproduce: String,
+    /// The wall seconds of the runs judged.
+    pub seconds: f64,
+}
+
+/// A scenario file compiled: the base and the variants its expectations read.
+type Compiled<'a> = &'a [(Option<String>, Scenario)];
 
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     args.baseline.validate()?;
@@ -66,30 +87,36 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut table = Table::new(&["", "scenario", "expectation", "measured"]);
     // A scenario without expectations is loaded and validated, not run (unless a baseline
     // compares it).
-    let to_run: Vec<&[(Option<String>, Scenario)]> = scenarios
+    let (to_run, run_files): (Vec<Compiled>, Vec<&PathBuf>) = scenarios
         .iter()
-        .filter(|c| !c[0].1.expects.is_empty() || args.baseline.any())
-        .map(Vec::as_slice)
-        .collect();
+        .zip(&files)
+        .filter(|(c, _)| !c[0].1.expects.is_empty() || args.baseline.any())
+        .map(|(c, f)| (c.as_slice(), f))
+        .unzip();
     let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs, args.quiet)?;
-    for (compiled, ran) in to_run.iter().zip(all_ran) {
+    for ((compiled, ran), file) in to_run.iter().zip(all_ran).zip(run_files) {
         let Scenario { model, expects, .. } = &compiled[0].1;
-        let runs_of = |name: &str| {
-            ran.iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, r)| r.as_slice())
-        };
+        let runs_of = |name: &str| ran.of(name);
         let mut verdicts = evaluate_runs(expects, &runs_of).map_err(Error::Scenario)?;
+        let check_again = super::check_case::command(file, &args.set, None);
+        let mut cases: Vec<Case> = expects
+            .iter()
+            .map(|e| super::check_case::of_expect(e, &ran, check_again.clone()))
+            .collect();
         let expected: Vec<String> = expects
             .iter()
             .filter(|e| e.on_base_only())
             .map(|e| e.read_from.clone())
             .collect();
         let base: &[RunMetrics] = runs_of(BASE).unwrap_or_default();
-        verdicts.extend(
-            args.baseline
-                .apply(&model.name, model.seed, base, &expected, false)?,
-        );
+        let gated = args
+            .baseline
+            .apply(&model.name, model.seed, base, &expected, false)?;
+        let with_baseline = super::check_case::command(file, &args.set, Some(&args.baseline));
+        cases.extend(gated.iter().map(|_| {
+            super::check_case::of_baseline(&args.baseline, base.len(), &ran, with_baseline.clone())
+        }));
+        verdicts.extend(gated);
         for v in &verdicts {
             let measured = match v.interval {
                 Some((lo, hi)) => format!("{} [{}, {}]", sig3(v.measured), sig3(lo), sig3(hi)),
@@ -104,7 +131,10 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         }
         checked.push(Checked {
             name: model.name.clone(),
+            seed: model.seed,
             verdicts,
+            cases,
+            seconds: ran.total_seconds(),
         });
     }
     let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();

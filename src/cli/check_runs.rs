@@ -12,7 +12,35 @@ use rayon::prelude::*;
 
 /// One scenario's runs: each named run (`base` or a variant's name) and its replications'
 /// metrics in replication order, replication 0 on the scenario's seed.
-pub type Ran = Vec<(String, Vec<RunMetrics>)>;
+pub struct Ran {
+    pub runs: Vec<(String, Vec<RunMetrics>)>,
+    /// The wall seconds each replication took, beside `runs` (for JUnit's `time=`, never for a
+    /// verdict).
+    pub seconds: Vec<(String, Vec<f64>)>,
+}
+
+impl Ran {
+    /// The metrics of run `name`'s replications.
+    pub fn of(&self, name: &str) -> Option<&[RunMetrics]> {
+        self.runs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| r.as_slice())
+    }
+
+    /// The wall seconds of run `name`'s first `reps` replications.
+    pub fn seconds_of(&self, name: &str, reps: usize) -> f64 {
+        self.seconds
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0.0, |(_, s)| s.iter().take(reps).sum())
+    }
+
+    /// The wall seconds of every run of the scenario.
+    pub fn total_seconds(&self) -> f64 {
+        self.seconds.iter().flat_map(|(_, s)| s).sum()
+    }
+}
 
 /// The runs of each scenario in `scenarios` (as `load_with_variants` gives them, the base
 /// first): those its expectations name, with the most `reps` asked of each, and the base (one
@@ -43,10 +71,11 @@ pub fn run_all(
         .build()
         .map_err(|e| Error::Usage(format!("cannot start {jobs} threads: {e}")))?;
     let progress = super::progress::Progress::new("check", tasks.len() as u64, "runs", quiet);
-    let results: Vec<Result<RunMetrics>> = pool.install(|| {
+    let results: Vec<(Result<RunMetrics>, f64)> = pool.install(|| {
         tasks
             .par_iter()
             .map(|(name, model, rep)| {
+                let started = std::time::Instant::now();
                 let mut m = (*model).clone();
                 m.seed = cascade::sweep::replication_seed(model.seed, *rep);
                 let metrics = cascade::simulate(&m).map(|r| r.metrics).map_err(|e| {
@@ -56,7 +85,7 @@ pub fn run_all(
                     })
                 });
                 progress.inc();
-                metrics
+                (metrics, started.elapsed().as_secs_f64())
             })
             .collect()
     });
@@ -64,13 +93,16 @@ pub fn run_all(
     let mut results = results.into_iter();
     let mut out = Vec::with_capacity(plans.len());
     for runs in plans {
-        let mut ran = Vec::with_capacity(runs.len());
+        let mut ran = Ran {
+            runs: Vec::with_capacity(runs.len()),
+            seconds: Vec::with_capacity(runs.len()),
+        };
         for (name, _, reps) in runs {
-            let metrics = results
-                .by_ref()
-                .take(reps as usize)
-                .collect::<Result<Vec<_>>>()?;
-            ran.push((name, metrics));
+            let (metrics, seconds): (Vec<_>, Vec<f64>) =
+                results.by_ref().take(reps as usize).unzip();
+            let metrics = metrics.into_iter().collect::<Result<Vec<_>>>()?;
+            ran.runs.push((name.clone(), metrics));
+            ran.seconds.push((name, seconds));
         }
         out.push(ran);
     }

@@ -3,6 +3,7 @@
 mod baseline;
 mod chart;
 mod check;
+mod check_case;
 mod check_runs;
 mod completions;
 mod diff;

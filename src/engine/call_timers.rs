@@ -8,14 +8,38 @@ use super::state::*;
 use crate::model::Outcome;
 
 impl Simulation {
+    /// Whether the timeout set for `attempt` of call `cr` acts when it fires: the call still
+    /// waits for that attempt (or its hedges). Timers are cancelled lazily, so one outlived by
+    /// its attempt fires and does nothing (and the trace writes no row for it).
+    pub(super) fn attempt_timer_acts(&self, cr: Ref, attempt: u32) -> bool {
+        self.calls.get(cr).is_some_and(|call| {
+            let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+            call.attempt == attempt && waiting
+        })
+    }
+
+    /// Whether a `Resume` for `attempt` of call `cr` acts: the call is still on that attempt
+    /// and not already sending it.
+    pub(super) fn resume_acts(&self, cr: Ref, attempt: u32) -> bool {
+        self.calls
+            .get(cr)
+            .is_some_and(|call| call.attempt == attempt && call.phase != Phase::Attempting)
+    }
+
+    /// Whether the end of a permit wait for `attempt` of call `cr` may act: the call still
+    /// waits for that permit. (It does nothing when the permit was handed over at this very
+    /// instant and the `Resume` that carries on is already queued.)
+    pub(super) fn permit_timeout_may_act(&self, cr: Ref, attempt: u32) -> bool {
+        self.calls
+            .get(cr)
+            .is_some_and(|call| call.attempt == attempt && call.phase == Phase::WaitingPermit)
+    }
+
     pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get(cr) else {
-            return;
-        };
-        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
-        if call.attempt != attempt || !waiting {
+        if !self.attempt_timer_acts(cr, attempt) {
             return;
         }
+        let call = self.calls.get(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let (to, instance) = (spec.to, call.instance);
         self.rec.edges[spec.edge]
@@ -54,12 +78,10 @@ impl Simulation {
 
     /// A backoff ended, or a bulkhead permit was handed over: the call goes on.
     pub(super) fn resume(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get_mut(cr) else {
-            return;
-        };
-        if call.attempt != attempt {
+        if !self.resume_acts(cr, attempt) {
             return;
         }
+        let call = self.calls.get_mut(cr).expect("live");
         match call.phase {
             Phase::Backoff => self.try_attempt(cr),
             // A permit around the whole call: its first attempt starts, checked as any.
@@ -86,18 +108,16 @@ impl Simulation {
                 self.complete_call(cr, Outcome::DeadlineExceeded)
             }
             Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
-            Phase::Attempting => {}
+            Phase::Attempting => unreachable!("resume_acts excludes it"),
         }
     }
 
     /// A call waited for a bulkhead permit as long as it may.
     pub(super) fn permit_timeout(&mut self, cr: Ref, attempt: u32) {
-        let Some(call) = self.calls.get(cr) else {
-            return;
-        };
-        if call.attempt != attempt || call.phase != Phase::WaitingPermit {
+        if !self.permit_timeout_may_act(cr, attempt) {
             return;
         }
+        let call = self.calls.get(cr).expect("live");
         let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
         let now = self.now;
         let left = self

@@ -23,15 +23,22 @@ impl Simulation {
     }
 
     /// Sends a hedged copy of attempt `attempt`, if it is still unanswered and allowed.
+    /// Whether a hedge timer for `attempt` of call `cr` may send a copy: the call still waits
+    /// for that attempt. (Timers are cancelled lazily; the trace writes no row for one that
+    /// cannot act.)
+    pub(super) fn hedge_may_act(&self, cr: Ref, attempt: u32) -> bool {
+        self.calls.get(cr).is_some_and(|call| {
+            let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
+            call.attempt == attempt && call.phase == Phase::Attempting && waiting
+        })
+    }
+
     pub(super) fn send_hedge(&mut self, cr: Ref, attempt: u32) {
         let now = self.now;
-        let Some(call) = self.calls.get_mut(cr) else {
-            return;
-        };
-        let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
-        if call.attempt != attempt || call.phase != Phase::Attempting || !waiting {
+        if !self.hedge_may_act(cr, attempt) {
             return;
         }
+        let call = self.calls.get_mut(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let Some(cfg) = spec.policy.hedge.as_ref() else {
             return;

@@ -327,10 +327,26 @@ impl super::sim::Simulation {
             // replied to; a reply crossing a network arrives later.
             Event::Answer(j) => (Id::Job(j), "answer_due"),
             Event::Reply(j) => (Id::Job(j), "reply_arrives"),
-            Event::AttemptTimer { call, .. } => (Id::Call(call), "attempt_timer"),
-            Event::Resume { call, .. } => (Id::Call(call), "resume"),
-            Event::PermitTimeout { call, .. } => (Id::Call(call), "permit_timeout"),
-            Event::Hedge { call, .. } => (Id::Call(call), "hedge_due"),
+            // Timers are cancelled lazily: one outlived by its attempt fires and does nothing,
+            // and gets no row, so a replay may read every timer row as the timer acting.
+            Event::AttemptTimer { call, attempt } if self.attempt_timer_acts(call, attempt) => {
+                (Id::Call(call), "attempt_timer")
+            }
+            Event::Resume { call, attempt } if self.resume_acts(call, attempt) => {
+                (Id::Call(call), "resume")
+            }
+            Event::PermitTimeout { call, attempt }
+                if self.permit_timeout_may_act(call, attempt) =>
+            {
+                (Id::Call(call), "permit_timeout")
+            }
+            Event::Hedge { call, attempt } if self.hedge_may_act(call, attempt) => {
+                (Id::Call(call), "hedge_due")
+            }
+            Event::AttemptTimer { .. }
+            | Event::Resume { .. }
+            | Event::PermitTimeout { .. }
+            | Event::Hedge { .. } => return,
             // Its handlers write the rows that say what it did (`trace_instance`).
             Event::Life { .. } => return,
             Event::OutlierSweep(s) => {

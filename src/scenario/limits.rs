@@ -1,12 +1,19 @@
 //! Limits on every count, and product of counts, that sizes a run's memory: checked once the
 //! model is built, so that no scenario can make the engine abort or exhaust memory. Each error
-//! names the field to change. docs/scenario.md, "Limits", lists them.
+//! names the field to change. docs/scenario.md, "Limits", lists them
+//! (`tests/suite/doc_limits.rs` holds the table and the rejection rules to these constants).
 
 use super::compile::Res;
 use super::document::Source;
 use crate::model::{BreakerScope, Load, Model};
 use crate::policy::breaker::Window;
 
+/// Steps per plan: the engine counts them in 16 bits, `u16::MAX` meaning "after the work".
+pub const MAX_STEPS: usize = 1000;
+/// Calls per parallel step (`count`s expanded), counted in 16 bits too. Wide enough for the
+/// Tail at Scale's 2,000 leaves and more; the scenario's total is held by `MAX_POLICY_COPIES`.
+/// The schema's range for `count` is this (`schema_service.rs`).
+pub const MAX_CALLS: usize = 10_000;
 /// Instances of one service.
 pub const MAX_INSTANCES: u64 = 10_000;
 /// Instances of all services together.

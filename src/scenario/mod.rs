@@ -18,7 +18,7 @@ mod graph;
 pub mod grid;
 mod keys;
 mod limit;
-mod limits;
+pub mod limits;
 mod messages;
 mod names;
 mod operation;

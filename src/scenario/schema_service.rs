@@ -195,7 +195,7 @@ pub struct RawStep {
     pub idempotency_key: Option<bool>,
     /// With `to`: the call made this many times at once (a fan-out), each its own call:
     /// 1 to 10,000 (the calls of one step together at most 10,000).
-    #[schemars(range(min = 1, max = 10000), extend("default" = 1))]
+    #[schemars(range(min = 1, max = super::limits::MAX_CALLS), extend("default" = 1))]
     pub count: Option<u32>,
     /// With `to`: `false` makes it fire-and-forget (an event-bus publish): the step does not
     /// wait for it.
@@ -243,7 +243,7 @@ pub struct RawCall {
     pub idempotency_key: Option<bool>,
     /// The call made this many times at once, each its own call (its own policy state):
     /// 1 to 10,000 (the calls of one step together at most 10,000).
-    #[schemars(range(min = 1, max = 10000), extend("default" = 1))]
+    #[schemars(range(min = 1, max = super::limits::MAX_CALLS), extend("default" = 1))]
     pub count: Option<u32>,
     /// `false`: the caller does not wait for it (fire-and-forget).
     #[schemars(extend("default" = true))]

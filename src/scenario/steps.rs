@@ -3,17 +3,10 @@
 //! policies fall back to.
 
 use super::compile::{Ctx, Res};
-use super::limits::MAX_POLICY_COPIES;
+use super::limits::{MAX_CALLS, MAX_POLICY_COPIES, MAX_STEPS};
 use super::schema::*;
 use crate::error::did_you_mean;
 use crate::model::{self, CallSpec, FailAs, Latency, Outcome, Policy};
-
-/// Steps per plan: the engine counts them in 16 bits, `u16::MAX` meaning "after the work".
-const MAX_STEPS: usize = 1000;
-
-/// Calls per parallel step (`count`s expanded), counted in 16 bits too. Wide enough for the
-/// Tail at Scale's 2,000 leaves and more; the scenario's total is held by `MAX_POLICY_COPIES`.
-const MAX_CALLS: usize = 10_000;
 
 impl Ctx<'_> {
     /// A plan's work and steps, written at `path` (`service.<s>` or

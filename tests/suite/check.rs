@@ -74,7 +74,7 @@ window = { start = "0s", end = "5s" }
     assert!(stdout.contains("1 passed, 2 failed"), "{stdout}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     support::assert_well_formed("junit.xml", &xml);
-    assert!(xml.contains(r#"<testsuites name="cascade check" tests="3" failures="2">"#));
+    assert!(xml.contains(r#"<testsuites name="cascade check" tests="3" failures="2" time=""#));
     assert_eq!(xml.matches("<testcase ").count(), 3);
     assert_eq!(xml.matches("<failure ").count(), 2);
     assert!(xml.contains(r#"classname="gate""#));
@@ -167,4 +167,88 @@ fn the_hint_for_a_windowed_metric_name_works_when_followed() {
             "{table}"
         );
     }
+}
+
+/// A JUnit failure is enough to act on: it says what had to hold, what was measured (the
+/// interval too when the whole interval was judged), on which runs and seed, and a command that
+/// gives the same verdict again; `time=` is set on every suite and case.
+#[test]
+fn a_junit_failure_names_threshold_measured_interval_seed_and_the_command_that_reproduces_it() {
+    let d = dir("junit-details");
+    let fail = r#"
+[[expect]]
+metric = "service.api.utilization"
+op = "<"
+value = 0.01
+reps = 3
+ci = true
+"#;
+    let junit = d.join("junit.xml");
+    let out = check(
+        &d,
+        fail,
+        &[
+            "--junit",
+            junit.to_str().unwrap(),
+            "--set",
+            "client.web.rate=120",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    support::assert_well_formed("junit.xml", &xml);
+    // 120/s of 5 ms on 4 workers: utilization 0.15, about; the row shows mean [lo, hi].
+    let row = stdout.lines().find(|l| l.contains("✗")).unwrap();
+    let shown: Vec<f64> = row
+        .rsplit("< 0.01")
+        .next()
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert_eq!(shown.len(), 3, "{row}");
+    assert!((shown[0] - 0.15).abs() < 0.01, "{row}");
+    let failure = &xml[xml.find("<failure ").unwrap()..xml.find("</failure>").unwrap()];
+    let file = d.join("gate.toml");
+    for line in [
+        "message=\"95% CI of mean of 3: service.api.utilization &lt; 0.01: measured 0.",
+        "expectation: 95% CI of mean of 3: service.api.utilization &lt; 0.01\n",
+        "threshold:   the whole 95% CI of the mean &lt; 0.01\n",
+        "runs:        `base`, 3 replications, the first on the scenario's seed\n",
+        "seed:        1\n",
+    ] {
+        assert!(failure.contains(line), "no {line:?} in\n{failure}");
+    }
+    let measured = failure.split("measured:    ").nth(1).unwrap();
+    let measured = measured.lines().next().unwrap();
+    assert!(measured.contains(" (95% CI ["), "{measured}");
+    let reproduce = format!(
+        "reproduce:   cascade check {} --set client.web.rate=120\n",
+        file.display()
+    );
+    assert!(failure.contains(&reproduce), "{failure}");
+    // The command gives the same verdict: the same row.
+    let again = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .args([
+            "check",
+            file.to_str().unwrap(),
+            "--set",
+            "client.web.rate=120",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains(row),
+        "{row}"
+    );
+    assert_eq!(xml.matches(" time=\"").count(), 3, "{xml}");
+    let parsed: Vec<f64> = xml
+        .split(" time=\"")
+        .skip(1)
+        .map(|t| t[..t.find('"').unwrap()].parse().unwrap())
+        .collect();
+    assert!(parsed.iter().all(|t| *t >= 0.0), "{xml}");
 }

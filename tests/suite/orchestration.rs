@@ -494,6 +494,25 @@ fn the_autoscaler_scales_at_its_syncs_to_load_over_target_and_down_after_its_sta
     want.push(81 * S);
     assert_eq!(downs, want, "{history:?}");
     assert_eq!(count, 1);
+    // docs/scenario.md ("Autoscaling") states these figures for this scenario: held to them.
+    let doc = std::fs::read_to_string(crate::support::golden::repo().join("docs/scenario.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for claim in [
+        "30 requests a second of 100 ms work (3 workers' worth), arriving evenly (`arrival = \"constant\"`)".to_string(),
+        "`target = 0.5`, `max = 10`, `period = \"1s\"` and `down = { stabilization = \"20s\" }`".into(),
+        format!("the autoscaler settles at {at_59} instances"),
+        "when the load falls to 4 a second at 60 s".into(),
+        format!("holds {at_59} in the 20 s scale-down window until 80 s"),
+        format!(
+            "the count falls to {} (the highest recommendation since) at 80 s and to {count} at 81 s",
+            at_59 - 4
+        ),
+    ] {
+        assert!(doc.contains(&claim), "docs/scenario.md does not say {claim:?}");
+    }
     area += (count as u128) * u128::from(120 * S - last);
 
     let m = run(&toml);

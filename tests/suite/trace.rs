@@ -103,3 +103,114 @@ fn a_trace_over_its_limit_is_refused_and_nothing_is_written() {
     assert!(err.contains("over the limit of 10"), "{err}");
     assert!(!dir.join("out").exists() && !dir.join("trace.csv").exists());
 }
+
+/// The engine cancels timers lazily: a timeout set for an attempt still fires after the
+/// attempt was answered, and does nothing. The trace writes no row for such a timer, so a
+/// replay can read every `attempt_timer` (`hedge_due`, `resume`, `permit_timeout`) row as the
+/// timer acting: here each `attempt_timer` is the timeout of an attempt still unanswered.
+#[test]
+fn a_timer_outlived_by_its_attempt_writes_no_row() {
+    let dir = crate::support::scratch("trace-stale-timers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("timeouts.toml");
+    // 8 ms or 30 ms of work (half each) against a 10 ms timeout; half the attempts fail at
+    // once and are retried 1 ms later, while the call lives on: their timers then fire during
+    // the retry, for an attempt long answered.
+    std::fs::write(
+        &scenario,
+        r#"[scenario]
+name = "timeouts"
+duration = "1s"
+
+[[client]]
+name = "web"
+target = "api"
+rate = 50
+arrival = "constant"
+policy = "short"
+
+[[service]]
+name = "api"
+workers = 100
+work = { dist = "mixture", of = [
+  { weight = 1, dist = "constant", value = "8ms" },
+  { weight = 1, dist = "constant", value = "30ms" },
+] }
+
+[policy.short]
+timeout = "10ms"
+retry = { attempts = 3, backoff = "constant", base = "1ms" }
+
+[[fault]]
+kind = "errors"
+target = "api"
+start = "0s"
+end = "2s"
+rate = 0.5
+error = "unavailable"
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .arg("run")
+        .arg(&scenario)
+        .args(["--quiet", "--out"])
+        .arg(dir.join("out"))
+        .arg("--trace")
+        .arg(dir.join("trace.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("trace.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let time = |r: &Vec<&str>| r[0].parse::<u64>().unwrap();
+    let timeout = 10_000_000;
+    // Each attempt (a job's `attempt` row, its parent the call) and when it was answered.
+    let attempts: Vec<(&str, u64, Option<u64>)> = rows
+        .iter()
+        .filter(|r| r[4] == "attempt")
+        .map(|a| {
+            let answered = rows
+                .iter()
+                .find(|r| r[1] == a[1] && r[4] == "reply")
+                .map(time);
+            (a[2], time(a), answered)
+        })
+        .collect();
+    let end = rows.iter().map(time).max().unwrap();
+    let unanswered_at_timeout = attempts
+        .iter()
+        .filter(|(_, sent, answered)| {
+            sent + timeout <= end && answered.is_none_or(|a| a > sent + timeout)
+        })
+        .count();
+    let outlived = attempts
+        .iter()
+        .filter(|(_, sent, answered)| answered.is_some_and(|a| a < sent + timeout))
+        .count();
+    let retries = rows.iter().filter(|r| r[4] == "resume").count();
+    assert!(
+        unanswered_at_timeout > 5 && outlived > 5 && retries > 5,
+        "{unanswered_at_timeout} timed out, {outlived} answered in time, {retries} retries"
+    );
+    let timers: Vec<&Vec<&str>> = rows.iter().filter(|r| r[4] == "attempt_timer").collect();
+    assert_eq!(timers.len(), unanswered_at_timeout, "{csv}");
+    for t in timers {
+        // The call's latest attempt was sent one timeout earlier and is not answered yet.
+        let (_, sent, answered) = attempts
+            .iter()
+            .rfind(|(call, sent, _)| *call == t[1] && *sent <= time(t))
+            .unwrap();
+        assert_eq!(sent + timeout, time(t), "{t:?}");
+        assert!(answered.is_none_or(|a| a > time(t)), "{t:?}");
+    }
+}

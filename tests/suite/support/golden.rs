@@ -103,6 +103,24 @@ pub fn mask_wall_clock(text: &str) -> String {
         .collect()
 }
 
+/// JUnit XML with every `time="…"` attribute (the wall seconds of the runs judged) written
+/// `time="…"`, so the rest of the file is compared.
+pub fn mask_junit_times(xml: &str) -> String {
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(at) = rest.find(" time=\"") {
+        let value = at + " time=\"".len();
+        let Some(end) = rest[value..].find('"') else {
+            break;
+        };
+        out.push_str(&rest[..value]);
+        out.push('…');
+        rest = &rest[value + end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `text` without the plain progress lines a long command prints on a non-terminal stderr
 /// (`check: 82/145 runs (56%), 10 s elapsed`, every 10 s of wall clock: whether one appears
 /// depends on the machine's speed, never on the scenario).
@@ -202,4 +220,12 @@ fn wall_clock_figures_are_masked_and_nothing_else() {
         "2 points x 1 variants x 3 replications: ran 6 runs on … threads in …"
     );
     assert_eq!(mask_wall_clock("a 1.5s line\n"), "a 1.5s line\n");
+    assert_eq!(
+        mask_junit_times(r#"<testsuite name="s" time="0.015"><testcase time="12.500"/>"#),
+        r#"<testsuite name="s" time="…"><testcase time="…"/>"#
+    );
+    assert_eq!(
+        mask_junit_times(r#"<a timeout="1"/>"#),
+        r#"<a timeout="1"/>"#
+    );
 }
