@@ -63,13 +63,10 @@ impl Simulation {
     /// Stops waiting for every job of the current attempt: marks them abandoned,
     /// and cancels them when the policy says so.
     pub(super) fn abandon_attempt_jobs(&mut self, cr: Ref) {
-        let now = self.now;
         let call = self.calls.get_mut(cr).expect("live");
         let cancel = spec_of(&self.specs, call.spec).policy.cancel;
         for j in call.take_attempt_jobs() {
-            if let Some(job) = self.jobs.get_mut(j) {
-                job.abandoned_at = now;
-            }
+            self.abandon_job(j);
             if cancel {
                 self.cancel_job(j);
             }

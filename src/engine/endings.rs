@@ -265,15 +265,12 @@ impl Simulation {
     /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt
     /// in flight is cancelled too: cancellation propagates down the whole tree.
     pub(super) fn drop_call(&mut self, cr: Ref) {
-        let now = self.now;
         let Some(call) = self.calls.get_mut(cr) else {
             return;
         };
         self.rec.edges[spec_of(&self.specs, call.spec).edge].abandoned += 1;
         for j in call.take_attempt_jobs() {
-            if let Some(job) = self.jobs.get_mut(j) {
-                job.abandoned_at = now;
-            }
+            self.abandon_job(j);
             self.cancel_job(j);
         }
         if let Some(fallback) = self.calls.get_mut(cr).and_then(|c| c.fallback_call.take()) {

@@ -167,7 +167,7 @@ impl Simulation {
                 self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
             }
             if matches!(job.state, JobState::Working | JobState::Calling) {
-                let wasted = super::jobs::wasted_ns(job.started, job.abandoned_at, now);
+                let wasting = job.abandoned_at != super::state::NO_DEADLINE;
                 if job.state == JobState::Working && self.model.services[s].overload.is_some() {
                     self.segment_cut(jr, s, i as usize);
                 }
@@ -179,8 +179,11 @@ impl Simulation {
                 }
                 self.release_worker(s, i as usize, operation);
                 let acc = &mut self.rec.services[a];
-                acc.wasted_ns += wasted;
-                self.rec.levels[a].busy.add(now, -1, &mut acc.busy_area);
+                let levels = &mut self.rec.levels[a];
+                if wasting {
+                    levels.wasted.add(now, -1, &mut acc.wasted_area);
+                }
+                levels.busy.add(now, -1, &mut acc.busy_area);
             }
             if blackhole {
                 self.rec.services[a].unanswered += 1;

@@ -136,6 +136,10 @@ impl Simulation {
             levels.queue.add(now, -1, &mut acc.queue_area);
         }
         levels.busy.add(now, 1, &mut acc.busy_area);
+        if job.abandoned_at <= now {
+            // Its caller gave up while it queued: every moment of this work is wasted.
+            levels.wasted.add(now, 1, &mut acc.wasted_area);
+        }
         acc.wait.record(now - job.arrived);
         let operation = job.operation;
         if let Some(op) = job.op.and_then(|op| self.ops.get_mut(op)) {
@@ -233,7 +237,7 @@ impl Simulation {
             (None, false) => Outcome::Ok,
         };
         job.state = JobState::Replying;
-        let wasted = wasted_ns(job.started, job.abandoned_at, now);
+        let wasting = job.abandoned_at != NO_DEADLINE;
         let (s, i, a, arrived) = (
             job.service as usize,
             job.instance as usize,
@@ -245,7 +249,9 @@ impl Simulation {
         let acc = &mut self.rec.services[a];
         let levels = &mut self.rec.levels[a];
         acc.served += 1;
-        acc.wasted_ns += wasted;
+        if wasting {
+            levels.wasted.add(now, -1, &mut acc.wasted_area);
+        }
         acc.sojourn_sum_ns += u128::from(now - arrived);
         levels.busy.add(now, -1, &mut acc.busy_area);
         self.dispatch_next(s, i);
@@ -400,7 +406,7 @@ impl Simulation {
                 self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
             }
             JobState::Working | JobState::Calling => {
-                let wasted = wasted_ns(job.started, job.abandoned_at, now);
+                let wasting = job.abandoned_at != NO_DEADLINE;
                 if job.state == JobState::Working && self.model.services[s].overload.is_some() {
                     self.segment_cut(jr, s, i);
                 }
@@ -414,8 +420,11 @@ impl Simulation {
                 self.release_worker(s, i, operation);
                 let acc = &mut self.rec.services[a];
                 acc.unanswered += 1;
-                acc.wasted_ns += wasted;
-                self.rec.levels[a].busy.add(now, -1, &mut acc.busy_area);
+                let levels = &mut self.rec.levels[a];
+                if wasting {
+                    levels.wasted.add(now, -1, &mut acc.wasted_area);
+                }
+                levels.busy.add(now, -1, &mut acc.busy_area);
                 self.dispatch_next(s, i);
             }
             JobState::Replying | JobState::Cancelled => {}
@@ -423,11 +432,23 @@ impl Simulation {
     }
 }
 
-/// Worker time after the caller gave up: from `max(started, abandoned_at)` to `now`.
-pub(super) fn wasted_ns(started: u64, abandoned_at: u64, now: u64) -> f64 {
-    if abandoned_at >= now {
-        0.0
-    } else {
-        (now - started.max(abandoned_at)) as f64
+impl Simulation {
+    /// The caller gave up on job `jr` now: from here, or from when a worker takes it if it is
+    /// still queued, its work is wasted, booked as a level in the span it is spent
+    /// (`ServiceLevels::wasted`) until the job lets its worker go.
+    pub(super) fn abandon_job(&mut self, jr: Ref) {
+        let now = self.now;
+        let Some(job) = self.jobs.get_mut(jr) else {
+            return;
+        };
+        if job.abandoned_at != NO_DEADLINE {
+            return;
+        }
+        job.abandoned_at = now;
+        if matches!(job.state, JobState::Working | JobState::Calling) {
+            let a = job.acc as usize;
+            let acc = &mut self.rec.services[a];
+            self.rec.levels[a].wasted.add(now, 1, &mut acc.wasted_area);
+        }
     }
 }

@@ -187,8 +187,8 @@ impl Simulation {
         if !run.pending || run.sent.saturating_add(timeout) != self.now {
             return;
         }
-        if let Some(job) = run.job.and_then(|jr| self.jobs.get_mut(jr)) {
-            job.abandoned_at = self.now;
+        if let Some(jr) = run.job {
+            self.abandon_job(jr);
         }
         self.probe_result(s, i, kind, false);
     }

@@ -136,7 +136,9 @@ pub struct ServiceAcc {
     /// the system is in exactly one of the two, so their sum integrates the number in system.
     pub busy_area: Area,
     pub queue_area: Area,
-    pub wasted_ns: f64,
+    /// The integral of workers still working for a caller that has given up: booked in the
+    /// span it was spent, as busy time is, so a bucket's or window's share never exceeds 1.
+    pub wasted_area: Area,
     /// Worker time contention added to work, and refusals took (`Service::overload`), ns.
     pub contention_ns: u64,
     pub refusal_ns: u64,
@@ -205,7 +207,7 @@ impl ServiceAcc {
         self.sojourn_sum_ns += o.sojourn_sum_ns;
         self.busy_area += o.busy_area;
         self.queue_area += o.queue_area;
-        self.wasted_ns += o.wasted_ns;
+        self.wasted_area += o.wasted_area;
         self.contention_ns += o.contention_ns;
         self.refusal_ns += o.refusal_ns;
         self.dedup_hits += o.dedup_hits;
@@ -253,7 +255,7 @@ impl ServiceAcc {
         self.sojourn_sum_ns = 0;
         self.busy_area = 0;
         self.queue_area = 0;
-        self.wasted_ns = 0.0;
+        self.wasted_area = 0;
         self.contention_ns = 0;
         self.refusal_ns = 0;
         self.dedup_hits = 0;
@@ -309,8 +311,11 @@ impl ServiceAcc {
             ratio((self.busy_area + self.queue_area) as f64, span),
         );
         emit("queue_mean", ratio(self.queue_area as f64, span));
-        emit("wasted_work_s", self.wasted_ns / 1e9);
-        emit("wasted_share", ratio(self.wasted_ns, self.busy_area as f64));
+        emit("wasted_work_s", self.wasted_area as f64 / 1e9);
+        emit(
+            "wasted_share",
+            ratio(self.wasted_area as f64, self.busy_area as f64),
+        );
         if self.has_contention {
             emit("contention_work_s", self.contention_ns as f64 / 1e9);
         }

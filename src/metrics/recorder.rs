@@ -15,6 +15,8 @@ use crate::stats::hist::LatencyHist;
 pub struct ServiceLevels {
     pub busy: Level,
     pub queue: Level,
+    /// Workers whose job's caller has given up (`ServiceAcc::wasted_area`).
+    pub wasted: Level,
     /// Instances ejected by outlier detection.
     pub ejected: Level,
 }
@@ -330,6 +332,7 @@ impl Recorder {
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {
             l.busy.close(boundary, &mut acc.busy_area);
             l.queue.close(boundary, &mut acc.queue_area);
+            l.wasted.close(boundary, &mut acc.wasted_area);
             l.ejected.close(boundary, &mut acc.ejected_area);
         }
         for ((acc, l), sum) in self

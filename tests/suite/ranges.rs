@@ -49,3 +49,51 @@ fn a_bulkhead_wait_past_its_deadline_ends_now_and_levels_stay_in_range() {
     let util = m.get("service.mid.utilization").unwrap();
     assert!((util - 0.0527).abs() < 0.01, "mid utilization {util}");
 }
+
+/// One db worker, every answer 185 ms late for a caller that waits at most 694 ms: from
+/// early on, db works for callers that have gone. Its wasted time was booked whole when each
+/// job ended, warm-up and earlier windows included, so `wasted_share` read 1.016 over the run
+/// and 1.108 in the last second; it is now booked in the span it is spent.
+const WASTED_SHARE: &str = r#"
+[scenario]
+name = "wasted-share"
+duration = "4s"
+warmup = "1s"
+[[client]]
+name = "web"
+target = "api"
+rate = 741.52
+deadline = "693.857ms"
+[[service]]
+name = "api"
+calls = [{ to = "db" }]
+[[service]]
+name = "db"
+[[fault]]
+kind = "latency"
+target = "db#0"
+add = "184.672ms"
+[[window]]
+name = "late"
+start = "4s"
+"#;
+
+#[test]
+fn wasted_work_is_booked_in_the_span_it_was_spent() {
+    let m = run(WASTED_SHARE);
+    for name in [
+        "service.db.wasted_share",
+        "window.late.service.db.wasted_share",
+    ] {
+        let share = m.get(name).unwrap();
+        assert!((0.0..=1.0).contains(&share), "{name} = {share}");
+    }
+    // The one worker is busy with abandoned work all the measured time: 4 s of it, and 1 s
+    // in the last second, never more than the time itself.
+    let wasted = m.get("service.db.wasted_work_s").unwrap();
+    assert!(wasted <= 4.0 + 1e-9 && wasted > 3.5, "wasted {wasted} s");
+    let late = m.get("window.late.service.db.wasted_work_s").unwrap();
+    assert!(late <= 1.0 + 1e-9 && late > 0.9, "late {late} s");
+    let series = m.series_of("service.db.wasted_work_s").unwrap();
+    assert!(series.iter().all(|w| *w <= 1.0 + 1e-9), "{series:?}");
+}

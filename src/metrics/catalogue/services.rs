@@ -143,7 +143,7 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc(
         "service.<s>.wasted_work_s",
         "worker-seconds",
-        "worker time spent on requests after their caller had given up (until they finished, or were cancelled)",
+        "worker time spent on requests after their caller had given up (until they finished, or were cancelled), counted in the span it was spent, as busy time is: a bucket or window holds only its own",
     ),
     doc(
         "service.<s>.wasted_share",

@@ -12,15 +12,11 @@ pub fn check(model: &Model, m: &RunMetrics, fault_table: &str) -> Result<(), Str
     verdicts_agree_with_goodput(model, m, fault_table)
 }
 
-/// Shares, ratios and utilizations are in [0, 1]; levels are never negative. Left out for now:
-/// `wasted_share`, whose wasted time is booked when a job ends rather than in the span it was
-/// spent (issue 35, still open), so a window or a run after a warm-up can read above 1.
+/// Shares, ratios and utilizations are in [0, 1]; levels are never negative.
 fn ranges(m: &RunMetrics) -> Result<(), String> {
     for (name, v) in &m.summary {
         let leaf = name.rsplit('.').next().unwrap_or(name);
-        let unit = leaf.ends_with("_ratio")
-            || (leaf.ends_with("_share") && leaf != "wasted_share")
-            || leaf == "utilization";
+        let unit = leaf.ends_with("_ratio") || leaf.ends_with("_share") || leaf == "utilization";
         if unit && !(-1e-9..=1.0 + 1e-9).contains(v) {
             return Err(format!("{name} = {v}, outside [0, 1]"));
         }
