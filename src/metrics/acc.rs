@@ -46,6 +46,10 @@ impl Outcomes {
         emit("success", success);
         emit("degraded", self.counts[Outcome::Degraded.index()] as f64);
         emit("success_ratio", ratio(success, self.finished() as f64));
+        // A fallback's answer is a success (`degraded`): a gate on success_ratio alone passes
+        // while every order goes uncharged. This one counts only plain successes.
+        let ok = self.counts[Outcome::Ok.index()] as f64;
+        emit("ok_ratio", ratio(ok, self.finished() as f64));
         emit("goodput_rps", ratio(goodput as f64, span_ns as f64 / 1e9));
         self.emit_errors(emit);
     }
@@ -441,6 +445,14 @@ impl EdgeAcc {
         emit(
             "amplification",
             ratio(self.attempts as f64, self.calls as f64),
+        );
+        // Calls an open breaker or a full bulkhead refused before any attempt count in `calls`
+        // and lower `amplification` (0.31 in a payments outage): per call that sent its first
+        // attempt, the load a caller adds is this.
+        let first = self.attempts - self.retries - self.hedges;
+        emit(
+            "amplification_sent",
+            ratio(self.attempts as f64, first as f64),
         );
         self.outcomes
             .emit_all(span_ns, self.outcomes.success(), emit);

@@ -18,10 +18,11 @@ pub fn better(metric: &str) -> Option<Better> {
     if matches!(family, "errors" | "shed") {
         return Some(Better::Lower);
     }
-    const HIGHER: [&str; 9] = [
+    const HIGHER: [&str; 10] = [
         "stopped_at_s",
         "success",
         "success_ratio",
+        "ok_ratio",
         "goodput_rps",
         "goodput_after_rps",
         "goodput_during_rps",
@@ -29,10 +30,11 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 26] = [
+    const LOWER: [&str; 27] = [
         "abandoned",
         "diverged",
         "amplification",
+        "amplification_sent",
         "attempts_per_request",
         "breaker_open_s",
         "breaker_opens",

@@ -33,6 +33,7 @@ mod doc_links;
 mod docs;
 mod duration_hints;
 mod export;
+mod false_passes;
 mod fanout;
 mod faults;
 mod files;

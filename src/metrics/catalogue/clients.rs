@@ -44,6 +44,11 @@ pub(super) const CLIENTS: &[MetricDoc] = &[
         "success / requests that finished in the window (0 when none finished)",
     ),
     doc(
+        "client.<c>.ok_ratio",
+        "ratio",
+        "requests answered ok, not degraded / requests that finished: a fallback's answer is a success and lifts success_ratio, not this (gate it beside success_ratio on a path with a fallback)",
+    ),
+    doc(
         "client.<c>.goodput_rps",
         "1/s",
         "success per second of the window",

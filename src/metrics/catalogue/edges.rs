@@ -26,7 +26,12 @@ pub(super) const EDGES: &[MetricDoc] = &[
     doc(
         "edge.<from>.<to>.amplification",
         "ratio",
-        "attempts per logical call",
+        "attempts per logical call; a call refused before any attempt (an open breaker, a full bulkhead, a limit) counts with none, so during an outage behind a breaker it reads below 1",
+    ),
+    doc(
+        "edge.<from>.<to>.amplification_sent",
+        "ratio",
+        "attempts / calls that sent their first attempt (attempts - retries - hedges): the load a caller adds per call it actually sends, whatever a breaker refuses; gate retry storms on this on an edge with a breaker",
     ),
     doc(
         "edge.<from>.<to>.success",
@@ -42,6 +47,11 @@ pub(super) const EDGES: &[MetricDoc] = &[
         "edge.<from>.<to>.success_ratio",
         "ratio",
         "calls ended ok or degraded / calls ended",
+    ),
+    doc(
+        "edge.<from>.<to>.ok_ratio",
+        "ratio",
+        "calls ended ok, not degraded / calls ended",
     ),
     doc(
         "edge.<from>.<to>.goodput_rps",

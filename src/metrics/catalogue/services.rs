@@ -25,6 +25,11 @@ pub(super) const SERVICES: &[MetricDoc] = &[
         "success / all answers it gave (faults' and shedding's included)",
     ),
     doc(
+        "service.<s>.ok_ratio",
+        "ratio",
+        "answers it gave ok, not degraded / all answers it gave",
+    ),
+    doc(
         "service.<s>.goodput_rps",
         "1/s",
         "answers ok or degraded per second whose caller still waited for them",

@@ -43,10 +43,10 @@ fn windows_within_the_run(m: &RunMetrics) -> Result<(), String> {
         if !COUNTS.iter().any(|c| whole.ends_with(&format!(".{c}"))) {
             continue;
         }
-        if let Some(run) = m.get(whole) {
-            if *v > run + 1e-9 {
-                return Err(format!("{name} = {v} is more than {whole} = {run}"));
-            }
+        if let Some(run) = m.get(whole)
+            && *v > run + 1e-9
+        {
+            return Err(format!("{name} = {v} is more than {whole} = {run}"));
         }
     }
     Ok(())
