@@ -10,12 +10,14 @@
 
 mod estimate;
 mod facts;
+mod gates;
 mod load;
 mod median;
 mod pace;
 mod timing;
 
 use crate::model::Model;
+pub use gates::Gate;
 
 /// One lint: its id (as `allow` names it) and what it finds, in a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,9 +34,10 @@ pub const BUDGET_FLOOR: &str = "budget-floor";
 pub const HEDGE_BELOW_MEDIAN: &str = "hedge-below-median";
 pub const BULKHEAD_BELOW_LITTLE: &str = "bulkhead-below-little";
 pub const SUB_MICROSECOND_THINK: &str = "sub-microsecond-think";
+pub const AMPLIFICATION_BEHIND_BREAKER: &str = "amplification-behind-breaker";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 8] = [
+pub const LINTS: [Lint; 9] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -71,6 +74,11 @@ pub const LINTS: [Lint; 8] = [
         summary: "a closed loop's think time (its mean) or pace above zero but under a \
                   microsecond, which no real user keeps",
     },
+    Lint {
+        id: AMPLIFICATION_BEHIND_BREAKER,
+        summary: "an upper bound on an edge's amplification where the calls go through a \
+                  breaker, whose refusals lower it in an outage",
+    },
 ];
 
 /// Whether `id` names a lint.
@@ -86,8 +94,8 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Every finding of every lint on `model`, in lint order, each once.
-pub fn lint(model: &Model) -> Vec<Finding> {
+/// Every finding of every lint on `model` and the scenario's `gates`, in lint order, each once.
+pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     let facts = facts::Facts::of(model);
     let mut out = Vec::new();
     timing::retry_cannot_fit(&facts, &mut out);
@@ -98,6 +106,7 @@ pub fn lint(model: &Model) -> Vec<Finding> {
     median::hedge_below_median(&facts, &mut out);
     load::bulkhead_below_little(&facts, &mut out);
     pace::sub_microsecond_think(&facts, &mut out);
+    gates::amplification_behind_breaker(&facts, gates, &mut out);
     let mut seen = Vec::new();
     out.retain(|f| {
         let fresh = !seen.contains(f);

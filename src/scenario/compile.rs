@@ -187,6 +187,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
         variants: super::variants_of(src, raw)?,
         allow: super::warnings::allowed(src, meta.allow.as_deref().unwrap_or_default())?,
         source: Arc::clone(shared),
+        run: super::expectation::BASE.to_string(),
     })
 }
 

@@ -66,6 +66,9 @@ pub struct Scenario {
     pub allow: Vec<String>,
     /// The text it was compiled from, kept to locate lint warnings (`Scenario::warnings`).
     pub source: std::sync::Arc<Source>,
+    /// The run this model is: `base`, or the `[[variant]]` `load_with_variants` compiled it
+    /// for. The gate lints judge only the expectations on this run.
+    pub run: String,
 }
 
 /// Reads, overrides and compiles a scenario file.
@@ -164,6 +167,10 @@ pub fn load_with_variants_tagged(
             }
             other => other,
         })?;
+        let model = Scenario {
+            run: v.name.clone(),
+            ..model
+        };
         models.push((Some(v.name), model));
     }
     Ok(models)

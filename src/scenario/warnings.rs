@@ -3,6 +3,7 @@
 
 use super::Scenario;
 use super::document::{Located, Source};
+use super::expectation::Op;
 use crate::error::{ScenarioError, did_you_mean};
 use crate::lint;
 use std::fmt;
@@ -23,7 +24,16 @@ impl fmt::Display for Warning {
 impl Scenario {
     /// What the lints find in this scenario's model, except the ids it allows.
     pub fn warnings(&self) -> Vec<Warning> {
-        lint::lint(&self.model)
+        let gates: Vec<lint::Gate> = (self.expects.iter().enumerate())
+            .filter(|(_, e)| e.variant == self.run)
+            .map(|(i, e)| lint::Gate {
+                metric: &e.metric,
+                // A comparison of two runs asks another question than the load sent.
+                upper_bound: matches!(e.op, Op::Lt | Op::Le) && e.against.is_none(),
+                field: format!("expect.{i}.metric"),
+            })
+            .collect();
+        lint::lint(&self.model, &gates)
             .into_iter()
             .filter(|f| !self.allow.iter().any(|a| a == f.id))
             .map(|f| Warning {

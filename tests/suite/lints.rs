@@ -365,6 +365,97 @@ fn a_think_or_pace_under_a_microsecond_is_found_and_zero_and_one_microsecond_are
 }
 
 #[test]
+fn an_upper_bound_on_amplification_behind_a_breaker_is_found_and_amplification_sent_is_not() {
+    // web -> api through `policy.call`; api -> db through `policy.inner` when `inner` is set.
+    let gated = |policy: &str, inner: &str, gates: &[(&str, &str)]| {
+        let api = match inner {
+            "" => String::new(),
+            _ => "calls = [{ to = \"db\", policy = \"inner\" }]".to_string(),
+        };
+        let mut toml = scenario("rate = 100", &api, "", policy);
+        if !inner.is_empty() {
+            toml.push_str(&format!("\n[policy.inner]\n{inner}\n"));
+        }
+        for (metric, op) in gates {
+            toml.push_str(&format!(
+                "\n[[expect]]\nmetric = \"{metric}\"\nop = \"{op}\"\nvalue = 1.3\n"
+            ));
+        }
+        (warnings(&toml).into_iter())
+            .filter(|(id, _, _)| id == "amplification-behind-breaker")
+            .map(|(_, field, message)| (field, message))
+            .collect::<Vec<_>>()
+    };
+    let breaker =
+        "retry = { attempts = 3 }\nbreaker = { window = 20, min_calls = 10, failure_rate = 0.5 }";
+    let found = gated(breaker, "", &[("edge.web.api.amplification", "<=")]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "expect.0.metric");
+    assert!(
+        found[0].1.starts_with(
+            "`edge.web.api.amplification` is bounded above, but calls from web to api go \
+             through the breaker of `policy.call`"
+        ),
+        "{}",
+        found[0].1
+    );
+    assert!(found[0].1.contains("`edge.web.api.amplification_sent`"));
+    // `<` too; each gate is named by its own index.
+    let two = gated(
+        breaker,
+        "",
+        &[
+            ("edge.web.api.amplification", ">="),
+            ("edge.web.api.amplification", "<"),
+        ],
+    );
+    assert_eq!(
+        two.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["expect.1.metric"]
+    );
+    // A lower bound, the load sent, and an edge without a breaker pass no falsely.
+    assert_eq!(
+        gated(breaker, "", &[("edge.web.api.amplification", ">=")]),
+        vec![]
+    );
+    assert_eq!(
+        gated(breaker, "", &[("edge.web.api.amplification_sent", "<=")]),
+        vec![]
+    );
+    let retry_only = "retry = { attempts = 3 }";
+    assert_eq!(
+        gated(retry_only, "", &[("edge.web.api.amplification", "<=")]),
+        vec![]
+    );
+    // Brooker's retry-only breaker refuses retries, never a first try.
+    let first_tries_pass = format!("{breaker}\n").replace("0.5 }", "0.5, retries_only = true }");
+    assert_eq!(
+        gated(
+            &first_tries_pass,
+            "",
+            &[("edge.web.api.amplification", "<=")]
+        ),
+        vec![]
+    );
+    // A service's call: the edge api -> db has the breaker, web -> api does not.
+    let inner = gated(
+        retry_only,
+        breaker,
+        &[
+            ("edge.web.api.amplification", "<="),
+            ("edge.api.db.amplification", "<="),
+        ],
+    );
+    assert_eq!(inner.len(), 1, "{inner:?}");
+    assert_eq!(inner[0].0, "expect.1.metric");
+    assert!(
+        inner[0]
+            .1
+            .contains("calls from api to db go through the breaker of `policy.inner`")
+    );
+}
+
+#[test]
 fn allow_silences_a_lint_by_id_and_an_unknown_id_is_an_error() {
     let toml = scenario(
         "rate = 10",
@@ -508,6 +599,37 @@ fn a_variant_warns_for_what_the_base_does_not_have() {
     );
     assert!(
         stderr.contains("variant `eager` set policy.call.hedge.delay=\"5ms\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_gate_is_linted_against_the_run_it_judges() {
+    // The base calls through a breaker, the variant `plain` does not: a bound on the base's
+    // amplification is found, the same bound on `plain` is not, in either model.
+    let dir = scratch("lints-gate-variant");
+    let path = dir.join("v.toml");
+    let gate = |variant: &str| {
+        format!(
+            "\n[[expect]]\nmetric = \"edge.web.api.amplification\"\n{variant}op = \"<=\"\nvalue = 1.3\n"
+        )
+    };
+    let toml = scenario(
+        "rate = 100",
+        "",
+        "",
+        "breaker = { window = 20, min_calls = 10, failure_rate = 0.5 }",
+    ) + "\n[policy.plain]\nretry = { attempts = 2 }\n"
+        + "\n[[variant]]\nname = \"plain\"\nset = { \"client.web.policy\" = \"plain\" }\n"
+        + &gate("")
+        + &gate("variant = \"plain\"\n");
+    std::fs::write(&path, toml).unwrap();
+    let out = cascade(&["validate", path.to_str().unwrap()], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("warning[").count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("warning[amplification-behind-breaker]: ")
+            && stderr.contains("field `expect.0.metric`"),
         "{stderr}"
     );
 }
