@@ -30,6 +30,7 @@ mod diff;
 mod divergence;
 mod doc_limits;
 mod doc_links;
+mod doc_numbers;
 mod docs;
 mod duration_hints;
 mod export;
