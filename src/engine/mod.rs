@@ -7,6 +7,7 @@ mod attempt_end;
 mod autoscale;
 mod balance;
 mod branches;
+mod build;
 mod call_timers;
 mod calls;
 mod children;

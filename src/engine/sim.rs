@@ -1,15 +1,16 @@
 //! The run loop and the event handlers: clients start logical calls, calls make attempts,
 //! attempts become jobs at service instances, jobs do their work and their own calls, and
 //! replies travel back. Policies (`crate::policy`) decide; this file only moves requests.
+//! A simulation is built from its model in `build.rs`.
 
 use super::arena::Arena;
 use super::progress::{CHECK_EVERY, NoProgress, Stop};
 use super::queue::EventQueue;
-use super::rng::{Stream, stream};
+use super::rng::Stream;
 use super::state::*;
 use crate::metrics::RunMetrics;
 use crate::metrics::recorder::Recorder;
-use crate::model::{CallSpec, Load, Model, Rule};
+use crate::model::{CallSpec, Load, Model};
 use rand_distr::{Distribution, Exp1};
 
 pub struct Simulation {
@@ -48,14 +49,14 @@ pub struct Simulation {
     pub(super) trace: Option<Box<super::trace::Trace>>,
     /// Events handled at instant `instant_at` (counted in strides of `CHECK_EVERY`), against
     /// `instant_limit` (`engine::progress`).
-    instant_at: u64,
-    instant_events: u64,
-    instant_limit: u64,
+    pub(super) instant_at: u64,
+    pub(super) instant_events: u64,
+    pub(super) instant_limit: u64,
     /// Each closed-loop client's most requests (`engine::work_bound`), looked at with the clock.
-    work_bound: super::work_bound::WorkBound,
-    stopped: Option<Stop>,
+    pub(super) work_bound: super::work_bound::WorkBound,
+    pub(super) stopped: Option<Stop>,
     /// Told the simulated time once per stride of events (a progress bar), when asked for.
-    observer: Option<Box<dyn FnMut(u64) + Send>>,
+    pub(super) observer: Option<Box<dyn FnMut(u64) + Send>>,
 }
 
 /// The run's own facts in every summary: whether it diverged, and when it stopped.
@@ -79,206 +80,7 @@ pub(super) fn spec_of(specs: &[CallSpec], id: SpecId) -> &CallSpec {
     &specs[id.0 as usize]
 }
 
-/// Every call spec of the model (clients', services' steps', fallbacks'), indexed by id: one
-/// lookup on the hot path instead of a walk through clients, services and steps.
-fn specs_by_id(model: &Model) -> Vec<CallSpec> {
-    let all = model
-        .clients
-        .iter()
-        .flat_map(|c| c.calls())
-        .chain(model.services.iter().flat_map(|s| s.calls()))
-        .chain(&model.fallbacks);
-    let mut specs: Vec<Option<CallSpec>> = vec![None; model.call_specs];
-    for spec in all {
-        specs[spec.id] = Some(spec.clone());
-    }
-    specs
-        .into_iter()
-        .map(|s| s.expect("call spec ids are dense"))
-        .collect()
-}
-
-/// The `branch` faults on step `step` of operation `operation` (0: the service's own plan) of
-/// service `service`.
-fn branch_faults(model: &Model, service: usize, operation: usize, step: usize) -> Vec<u32> {
-    use crate::model::fault::{Effect, Target};
-    (model.faults.iter().enumerate())
-        .filter(|(_, f)| {
-            f.target == Target::Service(service)
-                && usize::from(f.operation) == operation
-                && matches!(f.effect, Effect::Branch { step: at, .. } if at == step)
-        })
-        .map(|(i, _)| i as u32)
-        .collect()
-}
-
 impl Simulation {
-    pub fn new(model: Model) -> Simulation {
-        let seed = model.seed;
-        let clients = model
-            .clients
-            .iter()
-            .map(|c| ClientState {
-                arrival_rng: stream(seed, &format!("client.{}", c.name), "arrivals"),
-                think_rng: stream(seed, &format!("client.{}", c.name), "think"),
-                rate_cursor: 0,
-                last_arrival: 0.0,
-                mix_rng: stream(seed, &format!("client.{}", c.name), "mix"),
-                criticality: c.criticality,
-            })
-            .collect();
-        let services = model
-            .services
-            .iter()
-            .enumerate()
-            .map(|(index, s)| ServiceState {
-                instances: (0..s.slots())
-                    .map(|i| InstanceState {
-                        busy: 0,
-                        queue: std::collections::VecDeque::new(),
-                        cancelled_in_queue: 0,
-                        work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
-                        codel: s.codel.as_ref().map(crate::policy::codel::Codel::new),
-                        operation_busy: if s.partitioned {
-                            vec![0; s.operations.len() + 1]
-                        } else {
-                            Vec::new()
-                        },
-                        working: 0,
-                        owed: std::collections::VecDeque::new(),
-                    })
-                    .collect(),
-                balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
-                next_rr: 0,
-                outlier: s
-                    .outlier
-                    .clone()
-                    .map(|o| crate::policy::outlier::Outlier::new(o, s.slots() as usize)),
-                // Slots past the instances of the start hold none yet (autoscaling).
-                down: (0..s.slots())
-                    .map(|i| {
-                        if i < s.instances {
-                            0
-                        } else {
-                            super::lifecycle::ABSENT
-                        }
-                    })
-                    .collect(),
-                life: s
-                    .orchestration
-                    .as_ref()
-                    .map(|o| Box::new(super::lifecycle::Life::new(&model, s, o))),
-                ramp: s
-                    .slow_start
-                    .as_ref()
-                    .map(|c| Box::new(super::slow_start::Ramp::new(c, s.slots()))),
-                branches: s
-                    .plans()
-                    .enumerate()
-                    .map(|(operation, plan)| {
-                        let mut options = 0;
-                        plan.branches
-                            .iter()
-                            .enumerate()
-                            .map(|(step, b)| {
-                                b.as_ref().map(|b| BranchState {
-                                    p: b.p().unwrap_or(1.0),
-                                    rng: stream(seed, &format!("service.{}", s.name), &b.stream),
-                                    faults: branch_faults(&model, index, operation, step),
-                                    option_base: {
-                                        let base = options;
-                                        if let Rule::Choose { until, .. } = &b.rule {
-                                            options += until.len() as u32;
-                                        }
-                                        base
-                                    },
-                                })
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            })
-            .collect();
-        let edge_rngs = model
-            .edges
-            .iter()
-            .map(|e| stream(seed, &format!("edge.{}", e.name), "latency"))
-            .collect();
-        let layout = super::policy_state::build(&model);
-        let mut rec = Recorder::new(&model);
-        for (level, &initial) in rec.limits.iter_mut().zip(&layout.initial_limits) {
-            let mut unused = 0;
-            level.add(0, initial as i64, &mut unused);
-        }
-        let faults = super::faults::FaultIndex::new(&model);
-        let slots = crate::metrics::slots::Slots::of(&model);
-        let mut sim = Simulation {
-            slot_base: slots.service_base,
-            client_slot_base: slots.client_base,
-            faults,
-            policies: layout.states,
-            policy_base: layout.base,
-            bulkheads: layout.bulkheads,
-            pools: layout.pools,
-            now: 0,
-            end: model.end(),
-            queue: EventQueue::default(),
-            calls: Arena::default(),
-            jobs: Arena::default(),
-            ops: Arena::default(),
-            clients,
-            services,
-            edge_rngs,
-            rec,
-            extra_users: Vec::new(),
-            segments: Vec::new(),
-            pool_holds: Default::default(),
-            trace: None,
-            instant_at: u64::MAX,
-            instant_events: 0,
-            instant_limit: super::progress::instant_limit(&model),
-            work_bound: super::work_bound::WorkBound::of(&model),
-            stopped: None,
-            observer: None,
-            events: 0,
-            specs: specs_by_id(&model)
-                .into_iter()
-                .chain(super::probes::probe_specs(&model))
-                .collect(),
-            model,
-        };
-        sim.start_clients();
-        sim.schedule_fault_events();
-        sim.start_lifecycles();
-        sim
-    }
-
-    fn start_clients(&mut self) {
-        for (s, svc) in self.model.services.iter().enumerate() {
-            if let Some(o) = &svc.outlier {
-                self.queue.push(o.interval, Event::OutlierSweep(s as u32));
-            }
-        }
-        for c in 0..self.model.clients.len() {
-            match &self.model.clients[c].load {
-                Load::Open { .. } => self.schedule_arrival(c as u32),
-                Load::Closed { users, think, .. } => {
-                    // Users start spread over one think time rather than all at once.
-                    for user in 0..*users {
-                        let t = think.sample(&mut self.clients[c].think_rng);
-                        self.queue.push(
-                            t,
-                            Event::UserStart {
-                                client: c as u32,
-                                user,
-                            },
-                        );
-                    }
-                }
-            }
-        }
-    }
-
     /// Keeps every event as a CSV row (at most `limit` rows; see `engine::trace`).
     pub fn with_trace(mut self, limit: u64) -> Simulation {
         self.trace = Some(Box::new(super::trace::Trace::new(limit)));
@@ -485,7 +287,7 @@ impl Simulation {
         }
     }
 
-    fn schedule_arrival(&mut self, c: u32) {
+    pub(super) fn schedule_arrival(&mut self, c: u32) {
         let Load::Open { poisson, rate } = &self.model.clients[c as usize].load else {
             return;
         };
