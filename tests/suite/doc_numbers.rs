@@ -170,6 +170,27 @@ impl Checks {
                 .push(format!("{what}: `{cell}` is not what the run shows"));
         }
     }
+
+    /// A cell that gives a run's verdict: it says `bad` and the run must show `is_bad`, or it
+    /// does not and the run must not; then, where the cell has a figure after `label`, the
+    /// figure must be the run's `value` (asked for only then: a run that did not recover has
+    /// no recovery time).
+    fn verdict(
+        &mut self,
+        cell: &str,
+        (bad, is_bad): (&str, bool),
+        (what, label): (&str, &str),
+        value: impl FnOnce() -> f64,
+    ) {
+        if cell.contains(bad) {
+            self.holds(bad, cell, is_bad);
+            return;
+        }
+        self.holds(&format!("not {bad}"), cell, !is_bad);
+        if let Some(shown) = cell.contains(label).then(|| number_after(cell, label)) {
+            self.figure(what, cell, shown, value());
+        }
+    }
 }
 
 /// A hand-typed table of results.
@@ -270,13 +291,12 @@ const TABLES: &[Table] = &[
             c.figure("success ratio", cell, first_number(cell), value);
             let spike_end = spike_end(&read(&repo().join("scenarios/retry-storm.toml")));
             let hurt = run.hurt(v, "app", spike_end, 0.99);
-            if cell.contains("never recovers") {
-                c.holds("never recovers", cell, hurt.to_the_end);
-            } else if let Some(after) = cell.find("recovers about ") {
-                let after = &cell[after..];
-                let end = hurt.last_end.unwrap_or(0.0);
-                c.figure("recovered after", after, first_number(after), end);
-            }
+            c.verdict(
+                cell,
+                ("never recovers", hurt.to_the_end),
+                ("recovered after", "recovers about "),
+                || hurt.last_end.unwrap_or(0.0),
+            );
         },
     },
     // docs/scenario.md, "Autoscaling": how late the autoscaler reacts.
@@ -309,13 +329,12 @@ const TABLES: &[Table] = &[
         check: |cells, run, v, c| {
             let cell = cells[0];
             let recovered = run.metric(v, "fault.0.recovered") == 1.0;
-            if cell.contains("NOT RECOVERED") {
-                c.holds("not recovered", cell, !recovered);
-            } else {
-                c.holds("recovered", cell, recovered);
-                let s = run.metric(v, "fault.0.recovery_s");
-                c.figure("recovery_s", cell, first_number(cell), s);
-            }
+            c.verdict(
+                cell,
+                ("NOT RECOVERED", !recovered),
+                ("recovery_s", "`"),
+                || run.metric(v, "fault.0.recovery_s"),
+            );
             for (label, metric) in [
                 ("during ", "fault.0.goodput_during_rps"),
                 ("after ", "fault.0.goodput_after_rps"),
