@@ -1,4 +1,4 @@
-//! Failure accrual on the engine's side (`policy/accrual.rs`): what a caller's per-host
+//! Failure accrual on the engine's side (`cascade-policy/src/accrual.rs`): what a caller's per-host
 //! state learns when a job is sent to a host and when the host answers or the caller gives up
 //! on it. The balancer's side is `balance.rs` (`pick_past_accrual`).
 
@@ -6,8 +6,8 @@ use super::adaptive::host_failed;
 use super::sim::{Simulation, spec_of};
 use super::state::SpecId;
 use crate::model::Outcome;
-use crate::policy::accrual::Change;
-use crate::random::unit;
+use cascade_policy::accrual::Change;
+use cascade_policy::random::unit;
 
 impl Simulation {
     /// The instance a call path's attempt or hedge goes to: past its caller's failure accrual

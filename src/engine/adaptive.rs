@@ -6,8 +6,8 @@ use super::lifecycle::ABSENT;
 use super::sim::Simulation;
 use super::state::Event;
 use crate::model::Outcome;
-use crate::policy::accrual::Accrual;
-use crate::policy::outlier::{Detection, Outlier};
+use cascade_policy::accrual::Accrual;
+use cascade_policy::outlier::{Detection, Outlier};
 
 impl Simulation {
     /// The caller heard from `instance` of service `s` (or gave up on it): its outlier
@@ -61,7 +61,7 @@ pub fn host_failed(outcome: Outcome) -> bool {
     )
 }
 
-/// The hosts a caller's failure accrual has marked at `now` (`policy/accrual.rs`), one per
+/// The hosts a caller's failure accrual has marked at `now` (`cascade-policy/src/accrual.rs`), one per
 /// instance of the callee.
 #[derive(Clone, Copy)]
 pub struct Marked<'a> {

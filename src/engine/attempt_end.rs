@@ -14,10 +14,10 @@ use super::queue::EventQueue;
 use super::state::{Call, Event, PolicyState};
 use crate::metrics::recorder::Recorder;
 use crate::model::{CallSpec, Outcome};
-use crate::policy::breaker::Transition;
-use crate::policy::limit::sample_of;
-use crate::policy::retry::{RetryInput, RetryPolicy};
-use crate::policy::throttle::Throttle;
+use cascade_policy::breaker::Transition;
+use cascade_policy::limit::sample_of;
+use cascade_policy::retry::{RetryInput, RetryPolicy};
+use cascade_policy::throttle::Throttle;
 
 /// What an ended attempt leaves its policies, read off its call at once. The call's hold on a
 /// bulkhead permit, a limit slot, a budget's retry count and a per-attempt breaker's admission
@@ -119,7 +119,7 @@ impl PolicyState {
             let before = limiter.limit();
             match sample_of(outcome) {
                 Some(dropped) => {
-                    let u = crate::random::unit(&mut self.limit_rng);
+                    let u = cascade_policy::random::unit(&mut self.limit_rng);
                     limiter.release(now, ended.took, ended.limit_inflight, dropped, u);
                 }
                 None => limiter.ignore(),

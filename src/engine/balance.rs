@@ -27,7 +27,7 @@ impl Simulation {
         choose(&mut self.services[s], kind, self.now, None).0
     }
 
-    /// The balancer's choice for a call path with failure accrual (`policy/accrual.rs`): the
+    /// The balancer's choice for a call path with failure accrual (`cascade-policy/src/accrual.rs`): the
     /// hosts this caller marked dead, or whose probe is out, are avoided; when every host left
     /// is marked, the pick goes to one anyway (Finagle's panic mode), counted as
     /// `accrual_panics` on the edge.

@@ -6,7 +6,7 @@
 use super::arena::Ref;
 use super::sim::Simulation;
 use crate::model::{Branch, Rule};
-use crate::random::unit;
+use cascade_policy::random::unit;
 
 impl Simulation {
     /// `advance_job` for a service with a `p` on some step: the first step the job makes,

@@ -37,7 +37,7 @@ impl Simulation {
                         queue: std::collections::VecDeque::new(),
                         cancelled_in_queue: 0,
                         work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
-                        codel: s.codel.as_ref().map(crate::policy::codel::Codel::new),
+                        codel: s.codel.as_ref().map(cascade_policy::codel::Codel::new),
                         operation_busy: if s.partitioned {
                             vec![0; s.operations.len() + 1]
                         } else {
@@ -52,7 +52,7 @@ impl Simulation {
                 outlier: s
                     .outlier
                     .clone()
-                    .map(|o| crate::policy::outlier::Outlier::new(o, s.slots() as usize)),
+                    .map(|o| cascade_policy::outlier::Outlier::new(o, s.slots() as usize)),
                 // Slots past the instances of the start hold none yet (autoscaling).
                 down: (0..s.slots())
                     .map(|i| {

@@ -6,8 +6,8 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BreakerScope, Outcome, Wraps};
-use crate::policy::bulkhead::Admission;
-use crate::random::unit;
+use cascade_policy::bulkhead::Admission;
+use cascade_policy::random::unit;
 
 impl Simulation {
     /// Starts a logical call; returns its reference (stale at once if it ended at once).

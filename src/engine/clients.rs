@@ -25,7 +25,7 @@ impl Simulation {
         let c = &self.model.clients[client as usize];
         let mix = c.mix.as_deref().expect("a client with a mix");
         let state = &mut self.clients[client as usize];
-        let u = crate::random::unit(&mut state.mix_rng);
+        let u = cascade_policy::random::unit(&mut state.mix_rng);
         let (k, deadline, criticality, spec) = if u < mix.first {
             (0, c.deadline, c.criticality, SpecId::of(&c.call))
         } else {

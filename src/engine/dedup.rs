@@ -1,6 +1,6 @@
 //! Idempotency at the callee (`Service::dedup_window`): the store's record of a keyed
 //! non-idempotent call lives in its `Op`, shared by all the callee's instances, and decides
-//! (`policy/dedup.rs`) whether an arriving attempt executes, waits parked (`JobState::Awaiting`:
+//! (`cascade-policy/src/dedup.rs`) whether an arriving attempt executes, waits parked (`JobState::Awaiting`:
 //! no worker, no queue place) or is answered from a stored success. Reached only at a service
 //! with the key.
 
@@ -8,7 +8,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::Outcome;
-use crate::policy::dedup::{Arrival, Released};
+use cascade_policy::dedup::{Arrival, Released};
 
 impl Simulation {
     /// An attempt arrives at a service with a `dedup_window`: true if the store took it

@@ -10,8 +10,8 @@ use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
-use crate::policy::breaker::{State, Transition};
-use crate::policy::retry::in_set;
+use cascade_policy::breaker::{State, Transition};
+use cascade_policy::retry::in_set;
 
 impl Simulation {
     /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the

@@ -9,7 +9,7 @@ use super::state::{Event, NO_RETRY_AFTER};
 use crate::model::fault::{Effect, Fault, Target};
 use crate::model::latency::scale_ns;
 use crate::model::{Model, Outcome};
-use crate::random::unit;
+use cascade_policy::random::unit;
 
 /// Which faults can touch each service and each edge, and each fault's random stream.
 pub struct FaultIndex {

@@ -7,7 +7,7 @@
 use super::sim::Simulation;
 use super::state::NO_SLOT;
 use crate::model::BreakerScope;
-use crate::policy::breaker::{Breaker, State};
+use cascade_policy::breaker::{Breaker, State};
 
 impl Simulation {
     /// Instance `i` of service `s` is a new host: fresh state of its own, in its callers and

@@ -198,7 +198,7 @@ impl Simulation {
             for i in 0..instances {
                 for kind in [ProbeKind::Liveness, ProbeKind::Readiness] {
                     if let Some(period) = self.orchestration(s).probe(kind).map(|p| p.period) {
-                        let phase = crate::random::unit(&mut self.life_mut(s).rng);
+                        let phase = cascade_policy::random::unit(&mut self.life_mut(s).rng);
                         let at = (phase * period as f64) as u64;
                         self.schedule_life(s, i, at, Action::Tick(kind));
                     }

@@ -7,10 +7,10 @@
 use super::rng::stream;
 use super::state::{NO_SLOT, PolicyState};
 use crate::model::{BreakerScope, CallSpec, Model};
-use crate::policy::breaker::Breaker;
-use crate::policy::budget::Budget;
-use crate::policy::bulkhead::Bulkhead;
-use crate::policy::limit::Limiter;
+use cascade_policy::breaker::Breaker;
+use cascade_policy::budget::Budget;
+use cascade_policy::bulkhead::Bulkhead;
+use cascade_policy::limit::Limiter;
 use std::collections::BTreeMap;
 
 /// The bulkhead state of a model's calls: waiters are (call, attempt) pairs, attempt 0 for a
@@ -156,7 +156,7 @@ pub(super) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicySta
         throttle: p
             .throttle
             .as_ref()
-            .map(crate::policy::throttle::Throttle::new),
+            .map(cascade_policy::throttle::Throttle::new),
         throttle_rng: stream(model.seed, name, "throttle"),
         limit: p.limit.as_ref().map(Limiter::new),
         limit_rng: stream(model.seed, name, "limit"),
@@ -168,9 +168,9 @@ pub(super) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicySta
         hedge: p
             .hedge
             .as_ref()
-            .map(|h| crate::policy::hedge::LatencyTracker::new(h.period)),
+            .map(|h| cascade_policy::hedge::LatencyTracker::new(h.period)),
         hedge_budget: p.hedge.as_ref().and_then(|h| h.budget).map(|ratio| {
-            Budget::new(&crate::policy::budget::BudgetConfig::Ratio {
+            Budget::new(&cascade_policy::budget::BudgetConfig::Ratio {
                 ratio,
                 min_per_s: 0.0,
                 window: 10_000_000_000,

@@ -111,7 +111,7 @@ pub struct Op {
     pub call_done: bool,
     /// The idempotency store's record of this call's key, at a callee with a `dedup_window`
     /// (`dedup.rs`); untouched elsewhere.
-    pub dedup: crate::policy::dedup::Record<Ref>,
+    pub dedup: cascade_policy::dedup::Record<Ref>,
 }
 
 impl Call {
@@ -194,7 +194,7 @@ pub struct InstanceState {
     /// Cancelled jobs still in `queue`, skipped when dequeued.
     pub cancelled_in_queue: u32,
     pub work_rng: Stream,
-    pub codel: Option<crate::policy::codel::Codel>,
+    pub codel: Option<cascade_policy::codel::Codel>,
     /// Per operation (from 1; entry 0 unused), its busy workers here: only at a service
     /// with a partition (`Service::partitioned`), else empty.
     pub operation_busy: Vec<u32>,
@@ -217,7 +217,7 @@ pub struct ServiceState {
     pub instances: Vec<InstanceState>,
     pub balancer_rng: Stream,
     pub next_rr: u32,
-    pub outlier: Option<crate::policy::outlier::Outlier>,
+    pub outlier: Option<cascade_policy::outlier::Outlier>,
     /// Per instance: crashes holding it down (the balancer skips it while above 0).
     pub down: Vec<u32>,
     /// Per plan (the service's own, then each operation's), per step, its probability and
@@ -306,22 +306,22 @@ pub enum Event {
 /// The state one caller instance keeps for one call path's policy.
 pub struct PolicyState {
     /// One breaker, or one per callee instance (`scope = "instance"`).
-    pub breakers: Vec<crate::policy::breaker::Breaker>,
-    pub budget: Option<crate::policy::budget::Budget>,
+    pub breakers: Vec<cascade_policy::breaker::Breaker>,
+    pub budget: Option<cascade_policy::budget::Budget>,
     /// The bulkhead this path takes permits from (`Simulation::bulkheads`): its own, or its
     /// caller instance's named pool.
     pub bulkhead: Option<u32>,
-    pub throttle: Option<crate::policy::throttle::Throttle>,
-    pub hedge: Option<crate::policy::hedge::LatencyTracker>,
-    pub hedge_budget: Option<crate::policy::budget::Budget>,
+    pub throttle: Option<cascade_policy::throttle::Throttle>,
+    pub hedge: Option<cascade_policy::hedge::LatencyTracker>,
+    pub hedge_budget: Option<cascade_policy::budget::Budget>,
     /// Draws for throttling decisions, apart from jitter so neither shifts the other.
     pub throttle_rng: Stream,
-    pub limit: Option<crate::policy::limit::Limiter>,
+    pub limit: Option<cascade_policy::limit::Limiter>,
     /// Draws for the Vegas limit's probe jitter.
     pub limit_rng: Stream,
     pub jitter_rng: Stream,
-    /// Failure accrual, one per callee instance (`policy/accrual.rs`); empty without it.
-    pub accrual: Vec<crate::policy::accrual::Accrual>,
+    /// Failure accrual, one per callee instance (`cascade-policy/src/accrual.rs`); empty without it.
+    pub accrual: Vec<cascade_policy::accrual::Accrual>,
     /// Draws for the accrual's mark-dead jitter.
     pub accrual_rng: Stream,
 }

@@ -5,7 +5,7 @@
 use super::yaml::{Y, write};
 use super::{proto_seconds, retried};
 use crate::model::{BudgetConfig, Policy};
-use crate::outcome::Outcome;
+use cascade_policy::outcome::Outcome;
 
 /// Writes `p`, already restricted to what Envoy expresses (`expressible`).
 pub fn export(name: &str, p: &Policy) -> String {

@@ -3,8 +3,8 @@
 
 use super::{proto_seconds, retried};
 use crate::model::{BudgetConfig, HedgeDelay, Policy};
-use crate::outcome::Outcome;
-use crate::policy::backoff::Schedule;
+use cascade_policy::backoff::Schedule;
+use cascade_policy::outcome::Outcome;
 use serde_json::{Map, Value, json};
 
 /// Writes `p`, already restricted to what gRPC expresses (`expressible`).

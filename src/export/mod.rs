@@ -14,7 +14,7 @@ mod yaml;
 use crate::error::Error;
 use crate::import::Format;
 use crate::model::Policy;
-use crate::outcome::Outcome;
+use cascade_policy::outcome::Outcome;
 pub use expressible::{Restricted, expressible};
 
 /// A policy in a library's format, and what that format cannot say.

@@ -5,8 +5,8 @@ use super::expressible::{R4J_NO_CAP, R4J_UNBOUNDED_QUEUE};
 use super::yaml::{Y, write};
 use crate::import::read::duration_text;
 use crate::model::Policy;
-use crate::policy::backoff::{Jitter, Schedule};
-use crate::policy::breaker::Window;
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::breaker::Window;
 
 const NS_PER_S: u64 = 1_000_000_000;
 

@@ -475,10 +475,10 @@ pub(super) fn retry(ctx: &mut Ctx, i: &Instance, p: &mut PolicyOut) -> Read<()> 
 mod tests {
     #[test]
     fn retry_all_is_retryable() {
-        use crate::outcome::Outcome;
+        use cascade_policy::outcome::Outcome;
         for k in super::RETRY_ALL {
             let o = Outcome::from_name(k).unwrap();
-            assert!(!crate::policy::retry::NEVER_RETRIED.contains(&o), "{k}");
+            assert!(!cascade_policy::retry::NEVER_RETRIED.contains(&o), "{k}");
         }
     }
 }

@@ -8,7 +8,7 @@ use super::facts::{Facts, Site};
 use super::{BREAKER_MIN_CALLS, BUDGET_FLOOR, BULKHEAD_BELOW_LITTLE, Finding, dur, per_s};
 use crate::model::{BreakerScope, BudgetConfig, Wraps};
 use crate::number::sig3;
-use crate::policy::breaker::Window;
+use cascade_policy::breaker::Window;
 
 /// How the path's calls are split among the copies of a policy's state, for a message: empty
 /// for one copy, else ` per copy of 3 (one per caller instance)`.

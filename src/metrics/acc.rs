@@ -3,8 +3,8 @@
 //! when the bucket closes, so per-bucket counts add up to the summary's by construction.
 
 use super::level::Area;
-use crate::outcome::{OUTCOME_COUNT, Outcome};
-use crate::stats::hist::LatencyHist;
+use cascade_policy::hist::LatencyHist;
+use cascade_policy::outcome::{OUTCOME_COUNT, Outcome};
 
 /// Receives `(metric suffix, value)` pairs in a fixed order.
 pub type Emit<'a> = &'a mut dyn FnMut(&str, f64);
@@ -384,7 +384,7 @@ pub struct EdgeAcc {
     pub half_open_probes: u64,
     /// Integral over time (ns × permits) of the adaptive concurrency limits on the edge.
     pub limit_area: Area,
-    /// Failure accrual (`policy/accrual.rs`): hosts marked dead, probes sent, hosts revived,
+    /// Failure accrual (`cascade-policy/src/accrual.rs`): hosts marked dead, probes sent, hosts revived,
     /// and picks made with every host marked (panic). Emitted only for an edge with a path
     /// that has `failure_accrual` (`has_accrual`).
     pub accrual_removals: u64,

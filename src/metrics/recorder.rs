@@ -7,8 +7,8 @@ use super::entity_names::{Names, StepMetric, emit_entities, reaching_clients, st
 use super::level::Level;
 use crate::metrics::level::Area;
 use crate::model::Model;
-use crate::outcome::Outcome;
-use crate::stats::hist::LatencyHist;
+use cascade_policy::hist::LatencyHist;
+use cascade_policy::outcome::Outcome;
 
 /// The time-integrated levels of one service, summed over its instances.
 #[derive(Default, Clone, Copy)]

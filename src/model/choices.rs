@@ -62,7 +62,7 @@ impl Criticality {
 }
 
 /// What a breaker or a bulkhead wraps (kept with the bulkhead, whose config names it).
-pub use crate::policy::bulkhead::Wraps;
+pub use cascade_policy::bulkhead::Wraps;
 
 /// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
 /// instance of it.

@@ -1,6 +1,6 @@
 //! Latency distributions, sampled in integer nanoseconds.
 
-use crate::random::unit;
+use cascade_policy::random::unit;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1, Gamma, LogNormal, StandardNormal, Weibull};
 

@@ -9,13 +9,13 @@ pub mod overload;
 pub mod rate;
 pub mod slow_start;
 
-pub use crate::outcome::Outcome;
-pub use crate::policy::breaker::BreakerConfig;
-pub use crate::policy::budget::BudgetConfig;
-pub use crate::policy::bulkhead::{BulkheadConfig, BulkheadRelease};
-pub use crate::policy::hedge::{HedgeConfig, HedgeDelay};
-pub use crate::policy::retry::RetryPolicy;
-pub use crate::policy::throttle::ThrottleConfig;
+pub use cascade_policy::breaker::BreakerConfig;
+pub use cascade_policy::budget::BudgetConfig;
+pub use cascade_policy::bulkhead::{BulkheadConfig, BulkheadRelease};
+pub use cascade_policy::hedge::{HedgeConfig, HedgeDelay};
+pub use cascade_policy::outcome::Outcome;
+pub use cascade_policy::retry::RetryPolicy;
+pub use cascade_policy::throttle::ThrottleConfig;
 pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
 pub use latency::Latency;
 pub use rate::RateSchedule;
@@ -182,17 +182,17 @@ pub struct Service {
     pub plain_dispatch: bool,
     pub admission: Option<Admission>,
     /// CoDel queue-delay shedding, per instance.
-    pub codel: Option<crate::policy::codel::CodelConfig>,
+    pub codel: Option<cascade_policy::codel::CodelConfig>,
     /// Serve newest first while this many jobs wait (adaptive LIFO); FIFO below it.
     pub adaptive_lifo: Option<u64>,
     /// Outlier ejection at the balancer in front of the instances.
-    pub outlier: Option<crate::policy::outlier::OutlierConfig>,
+    pub outlier: Option<cascade_policy::outlier::OutlierConfig>,
     /// Slow start at the balancer for instances coming into rotation (`model/slow_start.rs`).
     pub slow_start: Option<slow_start::SlowStart>,
     /// Contention and the cost of refusals; `None` (the plain path) when it has neither.
     pub overload: Option<Box<overload::Overload>>,
     /// Idempotency store (`dedup_window`, ns): keyed non-idempotent calls are executed once
-    /// per window (`policy/dedup.rs`); `None` (0 as written) deduplicates nothing.
+    /// per window (`cascade-policy/src/dedup.rs`); `None` (0 as written) deduplicates nothing.
     pub dedup_window: Option<u64>,
     /// `admission` or `dedup_window`: arrivals are screened before the queue. One flag for
     /// the engine's plain path.
@@ -393,11 +393,11 @@ pub struct Policy {
     pub bulkhead: Option<BulkheadConfig>,
     pub throttle: Option<ThrottleConfig>,
     /// Adaptive concurrency limit (Netflix concurrency-limits).
-    pub limit: Option<crate::policy::limit::LimitConfig>,
+    pub limit: Option<cascade_policy::limit::LimitConfig>,
     pub fallback: Option<Fallback>,
     pub hedge: Option<HedgeConfig>,
-    /// Finagle's failure accrual per callee host (`policy/accrual.rs`).
-    pub failure_accrual: Option<crate::policy::accrual::AccrualConfig>,
+    /// Finagle's failure accrual per callee host (`cascade-policy/src/accrual.rs`).
+    pub failure_accrual: Option<cascade_policy::accrual::AccrualConfig>,
 }
 
 impl Policy {

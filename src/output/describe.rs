@@ -4,12 +4,12 @@
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::number::short;
-use crate::policy::backoff::{Jitter, Schedule};
-use crate::policy::breaker::Window;
-use crate::policy::budget::BudgetConfig;
-use crate::policy::hedge::HedgeDelay;
-use crate::policy::limit::LimitAlgorithm;
 use crate::time::format_duration as dur;
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::breaker::Window;
+use cascade_policy::budget::BudgetConfig;
+use cascade_policy::hedge::HedgeDelay;
+use cascade_policy::limit::LimitAlgorithm;
 
 /// A call as the matrix shows it: who calls whom, through which policy.
 #[derive(Debug, Clone)]
@@ -140,8 +140,8 @@ pub fn budget(p: &Policy) -> String {
             short(*max_tokens),
             short(*token_ratio),
             match earn_on {
-                crate::policy::budget::EarnOn::Success => "success",
-                crate::policy::budget::EarnOn::Call => "call",
+                cascade_policy::budget::EarnOn::Success => "success",
+                cascade_policy::budget::EarnOn::Call => "call",
             }
         ),
     }

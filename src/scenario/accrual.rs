@@ -1,8 +1,8 @@
-//! Compiles `failure_accrual` on a policy: Finagle's defaults (`policy/accrual.rs`).
+//! Compiles `failure_accrual` on a policy: Finagle's defaults (`cascade-policy/src/accrual.rs`).
 
 use super::document::{Located, Source};
 use super::schema_policy::RawAccrual;
-use crate::policy::accrual::AccrualConfig;
+use cascade_policy::accrual::AccrualConfig;
 
 pub fn compile_accrual(src: &Source, at: &str, a: &RawAccrual) -> Located<AccrualConfig> {
     let d = AccrualConfig::default();

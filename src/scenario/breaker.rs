@@ -6,8 +6,8 @@ use super::document::{Located, Source};
 use super::policy::outcomes;
 use super::schema_policy::*;
 use crate::model::{BreakerPolicy, BreakerScope, Outcome, Wraps};
-use crate::policy::breaker::{BreakerConfig, Window};
-use crate::policy::retry::outcome_set;
+use cascade_policy::breaker::{BreakerConfig, Window};
+use cascade_policy::retry::outcome_set;
 
 const S: u64 = 1_000_000_000;
 

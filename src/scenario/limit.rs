@@ -6,7 +6,7 @@ use super::document::{Located, Source};
 use super::keys::stray_key;
 use super::names::Named;
 use super::schema_policy::{RawLimit, RawLimitWindow};
-use crate::policy::limit::{
+use cascade_policy::limit::{
     AimdConfig, Gradient2Config, LimitAlgorithm, LimitConfig, VegasConfig, WindowConfig,
 };
 

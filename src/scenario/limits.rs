@@ -6,7 +6,7 @@
 use super::compile::Res;
 use super::document::Source;
 use crate::model::{BreakerScope, Load, Model};
-use crate::policy::breaker::Window;
+use cascade_policy::breaker::Window;
 
 /// Steps per plan: the engine counts them in 16 bits, `u16::MAX` meaning "after the work".
 pub const MAX_STEPS: usize = 1000;

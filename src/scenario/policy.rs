@@ -7,10 +7,10 @@ use super::schema::{Dur, RawPolicy};
 use super::schema_policy::*;
 use crate::error::did_you_mean;
 use crate::model::{Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleConfig};
-use crate::policy::backoff::{Backoff, Jitter, Schedule};
-use crate::policy::budget::{BudgetConfig, EarnOn};
-use crate::policy::bulkhead::BulkheadConfig;
-use crate::policy::retry::{
+use cascade_policy::backoff::{Backoff, Jitter, Schedule};
+use cascade_policy::budget::{BudgetConfig, EarnOn};
+use cascade_policy::bulkhead::BulkheadConfig;
+use cascade_policy::retry::{
     DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy, outcome_set,
 };
 use std::collections::BTreeMap;

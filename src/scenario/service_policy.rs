@@ -5,8 +5,8 @@ use super::document::{Located, Source};
 use super::schema::RawService;
 use super::schema_policy::{RawCodel, RawOutlier};
 use crate::model::Discipline;
-use crate::policy::codel::CodelConfig;
-use crate::policy::outlier::OutlierConfig;
+use cascade_policy::codel::CodelConfig;
+use cascade_policy::outlier::OutlierConfig;
 
 pub fn codel(src: &Source, at: &str, c: &RawCodel) -> Located<CodelConfig> {
     let d = CodelConfig::default();

@@ -1,7 +1,7 @@
-//! Statistics that several layers share: the latency histogram (recorded by the engine's
-//! metrics, read by the hedge policy for its learned delay), summaries of replications with
-//! Student's t confidence intervals (sweeps, `check`), and Welch's test (baselines).
+//! Statistics that several layers share: summaries of replications with Student's t
+//! confidence intervals (sweeps, `check`), and Welch's test (baselines). The latency histogram
+//! the metrics record is the policy crate's (`cascade_policy::hist`): the hedge policy reads it
+//! for its learned delay.
 
-pub mod hist;
 pub mod summary;
 pub mod welch;

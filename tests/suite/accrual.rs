@@ -1,4 +1,4 @@
-//! Finagle's failure accrual end to end (`policy/accrual.rs`): a caller marks a failing host
+//! Finagle's failure accrual end to end (`cascade-policy/src/accrual.rs`): a caller marks a failing host
 //! dead after five consecutive failures, its balancer sends elsewhere, one probe goes each
 //! time the mark is over, and when every host is marked the balancer panics and sends anyway.
 //! The counts are hand-computed from Finagle's backoff, equalJittered(5 s, 300 s).

@@ -3,8 +3,8 @@
 //! count (MaxRetryAttempts 3 is 4 attempts).
 
 use cascade::model::{BudgetConfig, Policy};
-use cascade::policy::backoff::{Jitter, Schedule};
-use cascade::policy::breaker::Window;
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::breaker::Window;
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
@@ -38,7 +38,7 @@ fn rejects(text: &str) -> String {
 
 fn on(p: &Policy) -> Vec<&'static str> {
     let r = p.retry.as_ref().unwrap();
-    cascade::outcome::Outcome::ALL
+    cascade_policy::outcome::Outcome::ALL
         .iter()
         .filter(|o| r.on & (1 << o.index()) != 0)
         .map(|o| o.name())

@@ -2,10 +2,10 @@
 
 use super::{MS, Notes, drop_part, keep_kinds};
 use crate::model::{BudgetConfig, Policy, Wraps};
-use crate::outcome::Outcome;
-use crate::policy::backoff::{Jitter, Schedule};
-use crate::policy::bulkhead::{BulkheadConfig, BulkheadRelease};
-use crate::policy::retry::RetryAfterWait;
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::bulkhead::{BulkheadConfig, BulkheadRelease};
+use cascade_policy::outcome::Outcome;
+use cascade_policy::retry::RetryAfterWait;
 
 /// Envoy's default `max_requests`: a policy without a bulkhead has this cap in Envoy anyway.
 pub(crate) const ENVOY_MAX_REQUESTS: u32 = 1024;

@@ -2,9 +2,9 @@
 
 use super::{Notes, keep_kinds};
 use crate::model::{BudgetConfig, HedgeDelay, Policy};
-use crate::outcome::Outcome;
-use crate::policy::backoff::{Jitter, Schedule};
-use crate::policy::retry::RetryAfterWait;
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::outcome::Outcome;
+use cascade_policy::retry::RetryAfterWait;
 
 /// gRPC clamps `maxAttempts` to this (A6).
 pub(crate) const GRPC_MAX_ATTEMPTS: u32 = 5;

@@ -12,8 +12,8 @@ mod resilience4j;
 use super::retried;
 use crate::import::Format;
 use crate::model::Policy;
-use crate::outcome::Outcome;
-use crate::policy::retry::outcome_set;
+use cascade_policy::outcome::Outcome;
+use cascade_policy::retry::outcome_set;
 pub(crate) use resilience4j::{R4J_NO_CAP, R4J_UNBOUNDED_QUEUE};
 
 const MS: u64 = 1_000_000;

@@ -2,11 +2,11 @@
 
 use super::{Notes, S, drop_part, retried};
 use crate::model::{BreakerScope, Policy, Wraps};
-use crate::outcome::Outcome;
-use crate::policy::backoff::{Jitter, Schedule};
-use crate::policy::breaker::Window;
-use crate::policy::bulkhead::BulkheadRelease;
-use crate::policy::retry::{RetryAfterWait, outcome_set};
+use cascade_policy::backoff::{Jitter, Schedule};
+use cascade_policy::breaker::Window;
+use cascade_policy::bulkhead::BulkheadRelease;
+use cascade_policy::outcome::Outcome;
+use cascade_policy::retry::{RetryAfterWait, outcome_set};
 
 /// The queue import writes for a semaphore bulkhead's unbounded waiters.
 pub(crate) const R4J_UNBOUNDED_QUEUE: u32 = 1000;

@@ -3,7 +3,7 @@
 //! attempt latencies on the call path (tower's `Hedge`): the previous `period`'s histogram,
 //! used only once it holds `min_samples` latencies; until then, no hedging.
 
-use crate::stats::hist::LatencyHist;
+use crate::hist::LatencyHist;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HedgeDelay {

@@ -302,7 +302,7 @@ impl Breaker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::retry::outcome_set;
+    use crate::retry::outcome_set;
 
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000_000_000;

@@ -6,13 +6,16 @@
 //! its backoffs and retries (`wraps = "call"`). Paths of one caller naming the same `pool`
 //! share one `Bulkhead`: one permit count, one line of waiters.
 
-use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// What a circuit breaker or a bulkhead wraps: each attempt, or the whole call with its
 /// retries (`breaker.wraps`, `bulkhead.wraps`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Wraps {
     #[default]
     Attempt,
@@ -23,8 +26,12 @@ pub enum Wraps {
 /// or its timeout, resilience4j's semaphore), or only once the callee's answer has reached the
 /// caller or its work there is gone (a connection pool: the connection stays busy until the
 /// database answers, whoever still listens).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum BulkheadRelease {
     #[default]
     Return,

@@ -134,7 +134,7 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::backoff::{Jitter, Schedule};
+    use crate::backoff::{Jitter, Schedule};
     use rand::SeedableRng;
 
     const MS: u64 = 1_000_000;

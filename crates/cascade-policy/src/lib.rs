@@ -1,0 +1,103 @@
+//! cascade-policy: the resilience policies cascade simulates, as a library with no engine, no
+//! I/O and no scenario language. Each policy is a small state machine over time: it takes
+//! `now` (and, where it draws, a random stream its caller provides) and returns a decision,
+//! so the simulator drives it in virtual time and a service can drive it with a real clock.
+//!
+//! The modules: `outcome` (how a call ends, the kinds every policy decides from), the state
+//! machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`, `bulkhead`, `limit`,
+//! `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share (`window`'s sliding
+//! counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
+//! crate depends on rand alone (serde behind the `serde` feature), so nothing of the engine can
+//! leak into it.
+//!
+//! Time is nanoseconds as `u64` (from any origin the caller keeps: a simulation's clock, or a
+//! monotonic clock's elapsed time). A policy never reads a clock itself.
+//!
+//! # Example
+//!
+//! A breaker that opens on five failures in a row, and a retry policy with capped exponential
+//! backoff and full jitter, driven by hand the way a service would drive them:
+//!
+//! ```
+//! use cascade_policy::backoff::{Backoff, Jitter, Schedule};
+//! use cascade_policy::breaker::{Breaker, BreakerConfig, State, Transition, Window};
+//! use cascade_policy::outcome::Outcome;
+//! use cascade_policy::retry::{outcome_set, NoRetry, RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use rand::SeedableRng;
+//!
+//! const MS: u64 = 1_000_000;
+//! let mut breaker = Breaker::new(BreakerConfig {
+//!     window: Window::Calls(100),
+//!     min_calls: 100,
+//!     failure_rate: 0.5,
+//!     slow_call_rate: 1.1, // above 1: slow calls are not watched
+//!     slow_call_duration: u64::MAX,
+//!     consecutive_failures: 5,
+//!     open: 1_000 * MS,
+//!     open_multiplier: 1.0,
+//!     open_max: 1_000 * MS,
+//!     half_open_calls: 1,
+//!     count: outcome_set(&[Outcome::Timeout, Outcome::Unavailable]),
+//! });
+//! let mut now = 0;
+//! for _ in 0..5 {
+//!     let (admitted, _) = breaker.try_acquire(now);
+//!     assert!(admitted);
+//!     let epoch = breaker.epoch(); // read right after admission, handed back with the result
+//!     breaker.record(now + 10 * MS, Outcome::Unavailable, 10 * MS, epoch);
+//!     now += 20 * MS;
+//! }
+//! assert_eq!(breaker.state(), State::Open { until: 80 * MS + 10 * MS + 1_000 * MS });
+//! assert_eq!(breaker.try_acquire(now), (false, Transition::None));
+//! // After its open time, the next call is the half-open probe.
+//! assert_eq!(breaker.try_acquire(1_100 * MS), (true, Transition::HalfOpened));
+//!
+//! let retry = RetryPolicy {
+//!     attempts: 3,
+//!     on: outcome_set(&DEFAULT_RETRY_ON),
+//!     backoff: Backoff {
+//!         schedule: Schedule::Exponential { multiplier: 2.0 },
+//!         base: 100 * MS,
+//!         max: 1_000 * MS,
+//!         jitter: Jitter::Full,
+//!     },
+//!     retry_after: false,
+//!     retry_after_wait: Default::default(),
+//!     timeout: None,
+//! };
+//! // The caller owns the random stream, so a replay with the same seed waits the same.
+//! let mut jitter = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+//! let failed = RetryInput {
+//!     outcome: Outcome::Unavailable,
+//!     attempt: 2,
+//!     retry_allowed: true,
+//!     retry_after: None,
+//!     now: 0,
+//!     deadline: 2_000 * MS,
+//!     min_attempt: 0,
+//!     last_delay: 0,
+//! };
+//! let wait = retry.decide(&failed, &mut jitter).unwrap();
+//! assert!(wait < 200 * MS); // full jitter: U[0, 100 ms · 2)
+//! let last = RetryInput { attempt: 3, ..failed };
+//! assert_eq!(retry.decide(&last, &mut jitter), Err(NoRetry::AttemptsExhausted));
+//! let bad_request = RetryInput { outcome: Outcome::Invalid, ..failed };
+//! assert_eq!(retry.decide(&bad_request, &mut jitter), Err(NoRetry::NotRetryable));
+//! ```
+
+pub mod accrual;
+pub mod backoff;
+pub mod breaker;
+pub mod budget;
+pub mod bulkhead;
+pub mod codel;
+pub mod dedup;
+pub mod hedge;
+pub mod hist;
+pub mod limit;
+pub mod outcome;
+pub mod outlier;
+pub mod random;
+pub mod retry;
+pub mod throttle;
+pub mod window;
