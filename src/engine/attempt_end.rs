@@ -11,11 +11,11 @@
 
 use super::endings::book_breaker;
 use super::queue::EventQueue;
-use super::state::{Call, Event, PolicyState};
+use super::state::{BreakerPass, Call, Event, PolicyState};
 use crate::metrics::recorder::Recorder;
 use crate::model::{CallSpec, Outcome};
 use cascade_policy::breaker::Transition;
-use cascade_policy::limit::sample_of;
+use cascade_policy::limit::{LimitPermit, sample_of};
 use cascade_policy::retry::{RetryInput, RetryPolicy};
 use cascade_policy::throttle::Throttle;
 
@@ -31,13 +31,12 @@ pub(super) struct EndedAttempt {
     pub deadline: u64,
     pub last_delay: u64,
     pub holds_permit: bool,
-    /// The limit's inflight count when the attempt took its slot; 0 if it holds none.
-    pub limit_inflight: u32,
+    /// The adaptive limit's permit, if the attempt took one.
+    pub limit: Option<LimitPermit>,
     /// The attempt was a retry that a concurrency budget counted.
     pub was_retry: bool,
-    /// The per-attempt breaker that admitted it, and that breaker's epoch then.
-    pub breaker: Option<u32>,
-    pub breaker_epoch: u32,
+    /// The per-attempt breaker that admitted it, with its permit.
+    pub breaker: Option<BreakerPass>,
 }
 
 impl EndedAttempt {
@@ -51,14 +50,13 @@ impl EndedAttempt {
             deadline: call.deadline,
             last_delay: call.last_delay,
             holds_permit: std::mem::take(&mut call.holds_permit),
-            limit_inflight: std::mem::take(&mut call.limit_inflight),
+            limit: call.limit.take(),
             was_retry: std::mem::take(&mut call.retry_active),
             breaker: if per_attempt_breaker {
                 call.breaker.take()
             } else {
                 None
             },
-            breaker_epoch: call.breaker_epoch,
         }
     }
 
@@ -111,18 +109,18 @@ impl PolicyState {
         edge: usize,
         now: u64,
         outcome: Outcome,
-        ended: &EndedAttempt,
+        ended: &mut EndedAttempt,
     ) {
-        if ended.limit_inflight > 0
+        if let Some(permit) = ended.limit.take()
             && let Some(limiter) = self.limit.as_mut()
         {
             let before = limiter.limit();
             match sample_of(outcome) {
                 Some(dropped) => {
                     let u = cascade_policy::random::unit(&mut self.limit_rng);
-                    limiter.release(now, ended.took, ended.limit_inflight, dropped, u);
+                    limiter.release(now, ended.took, permit, dropped, u);
                 }
-                None => limiter.ignore(),
+                None => limiter.ignore(permit),
             }
             let delta = i64::from(limiter.limit()) - i64::from(before);
             if delta != 0 {
@@ -171,10 +169,10 @@ impl PolicyState {
         edge: usize,
         now: u64,
         outcome: Outcome,
-        ended: &EndedAttempt,
+        ended: &mut EndedAttempt,
     ) {
-        let transition = ended.breaker.map_or(Transition::None, |i| {
-            self.breakers[i as usize].record(now, outcome, ended.took, ended.breaker_epoch)
+        let transition = ended.breaker.take().map_or(Transition::None, |pass| {
+            self.breakers[pass.index as usize].record(now, outcome, ended.took, pass.permit)
         });
         book_breaker(rec, edge, now, transition);
     }

@@ -51,10 +51,9 @@ impl Simulation {
             slot,
             attempt_started: now,
             breaker: None,
-            breaker_epoch: 0,
             holds_permit: false,
             call_permit: false,
-            limit_inflight: 0,
+            limit: None,
             retry_active: false,
             last_delay: 0,
             instance: 0,
@@ -98,11 +97,11 @@ impl Simulation {
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
         let permit_for_call = spec.policy.bulkhead_wraps_call();
         if wraps_call {
-            if !self.breaker_admits(cr, 0) {
+            let Some(permit) = self.breaker_admits(cr, 0) else {
                 self.finish_call(cr, Outcome::BreakerOpen);
                 return false;
-            }
-            self.calls.get_mut(cr).expect("live").breaker = Some(0);
+            };
+            self.calls.get_mut(cr).expect("live").breaker = Some(BreakerPass { index: 0, permit });
         }
         !permit_for_call || self.take_call_permit(cr, slot)
     }
@@ -216,8 +215,11 @@ impl Simulation {
             };
             let judged_by = if retries_only && attempt == 1 {
                 self.first_try_past_breaker(cr, which)
-            } else if self.breaker_admits(cr, which) {
-                Some(which)
+            } else if let Some(permit) = self.breaker_admits(cr, which) {
+                Some(BreakerPass {
+                    index: which,
+                    permit,
+                })
             } else {
                 self.finish_call(cr, Outcome::BreakerOpen);
                 return;
@@ -236,14 +238,13 @@ impl Simulation {
             }
         }
         if let Some(limiter) = self.policy_mut(slot).and_then(|p| p.limit.as_mut()) {
-            if !limiter.try_acquire() {
+            let Some(permit) = limiter.try_acquire() else {
                 self.rec.edges[edge].limited += 1;
                 self.release_unused_breaker(cr);
                 self.finish_call(cr, Outcome::Limited);
                 return;
-            }
-            let inflight = limiter.inflight();
-            self.calls.get_mut(cr).expect("live").limit_inflight = inflight;
+            };
+            self.calls.get_mut(cr).expect("live").limit = Some(permit);
         }
         // A permit around the whole call (`wraps = "call"`) is already held.
         let per_attempt_bulkhead = self

@@ -10,7 +10,7 @@ use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
-use cascade_policy::breaker::{State, Transition};
+use cascade_policy::breaker::{BreakerPermit, State, Transition};
 use cascade_policy::retry::in_set;
 
 impl Simulation {
@@ -43,10 +43,10 @@ impl Simulation {
         let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
         let state = &mut self.policies[slot as usize];
         state.release_permit(&mut self.bulkheads, &mut self.queue, now, &ended);
-        state.sample_limit(&mut self.rec, edge, now, outcome, &ended);
+        state.sample_limit(&mut self.rec, edge, now, outcome, &mut ended);
         state.tell_throttle(now, outcome);
         state.tell_budget(retry, outcome, &ended);
-        state.tell_breaker(&mut self.rec, edge, now, outcome, &ended);
+        state.tell_breaker(&mut self.rec, edge, now, outcome, &mut ended);
         let wait = match retry {
             Some(retry) if !outcome.is_success() => {
                 state.retry_wait(retry, &ended.retry_input(spec, outcome, retry_after, now))
@@ -226,25 +226,24 @@ impl Simulation {
         let edge = spec.edge;
         let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
         self.release_call_policies(cr);
-        let call = self.calls.get(cr).expect("finishing a live call");
+        let call = self.calls.get_mut(cr).expect("finishing a live call");
+        let pass = call.breaker.take_if(|_| wraps_call);
         let state = &mut self.policies[call.slot as usize];
         // The breaker judges the dependency, not the fallback's rescue; and a call the
         // caller turned away itself never reached it: nothing to judge, and a probe it held
         // goes back.
         let judged = call.fallback_from.unwrap_or(outcome);
         let local = judged.is_guard_rejection();
-        let transition = match call.breaker {
-            Some(i) if wraps_call && local => {
-                state.breakers[i as usize].release_unused(call.breaker_epoch);
+        let transition = match pass {
+            Some(BreakerPass { index, permit }) if local => {
+                state.breakers[index as usize].release_unused(permit);
                 Transition::None
             }
-            Some(i) if wraps_call => state.breakers[i as usize].record(
-                now,
-                judged,
-                now - call.started,
-                call.breaker_epoch,
-            ),
-            _ => Transition::None,
+            Some(BreakerPass { index, permit }) => {
+                let took = now - call.started;
+                state.breakers[index as usize].record(now, judged, took, permit)
+            }
+            None => Transition::None,
         };
         book_breaker(&mut self.rec, edge, now, transition);
     }
@@ -253,7 +252,7 @@ impl Simulation {
     /// back unless a job it sent still holds it (`permit_back_at_caller`).
     fn release_call_policies(&mut self, cr: Ref) {
         let now = self.now;
-        let call = self.calls.get(cr).expect("live");
+        let call = self.calls.get_mut(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
         if let Some(state) = self.policies.get_mut(call.slot as usize) {
@@ -279,11 +278,11 @@ impl Simulation {
         let call = self.calls.get(cr).expect("live");
         let op = call.op;
         self.release_call_policies(cr);
-        let call = self.calls.get(cr).expect("live");
+        let call = self.calls.get_mut(cr).expect("live");
         if let Some(state) = self.policies.get_mut(call.slot as usize)
-            && let Some(i) = call.breaker
+            && let Some(BreakerPass { index, permit }) = call.breaker.take()
         {
-            state.breakers[i as usize].release_unused(call.breaker_epoch);
+            state.breakers[index as usize].release_unused(permit);
         }
         self.calls.free(cr);
         if let Some(op) = op {
@@ -295,32 +294,35 @@ impl Simulation {
         self.policies.get_mut(slot as usize)
     }
 
-    /// Asks breaker `which` of the call's policy state; counts a rejection.
-    pub(super) fn breaker_admits(&mut self, cr: Ref, which: u32) -> bool {
-        let call = self.calls.get_mut(cr).expect("live");
+    /// Asks breaker `which` of the call's policy state: its permit, or none (a rejection,
+    /// counted).
+    pub(super) fn breaker_admits(&mut self, cr: Ref, which: u32) -> Option<BreakerPermit> {
+        let call = self.calls.get(cr).expect("live");
         let edge = spec_of(&self.specs, call.spec).edge;
         let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
-        let (admitted, transition) = breaker.try_acquire(self.now);
-        call.breaker_epoch = breaker.epoch();
-        let probe = admitted && matches!(breaker.state(), State::HalfOpen { .. });
+        let (permit, transition) = breaker.try_acquire(self.now);
+        let probe = permit.is_some() && matches!(breaker.state(), State::HalfOpen { .. });
         book_breaker(&mut self.rec, edge, self.now, transition);
-        if !admitted {
+        if permit.is_none() {
             self.rec.edges[edge].rejected_breaker += 1;
         }
         if probe {
             self.rec.edges[edge].half_open_probes += 1;
         }
-        admitted
+        permit
     }
 
     /// A retry-only breaker (Brooker) lets every first try through without asking it. Closed,
     /// it records the try's outcome, so its failure rate is every attempt's; open or half-open
     /// it judges none (only retries are its probes). The breaker that will judge, if any.
-    pub(super) fn first_try_past_breaker(&mut self, cr: Ref, which: u32) -> Option<u32> {
-        let call = self.calls.get_mut(cr).expect("live");
+    pub(super) fn first_try_past_breaker(&mut self, cr: Ref, which: u32) -> Option<BreakerPass> {
+        let call = self.calls.get(cr).expect("live");
         let breaker = &self.policies[call.slot as usize].breakers[which as usize];
-        call.breaker_epoch = breaker.first_try_epoch()?;
-        Some(which)
+        let permit = breaker.first_try_permit()?;
+        Some(BreakerPass {
+            index: which,
+            permit,
+        })
     }
 
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
@@ -333,9 +335,8 @@ impl Simulation {
         if !per_attempt {
             return;
         }
-        if let Some(i) = call.breaker.take() {
-            self.policies[call.slot as usize].breakers[i as usize]
-                .release_unused(call.breaker_epoch);
+        if let Some(BreakerPass { index, permit }) = call.breaker.take() {
+            self.policies[call.slot as usize].breakers[index as usize].release_unused(permit);
         }
     }
 }
@@ -372,7 +373,7 @@ fn end_call_in_policies(
     queue: &mut super::queue::EventQueue<Event>,
     now: u64,
     cr: Ref,
-    call: &Call,
+    call: &mut Call,
     permit_back: bool,
 ) {
     if let Some(b) = state.bulkhead {
@@ -382,12 +383,12 @@ fn end_call_in_policies(
             hand_back_permit(bulkheads, b, queue, now);
         }
     }
-    if call.limit_inflight > 0
+    if let Some(permit) = call.limit.take()
         && let Some(limiter) = state.limit.as_mut()
     {
         // Ended without an answer to learn from (its parent was cancelled, or a bulkhead
         // behind the limit turned it away).
-        limiter.ignore();
+        limiter.ignore(permit);
     }
     if let Some(b) = state.budget.as_mut() {
         if call.retry_active {

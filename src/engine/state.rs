@@ -52,8 +52,17 @@ pub const NO_RETRY_AFTER: u64 = u64::MAX;
 /// No policy state: the call's policy keeps none.
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// The breaker a call or attempt passed (its index among the slot's breakers: one per callee
+/// instance for a per-host breaker) and the permit it passed with, which goes back to that
+/// breaker once: with the result, or unused.
+#[derive(Debug)]
+pub struct BreakerPass {
+    pub index: u32,
+    pub permit: cascade_policy::breaker::BreakerPermit,
+}
+
 /// A logical call: caller-side state across its attempts.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Call {
     pub parent: Parent,
     pub spec: SpecId,
@@ -73,17 +82,15 @@ pub struct Call {
     /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
     pub slot: u32,
     pub attempt_started: u64,
-    /// The breaker the current attempt passed (index within the slot's breakers), and the
-    /// breaker's epoch when it let the attempt through.
-    pub breaker: Option<u32>,
-    pub breaker_epoch: u32,
+    /// The breaker the current attempt (or, wrapping the call, the call) passed.
+    pub breaker: Option<BreakerPass>,
     /// A bulkhead permit is held: the current attempt's, or (`call_permit`) the call's own,
     /// held across its backoffs and retries (`bulkhead.wraps = "call"`).
     pub holds_permit: bool,
     pub call_permit: bool,
-    /// The adaptive limit's count of calls in flight when this attempt took its permit (the
-    /// library's sample `inflight`); 0 while it holds none.
-    pub limit_inflight: u32,
+    /// The adaptive limit's permit the current attempt holds (with the count of calls in
+    /// flight when it took it, the library's sample `inflight`).
+    pub limit: Option<cascade_policy::limit::LimitPermit>,
     /// The current attempt is a retry counted by a concurrency budget.
     pub retry_active: bool,
     /// The last backoff, which decorrelated jitter grows from.

@@ -15,7 +15,9 @@
 //! * Only outcomes in `count` are failures; anything else recorded is a success. Local
 //!   rejections and `invalid` never count.
 //! * Every change of state starts a new epoch; a result is recorded only in the epoch its call
-//!   was let through in, so a late answer from before a trip is never taken for a probe.
+//!   was let through in, so a late answer from before a trip is never taken for a probe. The
+//!   epoch travels in the call's `BreakerPermit`, which only admission makes and which goes
+//!   back once, with the result (`record`) or unused (`release_unused`).
 
 use super::window::SlidingCounts;
 use crate::outcome::Outcome;
@@ -67,6 +69,16 @@ pub enum Transition {
     Closed,
 }
 
+/// Leave for one call to pass the breaker, made only by `try_acquire` (or `first_try_permit`)
+/// and handed back exactly once: to `record` with the call's result, or to `release_unused`
+/// when the call was never sent. It carries the epoch the call was let through in, so the
+/// result is judged by the state that admitted it.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "a breaker permit goes back through `record` or `release_unused`"]
+pub struct BreakerPermit {
+    epoch: u32,
+}
+
 #[derive(Debug, Clone)]
 pub struct Breaker {
     cfg: BreakerConfig,
@@ -112,19 +124,21 @@ impl Breaker {
         self.state
     }
 
-    /// The current epoch: read it right after `try_acquire` admits a call, and give it back
-    /// with that call's result.
-    pub fn epoch(&self) -> u32 {
-        self.epoch
-    }
-
     pub fn is_open(&self) -> bool {
         matches!(self.state, State::Open { .. })
     }
 
-    /// Asks to let a call through at `now`. Returns whether it may pass, and any transition
-    /// (open → half-open happens here, lazily).
-    pub fn try_acquire(&mut self, now: u64) -> (bool, Transition) {
+    /// Asks to let a call through at `now`: its permit if it may pass (none: rejected), and
+    /// any transition (open → half-open happens here, lazily).
+    pub fn try_acquire(&mut self, now: u64) -> (Option<BreakerPermit>, Transition) {
+        let (admitted, transition) = self.admit(now);
+        let permit = admitted.then_some(BreakerPermit { epoch: self.epoch });
+        (permit, transition)
+    }
+
+    /// Admission's decision, before the permit is made (in the epoch admission ends in).
+    #[inline]
+    fn admit(&mut self, now: u64) -> (bool, Transition) {
         match self.state {
             State::Closed => (true, Transition::None),
             State::Open { until } if now < until => (false, Transition::None),
@@ -153,16 +167,17 @@ impl Breaker {
         }
     }
 
-    /// Brooker's retry-only breaker sends a first try without asking: the epoch to record its
-    /// outcome in while closed, so the failure rate counts first tries too; none while open or
-    /// half-open, where only retries (the probes) are judged.
-    pub fn first_try_epoch(&self) -> Option<u32> {
-        (self.state == State::Closed).then_some(self.epoch)
+    /// Brooker's retry-only breaker sends a first try without asking: while closed, a permit
+    /// to record its outcome with, so the failure rate counts first tries too; none while
+    /// open or half-open, where only retries (the probes) are judged.
+    pub fn first_try_permit(&self) -> Option<BreakerPermit> {
+        (self.state == State::Closed).then_some(BreakerPermit { epoch: self.epoch })
     }
 
-    /// Gives back a half-open probe that was admitted but never sent (a bulkhead refused it).
-    pub fn release_unused(&mut self, epoch: u32) {
-        if epoch != self.epoch {
+    /// Gives back the permit of a call that was let through but never sent (a bulkhead
+    /// refused it): a half-open probe's place is free again.
+    pub fn release_unused(&mut self, permit: BreakerPermit) {
+        if permit.epoch != self.epoch {
             return;
         }
         if let State::HalfOpen {
@@ -177,9 +192,16 @@ impl Breaker {
         }
     }
 
-    /// Records the outcome of a call that was let through, `took` ns after it started.
-    pub fn record(&mut self, now: u64, outcome: Outcome, took: u64, epoch: u32) -> Transition {
-        if epoch != self.epoch {
+    /// Records the outcome of a call that was let through with `permit`, `took` ns after it
+    /// started; a permit from an earlier epoch (before a change of state) records nothing.
+    pub fn record(
+        &mut self,
+        now: u64,
+        outcome: Outcome,
+        took: u64,
+        permit: BreakerPermit,
+    ) -> Transition {
+        if permit.epoch != self.epoch {
             return Transition::None;
         }
         let failed = self.cfg.count & (1 << outcome.index()) != 0;
@@ -327,9 +349,8 @@ mod tests {
         outcomes
             .iter()
             .map(|o| {
-                assert!(b.try_acquire(now).0, "call let through");
-                let epoch = b.epoch();
-                b.record(now, *o, MS, epoch)
+                let permit = b.try_acquire(now).0.expect("call let through");
+                b.record(now, *o, MS, permit)
             })
             .collect()
     }
@@ -342,25 +363,23 @@ mod tests {
         // Closed: first tries are recorded without asking; four failures of four trip it.
         let mut last = Transition::None;
         for _ in 0..4 {
-            let epoch = b.first_try_epoch().expect("closed: recorded");
-            last = b.record(0, Bad, MS, epoch);
+            let permit = b.first_try_permit().expect("closed: recorded");
+            last = b.record(0, Bad, MS, permit);
         }
         assert_eq!(last, Transition::Opened);
         // Open: a first try is still sent but judged by nothing; a retry is refused.
-        assert_eq!(b.first_try_epoch(), None);
-        assert!(!b.try_acquire(S).0, "retries stop while open");
+        assert_eq!(b.first_try_permit(), None);
+        assert!(b.try_acquire(S).0.is_none(), "retries stop while open");
         // After `open` the next retry is a half-open probe; first tries are still not judged,
         // so they can neither close nor re-open it.
-        let (admitted, t) = b.try_acquire(5 * S);
-        assert!(admitted);
+        let (first, t) = b.try_acquire(5 * S);
         assert_eq!(t, Transition::HalfOpened);
-        assert_eq!(b.first_try_epoch(), None);
+        assert_eq!(b.first_try_permit(), None);
         // Two successful retry probes close it, and first tries count again.
-        let epoch = b.epoch();
-        assert!(b.try_acquire(5 * S).0);
-        assert_eq!(b.record(5 * S, Good, MS, epoch), Transition::None);
-        assert_eq!(b.record(5 * S, Good, MS, epoch), Transition::Closed);
-        assert_eq!(b.first_try_epoch(), Some(b.epoch()));
+        let second = b.try_acquire(5 * S).0.expect("second probe");
+        assert_eq!(b.record(5 * S, Good, MS, first.unwrap()), Transition::None);
+        assert_eq!(b.record(5 * S, Good, MS, second), Transition::Closed);
+        assert!(b.first_try_permit().is_some());
     }
 
     #[test]
@@ -413,20 +432,21 @@ mod tests {
     fn open_rejects_then_half_opens_lazily_and_closes_when_probes_succeed() {
         let mut b = Breaker::new(cfg());
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
-        assert_eq!(b.try_acquire(4 * S), (false, Transition::None));
-        assert_eq!(b.try_acquire(5 * S), (true, Transition::HalfOpened));
+        assert_eq!(b.try_acquire(4 * S), (None, Transition::None));
+        let (first, t) = b.try_acquire(5 * S);
+        assert_eq!(t, Transition::HalfOpened);
+        let (second, t) = b.try_acquire(5 * S);
+        assert_eq!(t, Transition::None, "second probe");
         assert_eq!(
             b.try_acquire(5 * S),
-            (true, Transition::None),
-            "second probe"
-        );
-        assert_eq!(
-            b.try_acquire(5 * S),
-            (false, Transition::None),
+            (None, Transition::None),
             "beyond half_open_calls"
         );
-        assert_eq!(b.record(5 * S, Good, MS, b.epoch()), Transition::None);
-        assert_eq!(b.record(5 * S, Good, MS, b.epoch()), Transition::Closed);
+        assert_eq!(b.record(5 * S, Good, MS, first.unwrap()), Transition::None);
+        assert_eq!(
+            b.record(5 * S, Good, MS, second.unwrap()),
+            Transition::Closed
+        );
         assert_eq!(b.state(), State::Closed);
     }
 
@@ -440,22 +460,22 @@ mod tests {
         });
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 5 * S });
-        assert!(b.try_acquire(5 * S).0);
-        assert_eq!(b.record(5 * S, Bad, MS, b.epoch()), Transition::Reopened);
+        let probe = b.try_acquire(5 * S).0.unwrap();
+        assert_eq!(b.record(5 * S, Bad, MS, probe), Transition::Reopened);
         assert_eq!(
             b.state(),
             State::Open { until: 15 * S },
             "5 s doubled to 10 s"
         );
-        assert!(b.try_acquire(15 * S).0);
-        b.record(15 * S, Bad, MS, b.epoch());
+        let probe = b.try_acquire(15 * S).0.unwrap();
+        b.record(15 * S, Bad, MS, probe);
         assert_eq!(
             b.state(),
             State::Open { until: 30 * S },
             "20 s capped at 15 s"
         );
-        assert!(b.try_acquire(30 * S).0);
-        assert_eq!(b.record(30 * S, Good, MS, b.epoch()), Transition::Closed);
+        let probe = b.try_acquire(30 * S).0.unwrap();
+        assert_eq!(b.record(30 * S, Good, MS, probe), Transition::Closed);
         // Closing resets the open time.
         feed(&mut b, 31 * S, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 36 * S });
@@ -467,11 +487,10 @@ mod tests {
             half_open_calls: 1,
             ..cfg()
         });
-        assert!(b.try_acquire(0).0);
-        let stale = b.epoch();
+        let stale = b.try_acquire(0).0.unwrap();
+        let stale_unsent = b.try_acquire(0).0.unwrap();
         feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
-        assert!(b.try_acquire(5 * S).0, "the probe");
-        let probe = b.epoch();
+        let probe = b.try_acquire(5 * S).0.expect("the probe");
         // The call admitted before the trip answers late: ignored.
         assert_eq!(b.record(5 * S, Good, MS, stale), Transition::None);
         assert_eq!(
@@ -481,7 +500,8 @@ mod tests {
                 succeeded: 0
             }
         );
-        b.release_unused(stale);
+        // Nor does one admitted before the trip and never sent free the probe's place.
+        b.release_unused(stale_unsent);
         assert_eq!(
             b.state(),
             State::HalfOpen {
@@ -512,8 +532,8 @@ mod tests {
             ..cfg()
         });
         for took in [200, 10, 200, 10] {
-            assert!(b.try_acquire(0).0);
-            b.record(0, Good, took * MS, b.epoch());
+            let permit = b.try_acquire(0).0.unwrap();
+            b.record(0, Good, took * MS, permit);
         }
         assert!(b.is_open(), "2 of 4 slow");
     }

@@ -41,16 +41,19 @@
 //! });
 //! let mut now = 0;
 //! for _ in 0..5 {
-//!     let (admitted, _) = breaker.try_acquire(now);
-//!     assert!(admitted);
-//!     let epoch = breaker.epoch(); // read right after admission, handed back with the result
-//!     breaker.record(now + 10 * MS, Outcome::Unavailable, 10 * MS, epoch);
+//!     // Admission hands out a permit; it goes back with the call's result.
+//!     let (permit, _) = breaker.try_acquire(now);
+//!     let permit = permit.expect("closed: let through");
+//!     breaker.record(now + 10 * MS, Outcome::Unavailable, 10 * MS, permit);
 //!     now += 20 * MS;
 //! }
 //! assert_eq!(breaker.state(), State::Open { until: 80 * MS + 10 * MS + 1_000 * MS });
-//! assert_eq!(breaker.try_acquire(now), (false, Transition::None));
+//! assert_eq!(breaker.try_acquire(now), (None, Transition::None));
 //! // After its open time, the next call is the half-open probe.
-//! assert_eq!(breaker.try_acquire(1_100 * MS), (true, Transition::HalfOpened));
+//! let (probe, transition) = breaker.try_acquire(1_100 * MS);
+//! assert_eq!(transition, Transition::HalfOpened);
+//! breaker.record(1_150 * MS, Outcome::Ok, 50 * MS, probe.unwrap());
+//! assert_eq!(breaker.state(), State::Closed);
 //!
 //! let retry = RetryPolicy {
 //!     attempts: 3,

@@ -5,10 +5,10 @@
 //! when the limit is not wrapped in a `WindowedLimit`.
 //!
 //! A sample is (RTT, inflight when the call started, dropped). The library's `inflight` is the
-//! count right after the call took its permit (itself included); read `inflight()` right after
-//! `try_acquire` for it. "Dropped" is the library's `onDropped`: the call timed out or the
+//! count right after the call took its permit (itself included), carried in the
+//! `LimitPermit` `try_acquire` hands out and handed back with the sample. "Dropped" is the library's `onDropped`: the call timed out or the
 //! server shed it. A call whose result says nothing about the server's capacity (cancelled,
-//! failed before sending) is released with `ignore`, which frees the permit and records nothing.
+//! failed before sending) gives its permit back with `ignore`, which records nothing.
 //!
 //! The limit is an integer, as in the library (`Limit.getLimit()` is an `int` and the
 //! semaphore holds that many permits); it is never below 1 here so a path cannot lock itself
@@ -31,6 +31,7 @@ pub use vegas::{Vegas, VegasConfig};
 pub use windowed::{Sample, WindowConfig, Windowed};
 
 use crate::outcome::Outcome;
+use std::num::NonZeroU32;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LimitAlgorithm {
@@ -63,6 +64,23 @@ enum Algorithm {
     Vegas(Vegas),
 }
 
+/// Leave for one call to be in flight under the limit, made only by `try_acquire` and handed
+/// back once: to `release` with the call's sample, or to `ignore`. It carries the in-flight
+/// count right after the call took it (the library's `inflight` of the sample), so the sample
+/// cannot be given a count read at another time.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "a limit permit goes back through `release` or `ignore`"]
+pub struct LimitPermit {
+    inflight: NonZeroU32,
+}
+
+impl LimitPermit {
+    /// The calls in flight right after this one took its permit, itself included.
+    pub fn inflight(&self) -> u32 {
+        self.inflight.get()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Limiter {
     algorithm: Algorithm,
@@ -84,25 +102,30 @@ impl Limiter {
         }
     }
 
-    /// Takes a permit if one is free. SimpleLimiter never waits: false is a rejection.
-    pub fn try_acquire(&mut self) -> bool {
+    /// Takes a permit if one is free. SimpleLimiter never waits: none is a rejection.
+    pub fn try_acquire(&mut self) -> Option<LimitPermit> {
         if self.inflight >= self.limit() {
-            return false;
+            return None;
         }
         self.inflight += 1;
-        true
+        NonZeroU32::new(self.inflight).map(|inflight| LimitPermit { inflight })
     }
 
-    /// A call that took a permit ended at `now` after `rtt` ns; it started when `inflight()`
-    /// was `inflight_at_start`. `u` is a uniform draw in [0, 1) (Vegas's probe jitter uses it
-    /// when one is due; the others never).
-    pub fn release(&mut self, now: u64, rtt: u64, inflight_at_start: u32, dropped: bool, u: f64) {
+    /// The call that took `permit` ended at `now` after `rtt` ns: its permit comes back with
+    /// a sample. `u` is a uniform draw in [0, 1) (Vegas's probe jitter uses it when one is
+    /// due; the others never).
+    pub fn release(&mut self, now: u64, rtt: u64, permit: LimitPermit, dropped: bool, u: f64) {
         self.inflight = self.inflight.saturating_sub(1);
         let sample = Sample {
             rtt,
-            inflight: inflight_at_start,
+            inflight: permit.inflight(),
             dropped,
         };
+        self.learn(now, sample, u);
+    }
+
+    /// Feeds a sample to the window, or straight to the algorithm.
+    fn learn(&mut self, now: u64, sample: Sample, u: f64) {
         let sample = match &mut self.window {
             Some(w) => w.add(now, sample),
             None => Some(sample),
@@ -116,8 +139,9 @@ impl Limiter {
         }
     }
 
-    /// A call that took a permit ended without a sample (the library's `onIgnore`).
-    pub fn ignore(&mut self) {
+    /// The call that took `permit` ended without a sample (the library's `onIgnore`).
+    pub fn ignore(&mut self, permit: LimitPermit) {
+        let _ = permit;
         self.inflight = self.inflight.saturating_sub(1);
     }
 
@@ -167,6 +191,17 @@ mod tests {
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000_000_000;
 
+    /// Feeds a sample as a call started with `inflight` in flight would give it (the
+    /// algorithms' tests need counts no run of permits here would make).
+    fn sample(l: &mut Limiter, now: u64, rtt: u64, inflight: u32, dropped: bool, u: f64) {
+        let sample = Sample {
+            rtt,
+            inflight,
+            dropped,
+        };
+        l.learn(now, sample, u);
+    }
+
     fn aimd(window: Option<WindowConfig>) -> LimitConfig {
         LimitConfig {
             algorithm: LimitAlgorithm::Aimd(AimdConfig::default()),
@@ -177,26 +212,26 @@ mod tests {
     #[test]
     fn rejects_at_the_limit_and_a_release_frees_a_permit() {
         let mut l = Limiter::new(&aimd(None));
+        let mut permits = Vec::new();
         for i in 1..=20 {
-            assert!(l.try_acquire());
-            assert_eq!(l.inflight(), i);
+            let permit = l.try_acquire().expect("below the limit");
+            assert_eq!((l.inflight(), permit.inflight()), (i, i));
+            permits.push(permit);
         }
-        assert!(!l.try_acquire(), "21st at limit 20");
+        assert_eq!(l.try_acquire(), None, "21st at limit 20");
         assert_eq!(l.inflight(), 20, "a rejection holds nothing");
-        l.ignore();
+        l.ignore(permits.pop().unwrap());
         assert_eq!(l.inflight(), 19);
         assert_eq!(l.limit(), 20, "ignore feeds no sample");
-        assert!(l.try_acquire());
+        assert!(l.try_acquire().is_some());
     }
 
     #[test]
     fn without_a_window_every_release_is_a_sample() {
         let mut l = Limiter::new(&aimd(None));
-        for _ in 0..10 {
-            assert!(l.try_acquire());
-        }
-        // Started with 10 in flight: 10 × 2 ≥ 20 grows the limit at once.
-        l.release(S, 10 * MS, 10, false, 0.0);
+        let mut permits: Vec<_> = (0..10).map(|_| l.try_acquire().unwrap()).collect();
+        // The last one started with 10 in flight: 10 × 2 ≥ 20 grows the limit at once.
+        l.release(S, 10 * MS, permits.pop().unwrap(), false, 0.0);
         assert_eq!(l.limit(), 21);
         assert_eq!(l.inflight(), 9);
     }
@@ -205,19 +240,19 @@ mod tests {
     fn with_the_default_window_the_algorithm_sees_one_aggregate_per_window() {
         let mut l = Limiter::new(&aimd(Some(WindowConfig::default())));
         // The first sample closes a window of one: nothing changes; the next closes after 2 s.
-        l.release(S, 10 * MS, 10, false, 0.0);
+        sample(&mut l, S, 10 * MS, 10, false, 0.0);
         for i in 1..=10 {
-            l.release(S + i * 100 * MS, 10 * MS, 10, false, 0.0);
+            sample(&mut l, S + i * 100 * MS, 10 * MS, 10, false, 0.0);
             assert_eq!(l.limit(), 20, "still inside the window");
         }
         // Closing it with eleven samples: one AIMD step (+1), not eleven.
-        l.release(2 * S + 1, 10 * MS, 10, false, 0.0);
+        sample(&mut l, 2 * S + 1, 10 * MS, 10, false, 0.0);
         assert_eq!(l.limit(), 21);
         // A window with a drop backs off once: 21 × 0.9 = 18.9 → 18, raised to min 20.
         for i in 1..=10 {
-            l.release(2 * S + i * 10 * MS, 10 * MS, 10, i == 3, 0.0);
+            sample(&mut l, 2 * S + i * 10 * MS, 10 * MS, 10, i == 3, 0.0);
         }
-        l.release(3 * S + 2, 10 * MS, 10, false, 0.0);
+        sample(&mut l, 3 * S + 2, 10 * MS, 10, false, 0.0);
         assert_eq!(l.limit(), 20);
     }
 
@@ -236,10 +271,10 @@ mod tests {
                 window: None,
             });
             for _ in 1..10 {
-                l.release(S, 10 * MS, 0, false, u);
+                sample(&mut l, S, 10 * MS, 0, false, u);
             }
-            l.release(S, 20 * MS, 0, false, u);
-            l.release(S, 20 * MS, 20, false, u);
+            sample(&mut l, S, 20 * MS, 0, false, u);
+            sample(&mut l, S, 20 * MS, 20, false, u);
             assert_eq!(l.limit(), want, "u = {u}");
         }
     }
@@ -255,11 +290,11 @@ mod tests {
             window: None,
         };
         let mut l = Limiter::new(&cfg);
-        assert!(l.try_acquire());
-        l.release(S, 10 * MS, 1, true, 0.0);
+        let permit = l.try_acquire().unwrap();
+        l.release(S, 10 * MS, permit, true, 0.0);
         assert_eq!(l.limit(), 1, "AIMD says ⌊1 × 0.9⌋ = 0; the limiter keeps 1");
-        assert!(l.try_acquire());
-        assert!(!l.try_acquire());
+        let _held = l.try_acquire().unwrap();
+        assert_eq!(l.try_acquire(), None);
     }
 
     #[test]
@@ -269,8 +304,8 @@ mod tests {
             ..LimitConfig::default()
         };
         let mut l = Limiter::new(&vegas);
-        l.release(S, 10 * MS, 20, false, 0.5); // sets the no-load RTT
-        l.release(S, 10 * MS, 20, false, 0.5);
+        sample(&mut l, S, 10 * MS, 20, false, 0.5); // sets the no-load RTT
+        sample(&mut l, S, 10 * MS, 20, false, 0.5);
         assert_eq!(l.limit(), 26, "Vegas: no queue, 20 + 6");
         let mut l = Limiter::new(&LimitConfig {
             algorithm: LimitAlgorithm::Gradient2(Gradient2Config {
@@ -279,9 +314,9 @@ mod tests {
             }),
             window: None,
         });
-        l.release(S, 10 * MS, 30, false, 0.0);
+        sample(&mut l, S, 10 * MS, 30, false, 0.0);
         assert_eq!(l.limit(), 30, "Gradient2: 0.8·30 + 0.2·34 = 30.8");
-        l.release(S, 10 * MS, 30, false, 0.0);
+        sample(&mut l, S, 10 * MS, 30, false, 0.0);
         assert_eq!(l.limit(), 31, "0.8·30.8 + 0.2·34.8 = 31.6");
     }
 
