@@ -8,7 +8,7 @@
 //! the simulator (a path dependency cannot form a cycle); what cargo cannot check is that it
 //! stays small, so the last test holds its dependencies to the ones it is meant to have.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The foundations: each uses nothing in the crate but what its own row says.
@@ -35,10 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["model", "metrics", "+"]),
     ("check", &["scenario", "metrics", "+"]),
     ("sweep", &["engine", "scenario", "model", "metrics", "+"]),
-    (
-        "output",
-        &["sweep", "scenario", "engine", "metrics", "model", "+"],
-    ),
+    ("output", &["sweep", "scenario", "metrics", "model", "+"]),
     ("baseline", &["output", "metrics", "+"]),
     (
         "tune",
@@ -210,6 +207,62 @@ fn the_table_allows_only_modules_above_each_row() {
             assert!(
                 above.contains(&dep),
                 "`{module}` may use `{dep}`, which is not above it"
+            );
+        }
+    }
+}
+
+#[test]
+fn architecture_md_has_the_same_table() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    // The modules a cell names in backticks: `model/` is `model`, `check.rs` is `check`.
+    let spans = |cell: &str| -> Vec<String> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(|s| s.trim_end_matches('/').trim_end_matches(".rs").to_string())
+            .collect()
+    };
+    let rows: Vec<(Vec<String>, BTreeSet<String>)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| module | what it is | may use |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(crate::map::cells)
+        // The command line may use everything.
+        .filter(|cells| !spans(&cells[0]).iter().any(|m| m == "cli"))
+        .map(|cells| {
+            let mut uses: BTreeSet<String> = spans(&cells[2]).into_iter().collect();
+            if cells[2].contains("foundations") {
+                uses.extend(FOUNDATION.iter().map(|m| m.to_string()));
+            }
+            (spans(&cells[0]), uses)
+        })
+        .collect();
+    assert!(!rows.is_empty(), "ARCHITECTURE.md has no layers table");
+    let table: BTreeMap<String, BTreeSet<String>> = rows
+        .iter()
+        .flat_map(|(modules, uses)| modules.iter().map(move |m| (m.clone(), uses.clone())))
+        .collect();
+    let code: BTreeMap<String, BTreeSet<String>> = LAYERS
+        .iter()
+        .map(|(m, _)| {
+            let uses = allowed(m).unwrap().into_iter().map(String::from).collect();
+            (m.to_string(), uses)
+        })
+        .collect();
+    assert_eq!(
+        table, code,
+        "ARCHITECTURE.md's layers table and LAYERS differ"
+    );
+    // The document's own order allows only rows above, as it says.
+    for (i, (modules, uses)) in rows.iter().enumerate() {
+        for used in uses {
+            assert!(
+                rows[..i].iter().any(|(above, _)| above.contains(used)),
+                "ARCHITECTURE.md: {modules:?} may use `{used}`, which is not above them"
             );
         }
     }

@@ -50,6 +50,7 @@ mod init;
 mod layering;
 mod library;
 mod lints;
+mod map;
 mod model;
 mod operations;
 mod orchestration;
