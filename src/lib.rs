@@ -26,11 +26,46 @@ pub mod time;
 pub mod tune;
 pub mod wildcard;
 
-pub use engine::{RunResult, Simulation};
+pub use engine::{Measured, Simulation};
 pub use error::{Error, Result};
 pub use model::Model;
 
-/// Runs a model to its end.
+/// A finished run: what it measured, and the verdicts on its faults computed from that.
+pub struct RunResult {
+    pub metrics: metrics::RunMetrics,
+    pub events: u64,
+    /// Most calls and jobs in flight at once (arena high-water marks).
+    pub peak_in_flight: usize,
+    /// Whether the run recovered from each episode of faults, judged or not; each verdict is
+    /// in `metrics`' summary too (`fault.<i>.*`).
+    pub faults: Vec<metrics::recovery::EpisodeVerdict>,
+    /// The trace's CSV text, when one was asked for; `Err(rows)` when it had more rows than
+    /// its limit.
+    pub trace: Option<std::result::Result<String, u64>>,
+}
+
+/// Judges a run of `model` from its measurements: the recovery verdict of each episode of
+/// faults (`metrics::recovery`), added to its summary.
+pub fn judge(model: &Model, measured: Measured) -> RunResult {
+    let Measured {
+        mut metrics,
+        events,
+        peak_in_flight,
+        stopped_at,
+        trace,
+    } = measured;
+    let faults = metrics::recovery::assess(model, &metrics, stopped_at);
+    metrics::recovery::add_to_summary(model, &faults, &mut metrics);
+    RunResult {
+        metrics,
+        events,
+        peak_in_flight,
+        faults,
+        trace,
+    }
+}
+
+/// Runs a model to its end, and judges the run.
 pub fn simulate(model: &Model) -> Result<RunResult> {
-    Simulation::new(model.clone()).run()
+    Ok(judge(model, Simulation::new(model.clone()).run()?))
 }

@@ -99,7 +99,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             sim = sim.with_trace_filter(filter);
         }
     }
-    let mut result = sim.run()?;
+    let mut result = cascade::judge(&model, sim.run()?);
     // A trace too long is refused before anything is written.
     let trace = match result.trace.take() {
         Some(Err(rows)) => {
@@ -120,10 +120,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .map(|(k, (name, scenario))| {
             let m = scenario.model;
             let started = Instant::now();
-            let r = cascade::Simulation::new(m.clone())
+            let measured = cascade::Simulation::new(m.clone())
                 .with_observer(observe(k as u64 + 1))
                 .run()
                 .map_err(|e| e.in_run(|p| p.variant = name.clone()))?;
+            let r = cascade::judge(&m, measured);
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
             Ok((name.expect("variants are named"), m, r, facts))
         })

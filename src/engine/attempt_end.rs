@@ -1,23 +1,16 @@
-//! What each policy learns when an attempt ends: one step per policy, in the order
-//! `finish_attempt_in_policies` (`endings.rs`) takes them. Bulkhead permit back, adaptive limit
-//! sample, throttle accept, budget count, per-attempt breaker verdict, then the retry's wait and
-//! the budget's grant for it. Which outcomes count is each policy's own rule (`policy/`); the
-//! steps only apply it.
-//!
-//! The steps take what the caller already borrowed (the slot's `PolicyState`, the queue, the
-//! recorder) and are `#[inline(always)]`: the policy path stays one out-of-line function with
-//! the code it had when it was written in one piece, and no step looks a call or a slot up
-//! again.
+//! What an attempt's end hands its policies: `EndedAttempt`, its holds taken off the call at
+//! once, and the one step that is the engine's own, the bulkhead permit (bulkheads may be
+//! shared by paths, and a waiter resumes through the event queue). The policies learn the rest
+//! in `PathPolicies::attempt_ended` (`cascade-policy/src/path.rs`), in the stack's order,
+//! called from `finish_attempt_in_policies` (`endings.rs`); it is `#[inline(always)]`, so the
+//! policy path stays one out-of-line function.
 
-use super::endings::book_breaker;
 use super::queue::EventQueue;
-use super::state::{BreakerPass, Call, Event, PolicyState};
-use crate::metrics::recorder::Recorder;
+use super::state::{BreakerPass, Call, Event};
 use crate::model::{CallSpec, Outcome};
-use cascade_policy::breaker::Transition;
-use cascade_policy::limit::{LimitPermit, sample_of};
-use cascade_policy::retry::{RetryInput, RetryPolicy};
-use cascade_policy::throttle::Throttle;
+use cascade_policy::limit::LimitPermit;
+use cascade_policy::path::AttemptEnd;
+use cascade_policy::retry::RetryInput;
 
 /// What an ended attempt leaves its policies, read off its call at once. The call's hold on a
 /// bulkhead permit, a limit slot, a budget's retry count and a per-attempt breaker's admission
@@ -60,6 +53,19 @@ impl EndedAttempt {
         }
     }
 
+    /// What the path's policies learn: the attempt's holds go with it.
+    #[inline(always)]
+    pub(super) fn policies_learn(&mut self, now: u64, outcome: Outcome) -> AttemptEnd {
+        AttemptEnd {
+            now,
+            outcome,
+            took: self.took,
+            breaker: self.breaker.take(),
+            limit: self.limit.take(),
+            was_retry: self.was_retry,
+        }
+    }
+
     /// The retry decision's input for this attempt of a call following `spec`.
     #[inline(always)]
     pub(super) fn retry_input(
@@ -82,121 +88,19 @@ impl EndedAttempt {
     }
 }
 
-impl PolicyState {
-    /// Bulkhead: the attempt's permit goes back; the attempt first in line for one, if any,
-    /// resumes now.
-    #[inline(always)]
-    pub(super) fn release_permit(
-        &mut self,
-        bulkheads: &mut super::policy_state::Bulkheads,
-        queue: &mut EventQueue<Event>,
-        now: u64,
-        ended: &EndedAttempt,
-    ) {
-        if ended.holds_permit
-            && let Some(b) = self.bulkhead
-        {
-            super::endings::hand_back_permit(bulkheads, b, queue, now);
-        }
-    }
-
-    /// Adaptive limit: the attempt's slot goes back, with a sample if its outcome is one
-    /// (`limit::sample_of`); a change of limit moves the edge's limit level.
-    #[inline(always)]
-    pub(super) fn sample_limit(
-        &mut self,
-        rec: &mut Recorder,
-        edge: usize,
-        now: u64,
-        outcome: Outcome,
-        ended: &mut EndedAttempt,
-    ) {
-        if let Some(permit) = ended.limit.take()
-            && let Some(limiter) = self.limit.as_mut()
-        {
-            let before = limiter.limit();
-            match sample_of(outcome) {
-                Some(dropped) => {
-                    let u = cascade_policy::random::unit(&mut self.limit_rng);
-                    limiter.release(now, ended.took, permit, dropped, u);
-                }
-                None => limiter.ignore(permit),
-            }
-            let delta = i64::from(limiter.limit()) - i64::from(before);
-            if delta != 0 {
-                rec.limits[edge].add(now, delta, &mut rec.edges[edge].limit_area);
-            }
-        }
-    }
-
-    /// Throttle: an attempt the backend accepted (`Throttle::counts_as_accepted`) counts as an
-    /// accept.
-    #[inline(always)]
-    pub(super) fn tell_throttle(&mut self, now: u64, outcome: Outcome) {
-        if let Some(t) = self
-            .throttle
-            .as_mut()
-            .filter(|_| Throttle::counts_as_accepted(outcome))
-        {
-            t.accepted(now);
-        }
-    }
-
-    /// Retry budget: the attempt counts as a success, a failure the retry policy would retry,
-    /// or neither; a retry that a concurrency budget counted is over.
-    #[inline(always)]
-    pub(super) fn tell_budget(
-        &mut self,
-        retry: Option<&RetryPolicy>,
-        outcome: Outcome,
-        ended: &EndedAttempt,
-    ) {
-        if let Some(b) = self.budget.as_mut() {
-            let retryable = retry.is_some_and(|r| r.retries(outcome));
-            b.on_attempt(outcome.is_success(), retryable);
-            if ended.was_retry {
-                b.on_retry_end();
-            }
-        }
-    }
-
-    /// Per-attempt breaker: the breaker that admitted the attempt judges it; its change of
-    /// state is booked on the edge.
-    #[inline(always)]
-    pub(super) fn tell_breaker(
-        &mut self,
-        rec: &mut Recorder,
-        edge: usize,
-        now: u64,
-        outcome: Outcome,
-        ended: &mut EndedAttempt,
-    ) {
-        let transition = ended.breaker.take().map_or(Transition::None, |pass| {
-            self.breakers[pass.index as usize].record(now, outcome, ended.took, pass.permit)
-        });
-        book_breaker(rec, edge, now, transition);
-    }
-
-    /// Retry: the wait before the next attempt, if the policy retries this failure (backoff
-    /// jitter from this slot's own stream).
-    #[inline(always)]
-    pub(super) fn retry_wait(&mut self, retry: &RetryPolicy, input: &RetryInput) -> Option<u64> {
-        retry.decide(input, &mut self.jitter_rng).ok()
-    }
-
-    /// Retry budget: whether it pays for the retry the policy wants; one it refuses is counted
-    /// on the edge as `budget_exhausted`.
-    #[inline(always)]
-    pub(super) fn budget_grants_retry(
-        &mut self,
-        rec: &mut Recorder,
-        edge: usize,
-        now: u64,
-    ) -> bool {
-        let granted = self.budget.as_mut().is_none_or(|b| b.try_retry(now));
-        if !granted {
-            rec.edges[edge].budget_exhausted += 1;
-        }
-        granted
+/// Bulkhead: the attempt's permit goes back to the path's bulkhead; the attempt first in line
+/// for one, if any, resumes now.
+#[inline(always)]
+pub(super) fn release_permit(
+    bulkhead: Option<u32>,
+    bulkheads: &mut super::policy_state::Bulkheads,
+    queue: &mut EventQueue<Event>,
+    now: u64,
+    ended: &EndedAttempt,
+) {
+    if ended.holds_permit
+        && let Some(b) = bulkhead
+    {
+        super::endings::hand_back_permit(bulkheads, b, queue, now);
     }
 }

@@ -31,6 +31,8 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(index, s)| ServiceState {
+                plain_dispatch: super::dispatch::plain_dispatch(s),
+                screens_arrivals: super::jobs::screens_arrivals(s),
                 instances: (0..s.slots())
                     .map(|i| InstanceState {
                         busy: 0,

@@ -7,7 +7,7 @@ use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BreakerScope, Outcome, Wraps};
 use cascade_policy::bulkhead::Admission;
-use cascade_policy::random::unit;
+use cascade_policy::path::{Admitted, BreakerAsk, BreakerAsked, Refusal};
 
 impl Simulation {
     /// Starts a logical call; returns its reference (stale at once if it ended at once).
@@ -86,22 +86,18 @@ impl Simulation {
     #[inline(never)]
     fn admit_call(&mut self, cr: Ref, slot: u32) -> bool {
         let now = self.now;
-        let state = &mut self.policies[slot as usize];
-        if let Some(b) = state.budget.as_mut() {
-            b.on_call(now);
-        }
-        if let Some(b) = state.hedge_budget.as_mut() {
-            b.on_call(now);
-        }
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
-        let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
+        let (wraps_call, edge) = (spec.policy.breaker_wraps(Wraps::Call), spec.edge);
         let permit_for_call = spec.policy.bulkhead_wraps_call();
-        if wraps_call {
-            let Some(permit) = self.breaker_admits(cr, 0) else {
-                self.finish_call(cr, Outcome::BreakerOpen);
+        let mut asked = None;
+        let admitted = self.policies[slot as usize].admit_call(now, wraps_call, &mut asked);
+        self.count_breaker_asked(edge, asked);
+        match admitted {
+            Ok(pass) => self.calls.get_mut(cr).expect("live").breaker = pass,
+            Err(refusal) => {
+                self.refused(cr, edge, refusal);
                 return false;
-            };
-            self.calls.get_mut(cr).expect("live").breaker = Some(BreakerPass { index: 0, permit });
+            }
         }
         !permit_for_call || self.take_call_permit(cr, slot)
     }
@@ -207,44 +203,30 @@ impl Simulation {
             .filter(|b| b.wraps == Wraps::Attempt)
             .map(|b| (b.scope, b.retries_only));
         self.calls.get_mut(cr).expect("live").instance = instance;
-        if let Some((scope, retries_only)) = per_attempt_breaker {
-            let which = if scope == BreakerScope::Instance {
+        let ask = per_attempt_breaker.map(|(scope, retries_only)| BreakerAsk {
+            index: if scope == BreakerScope::Instance {
                 instance
             } else {
                 0
-            };
-            let judged_by = if retries_only && attempt == 1 {
-                self.first_try_past_breaker(cr, which)
-            } else if let Some(permit) = self.breaker_admits(cr, which) {
-                Some(BreakerPass {
-                    index: which,
-                    permit,
-                })
-            } else {
-                self.finish_call(cr, Outcome::BreakerOpen);
-                return;
-            };
-            self.calls.get_mut(cr).expect("live").breaker = judged_by;
-        }
-        if let Some(state) = self.policy_mut(slot)
-            && let Some(throttle) = state.throttle.as_mut()
-        {
-            let u = unit(&mut state.throttle_rng);
-            if throttle.reject(now, u) {
-                self.rec.edges[edge].throttled += 1;
-                self.release_unused_breaker(cr);
-                self.finish_call(cr, Outcome::Throttled);
+            },
+            first_try_unasked: retries_only && attempt == 1,
+        });
+        let mut asked = None;
+        let admitted = self.policies[slot as usize].admit(now, ask, &mut asked);
+        self.count_breaker_asked(edge, asked);
+        match admitted {
+            Ok(Admitted { breaker, limit }) => {
+                let call = self.calls.get_mut(cr).expect("live");
+                call.limit = limit;
+                // A breaker around the whole call keeps the pass `admit_call` gave it.
+                if ask.is_some() {
+                    call.breaker = breaker;
+                }
+            }
+            Err(refusal) => {
+                self.refused(cr, edge, refusal);
                 return;
             }
-        }
-        if let Some(limiter) = self.policy_mut(slot).and_then(|p| p.limit.as_mut()) {
-            let Some(permit) = limiter.try_acquire() else {
-                self.rec.edges[edge].limited += 1;
-                self.release_unused_breaker(cr);
-                self.finish_call(cr, Outcome::Limited);
-                return;
-            };
-            self.calls.get_mut(cr).expect("live").limit = Some(permit);
         }
         // A permit around the whole call (`wraps = "call"`) is already held.
         let per_attempt_bulkhead = self
@@ -275,6 +257,28 @@ impl Simulation {
         }
         self.accrual_sent(spec_id, slot, instance);
         self.send_attempt(cr, instance);
+    }
+
+    /// Counts what admission did to a breaker on the edge: its change of state, and a
+    /// half-open probe let through.
+    fn count_breaker_asked(&mut self, edge: usize, asked: Option<BreakerAsked>) {
+        if let Some(BreakerAsked { transition, probe }) = asked {
+            super::endings::book_breaker(&mut self.rec, edge, self.now, transition);
+            if probe {
+                self.rec.edges[edge].half_open_probes += 1;
+            }
+        }
+    }
+
+    /// A guard turned the call away: counted on the edge, and the call ends with its outcome.
+    fn refused(&mut self, cr: Ref, edge: usize, refusal: Refusal) {
+        let acc = &mut self.rec.edges[edge];
+        match refusal {
+            Refusal::BreakerOpen => acc.rejected_breaker += 1,
+            Refusal::Throttled => acc.throttled += 1,
+            Refusal::Limited => acc.limited += 1,
+        }
+        self.finish_call(cr, refusal.outcome());
     }
 
     /// Sends the current attempt to `instance`, and plans its first hedge.

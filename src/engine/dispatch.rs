@@ -10,8 +10,8 @@ use crate::model::{Discipline, Outcome};
 impl Simulation {
     /// Gives a freed worker the next queued job, skipping those already expired if asked to.
     pub(super) fn dispatch_next(&mut self, s: usize, i: usize) {
-        let svc = &self.model.services[s];
-        let inst = &self.services[s].instances[i];
+        let svc = &self.services[s];
+        let inst = &svc.instances[i];
         // First in, first out, with nothing to skip: the head of the queue starts.
         let plain = svc.plain_dispatch && inst.cancelled_in_queue == 0;
         if !plain {
@@ -130,4 +130,16 @@ impl Simulation {
             return;
         }
     }
+}
+
+/// Whether a freed worker of `service` simply takes the head of its queue: FIFO, no adaptive
+/// LIFO, no `drop_expired`, no CoDel, no partition, and no refusal's owed work to pay before
+/// the head (`dispatch_next_checked` handles the rest).
+pub(super) fn plain_dispatch(service: &crate::model::Service) -> bool {
+    service.discipline == crate::model::Discipline::Fifo
+        && service.adaptive_lifo.is_none()
+        && !service.drop_expired
+        && service.codel.is_none()
+        && !service.partitioned
+        && service.overload.as_ref().is_none_or(|o| o.reject_work == 0)
 }

@@ -3,15 +3,15 @@
 //! tells whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
 
 use super::arena::Ref;
-use super::attempt_end::EndedAttempt;
+use super::attempt_end::{EndedAttempt, release_permit};
 use super::policy_state::Bulkheads;
 use super::queue::EventQueue;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
-use cascade_policy::breaker::{BreakerPermit, State, Transition};
-use cascade_policy::retry::in_set;
+use cascade_policy::breaker::Transition;
+use cascade_policy::path::RetryVerdict;
 
 impl Simulation {
     /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
@@ -26,9 +26,9 @@ impl Simulation {
         }
     }
 
-    /// The policy path of `finish_attempt`: each policy of the call's slot learns of the
-    /// attempt, one step each (`attempt_end.rs`), then the retry decides whether the call tries
-    /// again. Out of line as a whole; the steps inline into it.
+    /// The policy path of `finish_attempt`: the bulkhead permit goes back, the path's policies
+    /// learn of the attempt and the retry decides (`PathPolicies::attempt_ended`), and what
+    /// changed is counted on the edge. Out of line as a whole; the steps inline into it.
     #[inline(never)]
     fn finish_attempt_in_policies(&mut self, cr: Ref, outcome: Outcome, retry_after: Option<u64>) {
         let now = self.now;
@@ -41,24 +41,31 @@ impl Simulation {
         // A permit around the whole call outlives the attempt.
         call.holds_permit = call.call_permit;
         let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
+        let retry = retry.map(|r| (r, ended.retry_input(spec, outcome, retry_after, now)));
         let state = &mut self.policies[slot as usize];
-        state.release_permit(&mut self.bulkheads, &mut self.queue, now, &ended);
-        state.sample_limit(&mut self.rec, edge, now, outcome, &mut ended);
-        state.tell_throttle(now, outcome);
-        state.tell_budget(retry, outcome, &ended);
-        state.tell_breaker(&mut self.rec, edge, now, outcome, &mut ended);
-        let wait = match retry {
-            Some(retry) if !outcome.is_success() => {
-                state.retry_wait(retry, &ended.retry_input(spec, outcome, retry_after, now))
-            }
-            _ => None,
-        };
-        match wait.filter(|_| state.budget_grants_retry(&mut self.rec, edge, now)) {
-            Some(wait) => {
+        release_permit(
+            state.bulkhead,
+            &mut self.bulkheads,
+            &mut self.queue,
+            now,
+            &ended,
+        );
+        let learned = state.attempt_ended(ended.policies_learn(now, outcome), retry);
+        let rec = &mut self.rec;
+        if learned.limit_moved != 0 {
+            rec.limits[edge].add(now, learned.limit_moved, &mut rec.edges[edge].limit_area);
+        }
+        book_breaker(rec, edge, now, learned.breaker);
+        match learned.retry {
+            RetryVerdict::After(wait) => {
                 let counted_by_budget = state.budget.is_some();
                 self.back_off(cr, ended.attempt, wait, counted_by_budget);
             }
-            None => self.finish_call(cr, outcome),
+            RetryVerdict::BudgetExhausted => {
+                rec.edges[edge].budget_exhausted += 1;
+                self.finish_call(cr, outcome);
+            }
+            RetryVerdict::GiveUp => self.finish_call(cr, outcome),
         }
     }
 
@@ -83,7 +90,7 @@ impl Simulation {
             .policy
             .fallback
             .as_ref()
-            .is_some_and(|f| in_set(f.on, outcome) && call.fallback_from.is_none());
+            .is_some_and(|f| f.on.contains(outcome) && call.fallback_from.is_none());
         if falls_back {
             self.fall_back(cr, outcome);
         } else {
@@ -294,37 +301,6 @@ impl Simulation {
         self.policies.get_mut(slot as usize)
     }
 
-    /// Asks breaker `which` of the call's policy state: its permit, or none (a rejection,
-    /// counted).
-    pub(super) fn breaker_admits(&mut self, cr: Ref, which: u32) -> Option<BreakerPermit> {
-        let call = self.calls.get(cr).expect("live");
-        let edge = spec_of(&self.specs, call.spec).edge;
-        let breaker = &mut self.policies[call.slot as usize].breakers[which as usize];
-        let (permit, transition) = breaker.try_acquire(self.now);
-        let probe = permit.is_some() && matches!(breaker.state(), State::HalfOpen { .. });
-        book_breaker(&mut self.rec, edge, self.now, transition);
-        if permit.is_none() {
-            self.rec.edges[edge].rejected_breaker += 1;
-        }
-        if probe {
-            self.rec.edges[edge].half_open_probes += 1;
-        }
-        permit
-    }
-
-    /// A retry-only breaker (Brooker) lets every first try through without asking it. Closed,
-    /// it records the try's outcome, so its failure rate is every attempt's; open or half-open
-    /// it judges none (only retries are its probes). The breaker that will judge, if any.
-    pub(super) fn first_try_past_breaker(&mut self, cr: Ref, which: u32) -> Option<BreakerPass> {
-        let call = self.calls.get(cr).expect("live");
-        let breaker = &self.policies[call.slot as usize].breakers[which as usize];
-        let permit = breaker.first_try_permit()?;
-        Some(BreakerPass {
-            index: which,
-            permit,
-        })
-    }
-
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
     pub(super) fn release_unused_breaker(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");
@@ -335,9 +311,8 @@ impl Simulation {
         if !per_attempt {
             return;
         }
-        if let Some(BreakerPass { index, permit }) = call.breaker.take() {
-            self.policies[call.slot as usize].breakers[index as usize].release_unused(permit);
-        }
+        let pass = call.breaker.take();
+        self.policies[call.slot as usize].release_unused(pass);
     }
 }
 

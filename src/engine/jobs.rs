@@ -27,7 +27,7 @@ impl Simulation {
             return;
         }
         // One flag for admission shedding and an idempotency store.
-        if self.model.services[s].screens_arrivals && self.screened(jr, s, i) {
+        if self.services[s].screens_arrivals && self.screened(jr, s, i) {
             return;
         }
         self.enter(jr, s, i, a);
@@ -451,4 +451,10 @@ impl Simulation {
             self.rec.levels[a].wasted.add(now, 1, &mut acc.wasted_area);
         }
     }
+}
+
+/// Whether arrivals at `service` are screened before its queue: admission shedding or an
+/// idempotency store.
+pub(super) fn screens_arrivals(service: &crate::model::Service) -> bool {
+    service.admission.is_some() || service.dedup_window.is_some()
 }

@@ -38,4 +38,4 @@ mod state;
 pub mod trace;
 pub mod work_bound;
 
-pub use sim::{RUN_METRICS, RunResult, Simulation};
+pub use sim::{Measured, RUN_METRICS, Simulation};

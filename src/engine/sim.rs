@@ -62,14 +62,15 @@ pub struct Simulation {
 /// The run's own facts in every summary: whether it diverged, and when it stopped.
 pub const RUN_METRICS: [&str; 2] = ["run.diverged", "run.stopped_at_s"];
 
-/// What a finished run hands back: its metrics and how much work the engine did.
-pub struct RunResult {
+/// What a finished run measured, and how much work the engine did. The verdicts on its
+/// faults are computed from it above the engine (`cascade::judge`): the engine measures.
+pub struct Measured {
     pub metrics: RunMetrics,
     pub events: u64,
     /// Most calls and jobs in flight at once (arena high-water marks).
     pub peak_in_flight: usize,
-    /// Whether the run recovered from each episode of faults, judged or not.
-    pub faults: Vec<crate::metrics::recovery::EpisodeVerdict>,
+    /// When the run stopped (ns): its end, or the instant it diverged.
+    pub stopped_at: u64,
     /// The trace's CSV text, when one was asked for; `Err(rows)` when it had more rows than
     /// its limit.
     pub trace: Option<Result<String, u64>>,
@@ -196,7 +197,7 @@ impl Simulation {
 
     /// Runs to the end and returns the metrics; an error when the run stopped making progress
     /// in simulated time (`engine::progress`).
-    pub fn run(mut self) -> crate::Result<RunResult> {
+    pub fn run(mut self) -> crate::Result<Measured> {
         self.run_until(self.end);
         let stop_ns = match self.stopped {
             Some(Stop::NoProgress(stuck)) => {
@@ -230,13 +231,11 @@ impl Simulation {
         metrics
             .summary
             .extend((RUN_METRICS.iter().zip(facts)).map(|(name, v)| (name.to_string(), v)));
-        let faults = crate::metrics::recovery::assess(&self.model, &metrics, stop_ns);
-        crate::metrics::recovery::add_to_summary(&self.model, &faults, &mut metrics);
-        Ok(RunResult {
+        Ok(Measured {
             events: self.events,
             peak_in_flight,
             metrics,
-            faults,
+            stopped_at: stop_ns,
             trace: self.trace.take().map(|t| t.finish()),
         })
     }

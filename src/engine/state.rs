@@ -52,14 +52,8 @@ pub const NO_RETRY_AFTER: u64 = u64::MAX;
 /// No policy state: the call's policy keeps none.
 pub const NO_SLOT: u32 = u32::MAX;
 
-/// The breaker a call or attempt passed (its index among the slot's breakers: one per callee
-/// instance for a per-host breaker) and the permit it passed with, which goes back to that
-/// breaker once: with the result, or unused.
-#[derive(Debug)]
-pub struct BreakerPass {
-    pub index: u32,
-    pub permit: cascade_policy::breaker::BreakerPermit,
-}
+/// The breaker a call or attempt passed, and the permit it goes back to it with.
+pub use cascade_policy::path::BreakerPass;
 
 /// A logical call: caller-side state across its attempts.
 #[derive(Debug)]
@@ -222,6 +216,12 @@ impl InstanceState {
 
 pub struct ServiceState {
     pub instances: Vec<InstanceState>,
+    /// A freed worker simply takes the head of the queue (`dispatch::plain_dispatch`): one
+    /// flag for the plain path.
+    pub plain_dispatch: bool,
+    /// Arrivals are screened before the queue (`jobs::screens_arrivals`): one flag for the
+    /// plain path.
+    pub screens_arrivals: bool,
     pub balancer_rng: Stream,
     pub next_rr: u32,
     pub outlier: Option<cascade_policy::outlier::Outlier>,
@@ -310,25 +310,6 @@ pub enum Event {
     FaultEnd(u32),
 }
 
-/// The state one caller instance keeps for one call path's policy.
-pub struct PolicyState {
-    /// One breaker, or one per callee instance (`scope = "instance"`).
-    pub breakers: Vec<cascade_policy::breaker::Breaker>,
-    pub budget: Option<cascade_policy::budget::Budget>,
-    /// The bulkhead this path takes permits from (`Simulation::bulkheads`): its own, or its
-    /// caller instance's named pool.
-    pub bulkhead: Option<u32>,
-    pub throttle: Option<cascade_policy::throttle::Throttle>,
-    pub hedge: Option<cascade_policy::hedge::LatencyTracker>,
-    pub hedge_budget: Option<cascade_policy::budget::Budget>,
-    /// Draws for throttling decisions, apart from jitter so neither shifts the other.
-    pub throttle_rng: Stream,
-    pub limit: Option<cascade_policy::limit::Limiter>,
-    /// Draws for the Vegas limit's probe jitter.
-    pub limit_rng: Stream,
-    pub jitter_rng: Stream,
-    /// Failure accrual, one per callee instance (`cascade-policy/src/accrual.rs`); empty without it.
-    pub accrual: Vec<cascade_policy::accrual::Accrual>,
-    /// Draws for the accrual's mark-dead jitter.
-    pub accrual_rng: Stream,
-}
+/// The state one caller instance keeps for one call path's policies: the policy crate's stack,
+/// drawing from the engine's streams.
+pub type PolicyState = cascade_policy::path::PathPolicies<Stream>;

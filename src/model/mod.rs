@@ -177,9 +177,6 @@ pub struct Service {
     pub operations: Vec<Operation>,
     /// Some operation holds at most a share of the workers (`Operation::partition`).
     pub partitioned: bool,
-    /// A freed worker simply takes the head of the queue: FIFO, no adaptive LIFO, no
-    /// `drop_expired`, no CoDel, no partition. One flag for the engine's plain path.
-    pub plain_dispatch: bool,
     pub admission: Option<Admission>,
     /// CoDel queue-delay shedding, per instance.
     pub codel: Option<cascade_policy::codel::CodelConfig>,
@@ -194,9 +191,6 @@ pub struct Service {
     /// Idempotency store (`dedup_window`, ns): keyed non-idempotent calls are executed once
     /// per window (`cascade-policy/src/dedup.rs`); `None` (0 as written) deduplicates nothing.
     pub dedup_window: Option<u64>,
-    /// `admission` or `dedup_window`: arrivals are screened before the queue. One flag for
-    /// the engine's plain path.
-    pub screens_arrivals: bool,
     /// Probes, restarts, readiness and autoscaling (`model/orchestration.rs`); `None` (the
     /// plain path) without any.
     pub orchestration: Option<Box<orchestration::Orchestration>>,
@@ -424,8 +418,8 @@ impl Policy {
 /// degraded answer and whose failure leaves the original one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fallback {
-    /// Outcome kinds that trigger it, as a bit set over `Outcome::index`.
-    pub on: u16,
+    /// Outcome kinds that trigger it.
+    pub on: cascade_policy::outcome::OutcomeSet,
     /// ns, for a canned answer.
     pub latency: u64,
     /// The service to call instead, and the policy for that call.

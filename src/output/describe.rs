@@ -10,6 +10,7 @@ use cascade_policy::breaker::Window;
 use cascade_policy::budget::BudgetConfig;
 use cascade_policy::hedge::HedgeDelay;
 use cascade_policy::limit::LimitAlgorithm;
+use cascade_policy::outcome::OutcomeSet;
 
 /// A call as the matrix shows it: who calls whom, through which policy.
 #[derive(Debug, Clone)]
@@ -60,12 +61,8 @@ pub fn edge_calls(model: &Model) -> Vec<EdgeCall<'_>> {
         .collect()
 }
 
-fn kinds(bits: u16) -> String {
-    let names: Vec<&str> = Outcome::ALL
-        .iter()
-        .filter(|o| bits & (1 << o.index()) != 0)
-        .map(|o| o.name())
-        .collect();
+fn kinds(set: OutcomeSet) -> String {
+    let names: Vec<&str> = set.iter().map(Outcome::name).collect();
     names.join(", ")
 }
 
@@ -107,7 +104,7 @@ pub fn retries(p: &Policy) -> String {
         r.attempts,
         dur(r.backoff.base)
     );
-    if r.on != 0 {
+    if !r.on.is_empty() {
         s += &format!("; on {}", kinds(r.on));
     }
     if r.retry_after {

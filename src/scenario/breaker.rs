@@ -7,7 +7,7 @@ use super::policy::outcomes;
 use super::schema_policy::*;
 use crate::model::{BreakerPolicy, BreakerScope, Outcome, Wraps};
 use cascade_policy::breaker::{BreakerConfig, Window};
-use cascade_policy::retry::outcome_set;
+use cascade_policy::outcome::OutcomeSet;
 
 const S: u64 = 1_000_000_000;
 
@@ -95,7 +95,7 @@ pub fn compile_breaker(src: &Source, at: &str, b: &RawBreaker) -> Located<Breake
         open_multiplier,
         open_max,
         half_open_calls,
-        count: outcome_set(&count),
+        count: OutcomeSet::of(&count),
     };
     let (wraps, scope) = (b.wraps.unwrap_or_default(), b.scope.unwrap_or_default());
     if wraps == Wraps::Call && scope == BreakerScope::Instance {

@@ -236,13 +236,6 @@ impl Ctx<'_> {
         let drop_expired = s.drop_expired.unwrap_or(false);
         let adaptive_lifo = service_policy::adaptive_lifo(self.src, &at("adaptive_lifo"), s)?;
         let dedup_window = s.dedup_window.map(|d| d.0).filter(|&w| w > 0);
-        let plain_dispatch = discipline == model::Discipline::Fifo
-            && adaptive_lifo.is_none()
-            && !drop_expired
-            && s.codel.is_none()
-            && !partitioned
-            // A refusal's owed work is paid before the queue's head (`dispatch_next_checked`).
-            && overload.as_ref().is_none_or(|o| o.reject_work == 0);
         let balancer = s.balancer.unwrap_or_default();
         let slow_start = s
             .slow_start
@@ -259,7 +252,6 @@ impl Ctx<'_> {
             balancer,
             plan,
             partitioned,
-            plain_dispatch,
             operations,
             admission: s
                 .admission
@@ -279,7 +271,6 @@ impl Ctx<'_> {
                 .transpose()?,
             slow_start,
             overload,
-            screens_arrivals: s.admission.is_some() || dedup_window.is_some(),
             dedup_window,
             orchestration: super::orchestration::orchestration(self.src, s)?,
         })

@@ -10,9 +10,8 @@ use crate::model::{Fallback, HedgeConfig, HedgeDelay, Outcome, Policy, ThrottleC
 use cascade_policy::backoff::{Backoff, Jitter, Schedule};
 use cascade_policy::budget::{BudgetConfig, EarnOn};
 use cascade_policy::bulkhead::BulkheadConfig;
-use cascade_policy::retry::{
-    DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy, outcome_set,
-};
+use cascade_policy::outcome::OutcomeSet;
+use cascade_policy::retry::{DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -196,7 +195,7 @@ fn compile_retry(
     }
     let retry = RetryPolicy {
         attempts,
-        on: outcome_set(&on),
+        on: OutcomeSet::of(&on),
         backoff: Backoff {
             schedule,
             base,
@@ -458,7 +457,7 @@ fn compile_fallback(
         }
     };
     Ok(Fallback {
-        on: outcome_set(&on),
+        on: OutcomeSet::of(&on),
         latency: f.latency.map_or(0, |d| d.0),
         to,
     })

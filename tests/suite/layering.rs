@@ -56,6 +56,8 @@ const ROOT_NAMES: &[(&str, &str)] = &[
     ("Result", "error"),
     ("Model", "model"),
     ("RunResult", "engine"),
+    ("Measured", "engine"),
+    ("judge", "engine"),
     ("Simulation", "engine"),
     ("simulate", "engine"),
 ];

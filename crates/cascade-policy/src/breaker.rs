@@ -20,7 +20,7 @@
 //!   back once, with the result (`record`) or unused (`release_unused`).
 
 use super::window::SlidingCounts;
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, OutcomeSet};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Window {
@@ -45,8 +45,8 @@ pub struct BreakerConfig {
     /// ns
     pub open_max: u64,
     pub half_open_calls: u32,
-    /// Failure kinds, as a bit set over `Outcome::index`.
-    pub count: u16,
+    /// Failure kinds.
+    pub count: OutcomeSet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,7 +204,7 @@ impl Breaker {
         if permit.epoch != self.epoch {
             return Transition::None;
         }
-        let failed = self.cfg.count & (1 << outcome.index()) != 0;
+        let failed = self.cfg.count.contains(outcome);
         let slow = took > self.cfg.slow_call_duration;
         match self.state {
             State::HalfOpen {
@@ -324,7 +324,6 @@ impl Breaker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retry::outcome_set;
 
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000_000_000;
@@ -341,7 +340,7 @@ mod tests {
             open_multiplier: 1.0,
             open_max: 60 * S,
             half_open_calls: 2,
-            count: outcome_set(&[Outcome::Timeout, Outcome::Unavailable]),
+            count: OutcomeSet::of(&[Outcome::Timeout, Outcome::Unavailable]),
         }
     }
 

@@ -3,10 +3,11 @@
 //! `now` (and, where it draws, a random stream its caller provides) and returns a decision,
 //! so the simulator drives it in virtual time and a service can drive it with a real clock.
 //!
-//! The modules: `outcome` (how a call ends, the kinds every policy decides from), the state
-//! machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`, `bulkhead`, `limit`,
-//! `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share (`window`'s sliding
-//! counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
+//! The modules: `outcome` (how a call ends, the kinds every policy decides from), `path` (one
+//! call path's policies as a stack: the order they admit an attempt in and learn from its
+//! end), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
+//! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
+//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
 //! crate depends on rand alone (serde behind the `serde` feature), so nothing of the engine can
 //! leak into it.
 //!
@@ -21,8 +22,8 @@
 //! ```
 //! use cascade_policy::backoff::{Backoff, Jitter, Schedule};
 //! use cascade_policy::breaker::{Breaker, BreakerConfig, State, Transition, Window};
-//! use cascade_policy::outcome::Outcome;
-//! use cascade_policy::retry::{outcome_set, NoRetry, RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use cascade_policy::outcome::{Outcome, OutcomeSet};
+//! use cascade_policy::retry::{NoRetry, RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
 //! use rand::SeedableRng;
 //!
 //! const MS: u64 = 1_000_000;
@@ -37,7 +38,7 @@
 //!     open_multiplier: 1.0,
 //!     open_max: 1_000 * MS,
 //!     half_open_calls: 1,
-//!     count: outcome_set(&[Outcome::Timeout, Outcome::Unavailable]),
+//!     count: OutcomeSet::of(&[Outcome::Timeout, Outcome::Unavailable]),
 //! });
 //! let mut now = 0;
 //! for _ in 0..5 {
@@ -57,7 +58,7 @@
 //!
 //! let retry = RetryPolicy {
 //!     attempts: 3,
-//!     on: outcome_set(&DEFAULT_RETRY_ON),
+//!     on: OutcomeSet::of(&DEFAULT_RETRY_ON),
 //!     backoff: Backoff {
 //!         schedule: Schedule::Exponential { multiplier: 2.0 },
 //!         base: 100 * MS,
@@ -100,6 +101,7 @@ pub mod hist;
 pub mod limit;
 pub mod outcome;
 pub mod outlier;
+pub mod path;
 pub mod random;
 pub mod retry;
 pub mod throttle;

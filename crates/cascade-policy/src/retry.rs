@@ -10,15 +10,15 @@
 //! that could not start with at least `min_attempt` left is not made.
 
 use super::backoff::Backoff;
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, OutcomeSet};
 use rand::Rng;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
     /// Attempts in all, the first included (>= 1).
     pub attempts: u32,
-    /// Retryable outcome kinds, as a bit set over `Outcome::index`.
-    pub on: u16,
+    /// Retryable outcome kinds.
+    pub on: OutcomeSet,
     pub backoff: Backoff,
     /// Honour a Retry-After that a failed reply carries (whatever its kind).
     pub retry_after: bool,
@@ -72,14 +72,6 @@ pub enum NoRetry {
     NoTimeLeft,
 }
 
-pub fn outcome_set(kinds: &[Outcome]) -> u16 {
-    kinds.iter().fold(0, |s, o| s | 1 << o.index())
-}
-
-pub fn in_set(set: u16, o: Outcome) -> bool {
-    set & (1 << o.index()) != 0
-}
-
 /// The retry kinds retried when `on` is not given: transport failures, timeouts, 503 and 429.
 pub const DEFAULT_RETRY_ON: [Outcome; 4] = [
     Outcome::Timeout,
@@ -95,7 +87,7 @@ impl RetryPolicy {
     /// Whether `outcome` is one of the kinds this policy retries (`on`).
     #[inline]
     pub fn retries(&self, outcome: Outcome) -> bool {
-        in_set(self.on, outcome)
+        self.on.contains(outcome)
     }
 
     /// Decides on a retry after the attempt `input` describes failed. Returns the wait before
@@ -144,7 +136,7 @@ mod tests {
     fn policy(attempts: u32, backoff_ms: u64) -> RetryPolicy {
         RetryPolicy {
             attempts,
-            on: outcome_set(&DEFAULT_RETRY_ON),
+            on: OutcomeSet::of(&DEFAULT_RETRY_ON),
             backoff: Backoff {
                 schedule: Schedule::Constant,
                 base: backoff_ms * MS,

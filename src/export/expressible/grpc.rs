@@ -24,7 +24,7 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
             n,
             "no gRPC status stands for it",
         );
-        if q.retry.as_ref().is_some_and(|r| r.on == 0) {
+        if q.retry.as_ref().is_some_and(|r| r.on.is_empty()) {
             // A6 refuses a retryPolicy with no status to retry.
             q.retry = None;
             n.add(

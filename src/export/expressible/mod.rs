@@ -13,7 +13,7 @@ use super::retried;
 use crate::import::Format;
 use crate::model::Policy;
 use cascade_policy::outcome::Outcome;
-use cascade_policy::retry::outcome_set;
+use cascade_policy::outcome::OutcomeSet;
 pub(crate) use resilience4j::{R4J_NO_CAP, R4J_UNBOUNDED_QUEUE};
 
 const MS: u64 = 1_000_000;
@@ -119,7 +119,7 @@ fn keep_kinds(q: &mut Policy, keep: &[Outcome], n: &mut Notes, reason: &str) {
         }
     }
     if let Some(r) = &mut q.retry {
-        r.on &= outcome_set(keep);
+        r.on = r.on.intersection(OutcomeSet::of(keep));
     }
 }
 

@@ -6,7 +6,8 @@ use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::breaker::Window;
 use cascade_policy::bulkhead::BulkheadRelease;
 use cascade_policy::outcome::Outcome;
-use cascade_policy::retry::{RetryAfterWait, outcome_set};
+use cascade_policy::outcome::OutcomeSet;
+use cascade_policy::retry::RetryAfterWait;
 
 /// The queue import writes for a semaphore bulkhead's unbounded waiters.
 pub(crate) const R4J_UNBOUNDED_QUEUE: u32 = 1000;
@@ -72,7 +73,7 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
                 "a resilience4j breaker guards every call",
             );
         }
-        let default_count = outcome_set(&crate::scenario::DEFAULT_BREAKER_COUNT);
+        let default_count = OutcomeSet::of(&crate::scenario::DEFAULT_BREAKER_COUNT);
         if c.count != default_count {
             c.count = default_count;
             n.add(
@@ -96,7 +97,7 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
         );
     }
     if let Some(r) = &mut q.retry {
-        r.on = outcome_set(&R4J_RETRIED);
+        r.on = OutcomeSet::of(&R4J_RETRIED);
         let b = &mut r.backoff;
         match b.schedule {
             // A fixed wait's max is unused; cascade wants it above 0.
