@@ -20,6 +20,7 @@ mod check;
 mod check_library;
 mod check_variants;
 mod cli_tools;
+mod collapse;
 mod committed_results;
 mod connection_pool;
 mod deadline_propagation;

@@ -34,7 +34,7 @@ impl Checks {
         }
     }
 
-    fn holds(&mut self, what: &str, cell: &str, ok: bool) {
+    pub(super) fn holds(&mut self, what: &str, cell: &str, ok: bool) {
         self.checked += 1;
         if !ok {
             self.failures

@@ -13,9 +13,14 @@
 //! The files: reader.rs reads a figure as a document prints it, and a table's rows; run.rs runs
 //! a scenario and reads its results; checks.rs holds figures to them; tables.rs lists the tables
 //! of runs; quote.rs is how a quote names its run and finds its figure; quotes/ lists the
-//! quotes, a file per document or family. The tests are here.
+//! quotes, a file per document or family. The tests are here, but for two families of figures
+//! with files of their own: committed.rs holds the figures quoted from the sweeps committed
+//! under docs/results/ to those files, and computed.rs is how a test that computes a table
+//! (collapse.rs) holds the document's figures to its own runs.
 
 mod checks;
+mod committed;
+pub(crate) mod computed;
 mod quote;
 mod quotes;
 mod reader;

@@ -79,6 +79,8 @@ pub(super) enum Of {
     Extra(&'static str),
     /// One less a metric: the share a success ratio leaves out.
     Rest(&'static str),
+    /// One metric over another, of the same variant.
+    Ratio(&'static str, &'static str),
     /// Anything else, computed from the run: what it is, and how.
     F(&'static str, fn(&Get) -> f64),
 }
@@ -89,6 +91,7 @@ impl Of {
             Of::M(m) => m.to_string(),
             Of::Extra(m) => format!("{m} - 1"),
             Of::Rest(m) => format!("1 - {m}"),
+            Of::Ratio(a, b) => format!("{a} / {b}"),
             Of::F(what, _) => what.to_string(),
         }
     }
@@ -98,6 +101,7 @@ impl Of {
             Of::M(m) => g.m(m),
             Of::Extra(m) => g.m(m) - 1.0,
             Of::Rest(m) => 1.0 - g.m(m),
+            Of::Ratio(a, b) => g.m(a) / g.m(b),
             Of::F(_, f) => f(g),
         }
     }
@@ -196,7 +200,7 @@ pub(super) fn figure_in(text: &str, words: &str) -> Result<(Shown, String), Stri
 }
 
 /// The header of the README's library table.
-const LIBRARY: &str = "| file | source | claim | what cascade shows |";
+pub(super) const LIBRARY: &str = "| file | source | claim | what cascade shows |";
 
 /// The text a quote's figure is in, and where that is, for the messages.
 pub(super) fn quoted_text<'a>(

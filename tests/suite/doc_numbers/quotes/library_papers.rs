@@ -1,6 +1,6 @@
 //! The README library table's rows from published results: the Tail at Scale, Brooker,
-//! the SRE book, Finagle, gRPC, and the AWS SDKs' Retry-After (fanout-hedge to
-//! retry-after-max).
+//! the SRE book, Finagle, gRPC, and the AWS SDKs' Retry-After (fanout-hedge and
+//! fanout-2000-leaves to retry-after-max).
 
 use super::library;
 use super::validation::{open_rate, sent_per_accepted, serial_rate};
@@ -23,6 +23,14 @@ pub(super) const QUOTES: &[Quote] = &[
                 Extra("edge.search.shard.amplification"),
             ),
         ],
+    ),
+    library(
+        "scenarios/fanout-2000-leaves.toml",
+        &[fig(
+            "",
+            "^{}% of requests meet",
+            M("client.users.success_ratio"),
+        )],
     ),
     library(
         "scenarios/refusal-storm.toml",

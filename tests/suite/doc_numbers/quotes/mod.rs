@@ -1,8 +1,8 @@
 //! The figures quoted outside the tables of runs, each with the words that find it and the
 //! metric it is. Not here: closed forms and hand arithmetic (`1 − f⁴ = 0.9375`, `Erlang B(10,
 //! 7.5) = 10.0%`), a scenario's own settings (`a 150 ms timeout`), bounds rather than figures
-//! (`under 1%`, `at most 20`), and runs too slow for this test (`fanout-2000-leaves.toml`, over
-//! 10 s of CPU; the `metastability-map.toml` sweep, over 500 runs).
+//! (`under 1%`, `at most 20`), the figures of the sweeps committed under docs/results/ (read
+//! from what is committed: committed.rs) and of a table another test computes (computed.rs).
 //!
 //! A file per document or family, each its `QUOTES`: validation.rs (docs/validation.md),
 //! other_docs.rs (docs/policies.md, docs/gates.md, docs/guide.md), readme.rs (the README's

@@ -147,4 +147,15 @@ pub(super) const QUOTES: &[Quote] = &[
             Rest("client.users.success_ratio"),
         )],
     },
+    Quote {
+        doc: "docs/guide.md",
+        at: At::Text,
+        scenario: "scenarios/fanout-2000-leaves.toml",
+        reps: 1,
+        figures: &[fig(
+            "",
+            "which make {}% of searches slow",
+            Rest("client.users.success_ratio"),
+        )],
+    },
 ];
