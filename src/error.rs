@@ -10,7 +10,7 @@ pub enum Error {
     Scenario(Box<ScenarioError>),
     /// A command line that cannot be carried out.
     Usage(String),
-    /// A run stopped because simulated time stopped moving (`engine::progress`).
+    /// A run stopped because simulated time stopped moving (`engine::watchdog`).
     NoProgress {
         run: Box<RunPlace>,
         at_ns: u64,

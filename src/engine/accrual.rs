@@ -2,7 +2,7 @@
 //! state learns when a job is sent to a host and when the host answers or the caller gives up
 //! on it. The balancer's side is `balance.rs` (`pick_past_accrual`).
 
-use super::adaptive::host_failed;
+use super::ejection::host_failed;
 use super::sim::{Simulation, spec_of};
 use super::state::SpecId;
 use crate::model::Outcome;

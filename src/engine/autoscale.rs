@@ -4,7 +4,7 @@
 //! over the behaviour's windows (scale-up: the least of the window's, scale-down: the most);
 //! the change limited by the scaling policies over their periods; then `[min, max]`.
 
-use super::lifecycle::{Action, Phase};
+use super::lifecycle::{Action, InstancePhase};
 use super::sim::Simulation;
 use super::stabilization::{Stabilizer, within};
 use super::state::Event;
@@ -196,7 +196,7 @@ impl Simulation {
         self.life(s)
             .instances
             .iter()
-            .filter(|l| matches!(l.phase, Phase::Starting | Phase::Running))
+            .filter(|l| matches!(l.phase, InstancePhase::Starting | InstancePhase::Running))
             .count() as u32
     }
 
@@ -220,14 +220,14 @@ impl Simulation {
             .life(s)
             .instances
             .iter()
-            .position(|l| l.phase == Phase::Absent)
+            .position(|l| l.phase == InstancePhase::Absent)
         else {
             return;
         };
         let i = i as u32;
         let inst = &mut self.life_mut(s).instances[i as usize];
         inst.epoch += 1;
-        inst.phase = Phase::Starting;
+        inst.phase = InstancePhase::Starting;
         inst.started = false;
         inst.ready = false;
         inst.restarts_in_row = 0;
@@ -249,7 +249,7 @@ impl Simulation {
             .filter(|&i| {
                 matches!(
                     life.instances[i as usize].phase,
-                    Phase::Starting | Phase::Running
+                    InstancePhase::Starting | InstancePhase::Running
                 )
             })
             .max_by_key(|&i| {
@@ -267,7 +267,7 @@ impl Simulation {
             ScaleDown::Kill => self.instance_gone(s, i),
             ScaleDown::Drain => {
                 let inst = &mut self.life_mut(s).instances[i as usize];
-                inst.phase = Phase::Draining;
+                inst.phase = InstancePhase::Draining;
                 inst.epoch += 1;
                 inst.probes = Default::default();
                 self.update_rotation(s, i);
@@ -288,7 +288,9 @@ impl Simulation {
 
     fn leave_drained(&mut self, s: usize) {
         for i in 0..self.life(s).instances.len() as u32 {
-            if self.life(s).instances[i as usize].phase == Phase::Draining && self.drained(s, i) {
+            if self.life(s).instances[i as usize].phase == InstancePhase::Draining
+                && self.drained(s, i)
+            {
                 self.instance_gone(s, i);
             }
         }
@@ -296,7 +298,7 @@ impl Simulation {
 
     /// A drained instance's grace is over: whatever it still holds is lost.
     pub(super) fn drain_over(&mut self, s: usize, i: u32) {
-        if self.life(s).instances[i as usize].phase == Phase::Draining {
+        if self.life(s).instances[i as usize].phase == InstancePhase::Draining {
             self.instance_gone(s, i);
         }
     }
@@ -305,7 +307,7 @@ impl Simulation {
     /// empty.
     fn instance_gone(&mut self, s: usize, i: u32) {
         self.kill(s, i, false);
-        self.life_mut(s).instances[i as usize].phase = Phase::Absent;
+        self.life_mut(s).instances[i as usize].phase = InstancePhase::Absent;
         self.instances_changed(s, -1);
         self.update_rotation(s, i);
         if self.trace.is_some() {

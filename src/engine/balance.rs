@@ -2,7 +2,7 @@
 //! outstanding, power of two) among the instances outlier detection has not ejected, weighed
 //! by slow start (`slow_start.rs`) while an instance is in its window.
 
-use super::adaptive::{Marked, eligible};
+use super::ejection::{Marked, eligible};
 use super::sim::Simulation;
 use super::state::ServiceState;
 use crate::model::BalancerKind;
@@ -46,7 +46,7 @@ impl Simulation {
     }
 }
 
-/// The balancer's pick among the eligible instances (`adaptive::eligible`), and whether it was
+/// The balancer's pick among the eligible instances (`ejection::eligible`), and whether it was
 /// a failure-accrual panic.
 fn choose(
     state: &mut ServiceState,

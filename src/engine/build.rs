@@ -137,7 +137,7 @@ impl Simulation {
             trace: None,
             instant_at: u64::MAX,
             instant_events: 0,
-            instant_limit: super::progress::instant_limit(&model),
+            instant_limit: super::watchdog::instant_limit(&model),
             work_bound: super::work_bound::WorkBound::of(&model),
             stopped: None,
             observer: None,

@@ -23,7 +23,7 @@ impl Simulation {
     pub(super) fn resume_acts(&self, cr: Ref, attempt: u32) -> bool {
         self.calls
             .get(cr)
-            .is_some_and(|call| call.attempt == attempt && call.phase != Phase::Attempting)
+            .is_some_and(|call| call.attempt == attempt && call.phase != CallPhase::Attempting)
     }
 
     /// Whether the end of a permit wait for `attempt` of call `cr` may act: the call still
@@ -32,7 +32,7 @@ impl Simulation {
     pub(super) fn permit_timeout_may_act(&self, cr: Ref, attempt: u32) -> bool {
         self.calls
             .get(cr)
-            .is_some_and(|call| call.attempt == attempt && call.phase == Phase::WaitingPermit)
+            .is_some_and(|call| call.attempt == attempt && call.phase == CallPhase::WaitingPermit)
     }
 
     pub(super) fn attempt_expired(&mut self, cr: Ref, attempt: u32) {
@@ -80,17 +80,17 @@ impl Simulation {
         }
         let call = self.calls.get_mut(cr).expect("live");
         match call.phase {
-            Phase::Backoff => self.try_attempt(cr),
+            CallPhase::Backoff => self.try_attempt(cr),
             // A permit around the whole call: its first attempt starts, checked as any.
-            Phase::WaitingPermit if attempt == 0 => {
+            CallPhase::WaitingPermit if attempt == 0 => {
                 call.holds_permit = true;
                 call.call_permit = true;
                 self.try_attempt(cr);
             }
-            Phase::WaitingPermit => {
+            CallPhase::WaitingPermit => {
                 // The permit is the call's now, whatever it does next.
                 call.holds_permit = true;
-                call.phase = Phase::Attempting;
+                call.phase = CallPhase::Attempting;
                 let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
                 if call.deadline <= self.now || call.deadline - self.now < min_attempt {
                     self.finish_call(cr, Outcome::DeadlineExceeded);
@@ -101,11 +101,11 @@ impl Simulation {
                 }
             }
             // A canned fallback answer is ready.
-            Phase::Fallback if call.deadline <= self.now => {
+            CallPhase::Fallback if call.deadline <= self.now => {
                 self.complete_call(cr, Outcome::DeadlineExceeded)
             }
-            Phase::Fallback => self.complete_call(cr, Outcome::Degraded),
-            Phase::Attempting => unreachable!("resume_acts excludes it"),
+            CallPhase::Fallback => self.complete_call(cr, Outcome::Degraded),
+            CallPhase::Attempting => unreachable!("resume_acts excludes it"),
         }
     }
 

@@ -47,7 +47,7 @@ impl Simulation {
             started: now,
             attempt: 0,
             current: None,
-            phase: Phase::Attempting,
+            phase: CallPhase::Attempting,
             slot,
             attempt_started: now,
             breaker: None,
@@ -129,7 +129,7 @@ impl Simulation {
                     .saturating_add(bulkhead.max_wait())
                     .min(call.deadline)
                     .max(now);
-                call.phase = Phase::WaitingPermit;
+                call.phase = CallPhase::WaitingPermit;
                 self.queue.push(
                     until,
                     Event::PermitTimeout {
@@ -156,7 +156,7 @@ impl Simulation {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         call.attempt += 1;
-        call.phase = Phase::Attempting;
+        call.phase = CallPhase::Attempting;
         let deadline = call.deadline;
         let spec = spec_of(&self.specs, call.spec);
         let policy = &spec.policy;
@@ -242,7 +242,7 @@ impl Simulation {
                         .saturating_add(bulkhead.max_wait())
                         .min(deadline)
                         .max(now);
-                    self.calls.get_mut(cr).expect("live").phase = Phase::WaitingPermit;
+                    self.calls.get_mut(cr).expect("live").phase = CallPhase::WaitingPermit;
                     self.queue
                         .push(until, Event::PermitTimeout { call: cr, attempt });
                     return;
@@ -287,7 +287,7 @@ impl Simulation {
     pub(super) fn send_attempt(&mut self, cr: Ref, instance: u32) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
-        call.phase = Phase::Attempting;
+        call.phase = CallPhase::Attempting;
         call.attempt_started = now;
         call.instance = instance;
         call.hedges_sent = 0;

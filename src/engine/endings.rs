@@ -74,7 +74,7 @@ impl Simulation {
     #[inline(always)]
     fn back_off(&mut self, cr: Ref, attempt: u32, wait: u64, counted_by_budget: bool) {
         let call = self.calls.get_mut(cr).expect("live");
-        call.phase = Phase::Backoff;
+        call.phase = CallPhase::Backoff;
         call.last_delay = wait;
         call.retry_active = counted_by_budget;
         self.queue
@@ -120,7 +120,7 @@ impl Simulation {
             (call.holds_permit, call.call_permit) = (false, false);
         }
         call.fallback_from = Some(outcome);
-        call.phase = Phase::Fallback;
+        call.phase = CallPhase::Fallback;
         self.rec.edges[spec.edge].fallbacks += 1;
         match spec.fallback {
             Some(f) => {
@@ -352,7 +352,7 @@ fn end_call_in_policies(
     permit_back: bool,
 ) {
     if let Some(b) = state.bulkhead {
-        if call.phase == Phase::WaitingPermit {
+        if call.phase == CallPhase::WaitingPermit {
             bulkheads[b as usize].abandon(now, &(cr, call.attempt));
         } else if call.holds_permit && permit_back {
             hand_back_permit(bulkheads, b, queue, now);

@@ -29,7 +29,7 @@ impl Simulation {
     pub(super) fn hedge_may_act(&self, cr: Ref, attempt: u32) -> bool {
         self.calls.get(cr).is_some_and(|call| {
             let waiting = call.current.is_some() || call.hedges.iter().any(Option::is_some);
-            call.attempt == attempt && call.phase == Phase::Attempting && waiting
+            call.attempt == attempt && call.phase == CallPhase::Attempting && waiting
         })
     }
 

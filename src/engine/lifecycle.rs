@@ -18,7 +18,7 @@ pub const ABSENT: u32 = 1 << 30;
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub enum InstancePhase {
     /// The slot holds no instance (autoscaling).
     Absent,
     /// The process is not listening: restarting (its back-off and restart time) or being
@@ -45,7 +45,7 @@ pub struct ProbeRun {
 
 #[derive(Debug, Clone)]
 pub struct InstanceLife {
-    pub phase: Phase,
+    pub phase: InstancePhase,
     /// Bumped at every kill and start: events of an earlier life are stale.
     pub epoch: u32,
     /// When its process last started listening (0 for the instances of the start).
@@ -76,9 +76,9 @@ impl Life {
         let instances = (0..slots)
             .map(|i| InstanceLife {
                 phase: if i < s.instances {
-                    Phase::Running
+                    InstancePhase::Running
                 } else {
-                    Phase::Absent
+                    InstancePhase::Absent
                 },
                 epoch: 0,
                 started_at: 0,
@@ -243,14 +243,14 @@ impl Simulation {
     /// Whether the instance is in the balancer's rotation by the platform's account.
     fn in_rotation(&self, s: usize, i: u32) -> bool {
         let l = &self.life(s).instances[i as usize];
-        l.phase == Phase::Running && l.started && l.ready
+        l.phase == InstancePhase::Running && l.started && l.ready
     }
 
     /// Brings `down` in line with the instance's phase and readiness, and the not-ready level
     /// with it; an instance coming into rotation starts its slow start.
     pub(super) fn update_rotation(&mut self, s: usize, i: u32) {
         let now = self.now;
-        let exists = self.life(s).instances[i as usize].phase != Phase::Absent;
+        let exists = self.life(s).instances[i as usize].phase != InstancePhase::Absent;
         let out = exists && !self.in_rotation(s, i);
         let before = self.services[s].down[i as usize];
         let down = &mut self.services[s].down[i as usize];
@@ -344,7 +344,7 @@ impl Simulation {
         }
         self.kill(s, i, r.blackhole);
         self.fresh_own_state(s, i);
-        self.life_mut(s).instances[i as usize].phase = Phase::Starting;
+        self.life_mut(s).instances[i as usize].phase = InstancePhase::Starting;
         self.update_rotation(s, i);
         self.schedule_life_in(s, i, delay.saturating_add(r.time), Action::Listen);
     }
@@ -371,7 +371,7 @@ impl Simulation {
             o.probe(ProbeKind::Readiness).is_some(),
         );
         let inst = &mut self.life_mut(s).instances[i as usize];
-        inst.phase = Phase::Running;
+        inst.phase = InstancePhase::Running;
         inst.started_at = now;
         inst.cold_until = now.saturating_add(cold_start);
         inst.started = !has_startup;
@@ -423,8 +423,8 @@ impl Simulation {
     pub(super) fn refused_by_platform(&self, jr: super::arena::Ref, s: usize, i: u32) -> bool {
         let l = &self.life(s).instances[i as usize];
         match l.phase {
-            Phase::Running | Phase::Draining => {}
-            Phase::Absent | Phase::Starting => return true,
+            InstancePhase::Running | InstancePhase::Draining => {}
+            InstancePhase::Absent | InstancePhase::Starting => return true,
         }
         if self.orchestration(s).none_ready == crate::model::orchestration::NoneReady::FailOpen
             || self.in_rotation(s, i)

@@ -1,7 +1,6 @@
 //! The deterministic discrete-event engine.
 
 mod accrual;
-mod adaptive;
 pub mod arena;
 mod attempt_end;
 mod autoscale;
@@ -14,6 +13,7 @@ mod children;
 mod clients;
 mod dedup;
 mod dispatch;
+mod ejection;
 mod endings;
 mod fault_events;
 mod faults;
@@ -27,7 +27,6 @@ mod partitions;
 mod policy_state;
 mod pool_holds;
 mod probes;
-pub mod progress;
 mod publish;
 pub mod queue;
 pub mod rng;
@@ -36,6 +35,7 @@ mod slow_start;
 mod stabilization;
 mod state;
 pub mod trace;
+pub mod watchdog;
 pub mod work_bound;
 
 pub use sim::{Measured, RUN_METRICS, Simulation};

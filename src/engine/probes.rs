@@ -10,7 +10,7 @@
 //! touches, and a caller that never exists, so the reply finds no call and comes here.
 
 use super::arena::Ref;
-use super::lifecycle::{Action, Phase};
+use super::lifecycle::{Action, InstancePhase};
 use super::sim::Simulation;
 use super::state::*;
 use crate::model::orchestration::ProbeKind;
@@ -79,7 +79,7 @@ impl Simulation {
             ProbeKind::Startup => !inst.started,
             ProbeKind::Liveness | ProbeKind::Readiness => inst.started,
         };
-        if inst.phase != Phase::Running || !due {
+        if inst.phase != InstancePhase::Running || !due {
             return;
         }
         let pending = inst.probes[kind as usize].pending;

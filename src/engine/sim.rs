@@ -4,10 +4,10 @@
 //! A simulation is built from its model in `build.rs`.
 
 use super::arena::Arena;
-use super::progress::{CHECK_EVERY, NoProgress, Stop};
 use super::queue::EventQueue;
 use super::rng::Stream;
 use super::state::*;
+use super::watchdog::{CHECK_EVERY, NoProgress, Stop};
 use crate::metrics::RunMetrics;
 use crate::metrics::recorder::Recorder;
 use crate::model::{CallSpec, Load, Model};
@@ -48,7 +48,7 @@ pub struct Simulation {
     /// Every event as a CSV row, when asked for (`--trace`).
     pub(super) trace: Option<Box<super::trace::Trace>>,
     /// Events handled at instant `instant_at` (counted in strides of `CHECK_EVERY`), against
-    /// `instant_limit` (`engine::progress`).
+    /// `instant_limit` (`engine::watchdog`).
     pub(super) instant_at: u64,
     pub(super) instant_events: u64,
     pub(super) instant_limit: u64,
@@ -121,7 +121,7 @@ impl Simulation {
 
     /// Called every `CHECK_EVERY` events: whether the run has diverged (more requests in
     /// flight than `max_in_flight`) or its clock has stood at one instant for more events than
-    /// the scenario's limit (`engine::progress`). Checking in strides keeps both off the path
+    /// the scenario's limit (`engine::watchdog`). Checking in strides keeps both off the path
     /// of every event; the instant count undercounts by less than one stride.
     #[cold]
     #[inline(never)]
@@ -196,7 +196,7 @@ impl Simulation {
     }
 
     /// Runs to the end and returns the metrics; an error when the run stopped making progress
-    /// in simulated time (`engine::progress`).
+    /// in simulated time (`engine::watchdog`).
     pub fn run(mut self) -> crate::Result<Measured> {
         self.run_until(self.end);
         let stop_ns = match self.stopped {

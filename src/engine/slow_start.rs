@@ -6,7 +6,7 @@
 //! the balancer is the plain one again, so a service without slow start, or long after its
 //! last one, pays one comparison a pick.
 
-use super::adaptive::Eligible;
+use super::ejection::Eligible;
 use super::sim::Simulation;
 use crate::model::slow_start::SlowStart;
 

@@ -35,7 +35,7 @@ pub enum Parent {
 
 /// Where a logical call stands between its attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub enum CallPhase {
     /// An attempt is in flight (or about to be sent).
     Attempting,
     /// Sleeping before the next attempt.
@@ -72,7 +72,7 @@ pub struct Call {
     pub hedges_sent: u8,
     /// When the current attempt (and its hedges) stops being waited for.
     pub attempt_expiry: u64,
-    pub phase: Phase,
+    pub phase: CallPhase,
     /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
     pub slot: u32,
     pub attempt_started: u64,

@@ -3,7 +3,7 @@
 //! A closed-loop user asks again when its answer comes (after its think time), or, paced, at
 //! the later of `pace` after its last start and the answer. When the answers come at once (a
 //! refusal at `queue = 0`, an outage, a failure without work) and `think` or `pace` is tiny
-//! (`pace = "1ns"`), the clock still moves, so the no-progress guard (`progress.rs`) never
+//! (`pace = "1ns"`), the clock still moves, so the no-progress guard (`watchdog.rs`) never
 //! fires, yet the run asks a billion times per user per simulated second and never ends.
 //!
 //! The model implies how often a user asks: at most once per *gap*, the largest of its

@@ -50,7 +50,7 @@ pub struct Model {
     /// How near: a share of that level.
     pub recovery_tolerance: f64,
     /// Requests (logical calls plus jobs) in flight past which the run counts as diverged and
-    /// stops (`engine::progress`).
+    /// stops (`engine::watchdog`).
     pub max_in_flight: u64,
     /// Spans whose metrics the summary reports apart (`window.<name>.*`).
     pub windows: Vec<Window>,

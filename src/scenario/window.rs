@@ -8,18 +8,18 @@ use crate::model::fault::Fault;
 
 /// A part of a fault's span, as `[[window]]` `phase` names it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Phase {
+enum WindowPhase {
     Before,
     During,
     After,
 }
 
-impl Named for Phase {
+impl Named for WindowPhase {
     const WHAT: &'static str = "phase";
-    const NAMES: &'static [(Phase, &'static str)] = &[
-        (Phase::Before, "before"),
-        (Phase::During, "during"),
-        (Phase::After, "after"),
+    const NAMES: &'static [(WindowPhase, &'static str)] = &[
+        (WindowPhase::Before, "before"),
+        (WindowPhase::During, "during"),
+        (WindowPhase::After, "after"),
     ];
 }
 
@@ -80,9 +80,9 @@ fn phase_of(
             format!("there are {} faults, numbered from 0", faults.len()),
         ));
     };
-    match Phase::parse(phase).map_err(|message| src.error_at(&at("phase"), message))? {
-        Phase::Before => Ok((warmup, f.start)),
-        Phase::During => Ok((f.start, f.end)),
-        Phase::After => Ok((f.end, end)),
+    match WindowPhase::parse(phase).map_err(|message| src.error_at(&at("phase"), message))? {
+        WindowPhase::Before => Ok((warmup, f.start)),
+        WindowPhase::During => Ok((f.start, f.end)),
+        WindowPhase::After => Ok((f.end, end)),
     }
 }

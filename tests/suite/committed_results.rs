@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Output directories too slow to regenerate on every test run (the metastability map's sweep:
-/// 480 runs, about 30 s): regenerated when blessing, not compared otherwise.
+/// 36 cells × 2 variants × 8 replications, 576 runs, about 30 s): regenerated when blessing,
+/// not compared otherwise.
 const SLOW: [&str; 1] = ["metastability-map-sweep"];
 
 /// Files the commands write that are not committed: wall clock (`run.json`) or large.

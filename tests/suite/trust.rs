@@ -161,7 +161,7 @@ fn a_closed_loop_answered_at_once_is_stopped_not_spun_forever() {
     match cascade::simulate(&model) {
         Err(cascade::Error::NoProgress { at_ns, events, .. }) => {
             assert_eq!(at_ns, 0);
-            assert!(events > cascade::engine::progress::BASE, "{events}");
+            assert!(events > cascade::engine::watchdog::BASE, "{events}");
         }
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("a run that never advances its clock ended"),

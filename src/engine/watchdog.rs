@@ -1,5 +1,6 @@
-//! Two ways a run stops before its end, both looked at once per `CHECK_EVERY` events, off
-//! the path of each event (a third, a closed loop past its work bound, is `work_bound.rs`).
+//! The run's watchdog: two ways a run stops before its end, both looked at once per
+//! `CHECK_EVERY` events, off the path of each event (a third, a closed loop past its work
+//! bound, is `work_bound.rs`). Not a progress bar: that is `cli/progress.rs`.
 //!
 //! **No progress in simulated time**: a closed-loop client whose requests are answered at once
 //! (think and work of zero, an outage, `queue = 0`) asks again at the same instant forever,

@@ -1,6 +1,7 @@
-//! A service's adaptive protections, on the engine's side: outlier ejection at its balancer
-//! (which instances a caller may pick) and what the detector learns from each answer.
-//! CoDel and adaptive LIFO act where the queue is served (`jobs::dispatch_next`).
+//! Which instances a caller may pick: outlier ejection at a service's balancer (what the
+//! detector learns from each answer, and its sweeps) and the hosts a caller's failure accrual
+//! has marked dead. CoDel and adaptive LIFO act where the queue is served
+//! (`dispatch::dispatch_next`).
 
 use super::lifecycle::ABSENT;
 use super::sim::Simulation;
