@@ -27,6 +27,7 @@ mod partitions;
 mod policy_state;
 mod pool_holds;
 mod probes;
+mod replies;
 mod publish;
 pub mod queue;
 pub mod rng;
