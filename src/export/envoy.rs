@@ -2,13 +2,18 @@
 //! cluster part (`circuit_breakers`), two YAML documents that `cascade import envoy` reads back
 //! as one route and its cluster.
 
-use super::yaml::{Y, write};
+use super::yaml::{Doc, Y, render};
 use super::{proto_seconds, retried};
 use crate::model::{BudgetConfig, Policy};
 use cascade_policy::outcome::Outcome;
 
 /// Writes `p`, already restricted to what Envoy expresses (`expressible`).
 pub fn export(name: &str, p: &Policy) -> String {
+    render(&documents(name, p))
+}
+
+/// The route part and the cluster part of `p`, as `export` writes them.
+pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
     let mut retry = Vec::new();
     if let Some(r) = &p.retry {
         retry.push(("retry_on", Y::text(retry_on(&retried(p)))));
@@ -74,14 +79,18 @@ pub fn export(name: &str, p: &Policy) -> String {
             Y::map(vec![("thresholds", Y::List(vec![Y::map(threshold)]))]),
         ),
     ]);
-    let mut text =
-        format!("# Route part: one entry of a virtual host's `routes` (policy `{name}`).\n");
-    write(&mut text, &route_doc, 0);
-    text.push_str(&format!(
-        "---\n# Cluster part: merge into cluster `{name}`.\n"
-    ));
-    write(&mut text, &cluster_doc, 0);
-    text
+    vec![
+        Doc {
+            comment: format!(
+                "Route part: one entry of a virtual host's `routes` (policy `{name}`)."
+            ),
+            body: route_doc,
+        },
+        Doc {
+            comment: format!("Cluster part: merge into cluster `{name}`."),
+            body: cluster_doc,
+        },
+    ]
 }
 
 /// `retry_on` conditions whose import gives back exactly `kinds` (with `status_codes`).

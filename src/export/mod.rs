@@ -77,6 +77,50 @@ pub(crate) fn proto_seconds(ns: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Every policy of scenarios/, written as Envoy and as resilience4j YAML under its own name
+    /// and under names a hand emitter gets wrong, reads back through saphyr as the documents
+    /// the writer was given: every key, list and value.
+    #[test]
+    fn every_yaml_export_reads_back_as_written() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut files: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        let mut checked = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            let Some(policies) = doc.get("policy").and_then(|p| p.as_table_like()) else {
+                continue;
+            };
+            for (name, _) in policies.iter() {
+                let policy = crate::scenario::load_policy(&file, &[], name)
+                    .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                for format in [Format::Envoy, Format::Resilience4j] {
+                    let restricted = expressible(format, &policy);
+                    if restricted.nothing_left {
+                        continue;
+                    }
+                    for as_name in [name, "007", "null", "-db", "a: b #c", "new\nline \"q\""] {
+                        let text = export(format, as_name, &policy).unwrap().text;
+                        let docs = match format {
+                            Format::Envoy => envoy::documents(as_name, &restricted.policy),
+                            _ => resilience4j::documents(as_name, &restricted.policy),
+                        };
+                        yaml::assert_reads_back(&text, &docs);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked} exports");
+    }
+
     #[test]
     fn proto_seconds_are_exact() {
         assert_eq!(super::proto_seconds(250_000_000), "0.25s");

@@ -2,7 +2,7 @@
 //! module the policy uses (circuitbreaker, retry, bulkhead, timelimiter).
 
 use super::expressible::{R4J_NO_CAP, R4J_UNBOUNDED_QUEUE};
-use super::yaml::{Y, write};
+use super::yaml::{Doc, Y, render};
 use crate::import::read::duration_text;
 use crate::model::Policy;
 use cascade_policy::backoff::{Jitter, Schedule};
@@ -20,6 +20,11 @@ fn instance(name: &str, keys: Vec<(&str, Y)>) -> Y {
 
 /// Writes `p`, already restricted to what resilience4j expresses (`expressible`).
 pub fn export(name: &str, p: &Policy) -> String {
+    render(&documents(name, p))
+}
+
+/// The one document of `p`, as `export` writes it.
+pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
     let mut modules = Vec::new();
     if let Some(b) = &p.breaker {
         let c = &b.config;
@@ -95,11 +100,8 @@ pub fn export(name: &str, p: &Policy) -> String {
         ];
         modules.push(("timelimiter", instance(name, k)));
     }
-    let mut text = format!("# resilience4j Spring Boot configuration of policy `{name}`.\n");
-    write(
-        &mut text,
-        &Y::map(vec![("resilience4j", Y::map(modules))]),
-        0,
-    );
-    text
+    vec![Doc {
+        comment: format!("resilience4j Spring Boot configuration of policy `{name}`."),
+        body: Y::map(vec![("resilience4j", Y::map(modules))]),
+    }]
 }

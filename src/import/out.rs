@@ -31,8 +31,45 @@ impl Toml {
     }
 }
 
+/// `s` as a one-line TOML basic string: `"` and `\` escaped, and every control character
+/// (`\n`, `\t`, `\r`, `\b`, `\f` by name, the rest as `\uXXXX`), so that it parses back to
+/// `s` and the key keeps its one line with its comment. (toml_edit's own writer would print a
+/// string holding a newline as a multi-line string, over several lines.)
 fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `text` made fit for a TOML comment, which may hold no control character but the tab: each
+/// other one is written as Rust escapes it (`\n`, `\r`, `\u{7}`), so a name from the source
+/// file prints as it is spelled there and the comment still ends at its own line.
+fn comment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One key of a policy, with the source key (and line) it came from.
@@ -129,7 +166,7 @@ impl Imported {
     /// settings that belong elsewhere as commented `--set` arguments.
     pub fn toml(&self, command: &str) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# {command}");
+        let _ = writeln!(out, "# {}", comment(command));
         let _ = writeln!(
             out,
             "# Each key names the source key (and line) it came from; keys not written keep cascade's defaults."
@@ -148,12 +185,12 @@ impl Imported {
                 }
                 let width = entries
                     .iter()
-                    .map(|e| e.key.len() + 3 + e.value.text().len())
+                    .map(|e| e.key.len() + 3 + e.value.text().chars().count())
                     .max()
                     .unwrap_or(0);
                 for e in entries {
                     let line = format!("{} = {}", e.key, e.value.text());
-                    let _ = writeln!(out, "{line:width$}  # {}", e.from);
+                    let _ = writeln!(out, "{line:width$}  # {}", comment(&e.from));
                 }
             }
         }
@@ -165,12 +202,12 @@ impl Imported {
             let width = self
                 .elsewhere
                 .iter()
-                .map(|e| e.set.len() + 9)
+                .map(|e| comment(&e.set).chars().count() + 9)
                 .max()
                 .unwrap_or(0);
             for e in &self.elsewhere {
-                let arg = format!("--set '{}'", e.set);
-                let _ = writeln!(out, "#   {arg:width$}  # {}", e.from);
+                let arg = format!("--set '{}'", comment(&e.set));
+                let _ = writeln!(out, "#   {arg:width$}  # {}", comment(&e.from));
             }
         }
         out
@@ -183,5 +220,118 @@ impl Imported {
             let _ = writeln!(out, "{}: not imported: `{}`: {}", s.at, s.key, s.reason);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names as a source file may spell them (YAML and JSON keys and strings take escapes).
+    const NAMES: [&str; 14] = [
+        "plain",
+        "new\nline",
+        "tab\there",
+        "cr\r\nlf",
+        "bell\u{7}nul\0del\u{7f}",
+        "c1 \u{85}\u{9f}",
+        "quote \" and backslash \\",
+        "'single' and '''three'''",
+        "\"\"\"",
+        "trailing backslash \\",
+        "unicodé ✓ 日本語 🚀",
+        "",
+        " # not a comment",
+        "key = \"value\"",
+    ];
+
+    fn imported() -> Imported {
+        let mut p = PolicyOut::new("p");
+        for (i, name) in NAMES.iter().enumerate() {
+            p.set(
+                "",
+                &format!("k{i}"),
+                Toml::Str(name.to_string()),
+                format!("source.{name} (a.yml:{i})"),
+            );
+        }
+        let list = NAMES.iter().map(|s| s.to_string()).collect();
+        p.set("retry", "on", Toml::List(list), "source.list\nnext");
+        Imported {
+            policies: vec![p],
+            elsewhere: NAMES
+                .iter()
+                .map(|name| Elsewhere {
+                    set: format!("service.{name}.balancer=random"),
+                    from: format!("cluster {name}"),
+                })
+                .collect(),
+            skipped: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_string_and_comment_survives_a_parse_by_toml_edit() {
+        // Regression: strings escaped only `\` and `"`, and comments nothing, so a newline or a
+        // control character in a name gave TOML that does not parse (or parses as other keys).
+        let text = imported().toml("cascade import resilience4j dir/a\nb\u{7}.yml");
+        let doc: toml_edit::DocumentMut = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let top: Vec<&str> = doc.iter().map(|(k, _)| k).collect();
+        assert_eq!(top, ["policy"], "{text}");
+        let p = doc["policy"]["p"].as_table().expect("[policy.p]");
+        // The policy's keys and its `retry` table, nothing a comment let out.
+        assert_eq!(p.len(), NAMES.len() + 1, "{text}");
+        for (i, name) in NAMES.iter().enumerate() {
+            assert_eq!(p[&format!("k{i}")].as_str(), Some(*name), "{text}");
+        }
+        let on: Vec<&str> = p["retry"]["on"]
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|v| v.as_str().expect("strings"))
+            .collect();
+        assert_eq!(on, NAMES, "{text}");
+        // Every key keeps one line with its comment, which shows the name as the source spells it.
+        for line in text.lines() {
+            if !(line.is_empty() || line.starts_with('#') || line.starts_with('[')) {
+                assert!(line.contains(" = ") && line.contains("  # "), "{line}");
+            }
+        }
+        assert!(text.starts_with("# cascade import resilience4j dir/a\\nb\\u{7}.yml\n"));
+        assert!(text.contains("  # source.new\\nline (a.yml:1)\n"), "{text}");
+        assert!(text.contains("  # source.tab\there (a.yml:2)\n"), "{text}");
+        assert!(
+            text.contains("--set 'service.cr\\r\\nlf.balancer=random'"),
+            "{text}"
+        );
+        assert!(text.contains("# cluster unicodé ✓ 日本語 🚀\n"), "{text}");
+    }
+
+    #[test]
+    fn plain_strings_print_as_before() {
+        assert_eq!(Toml::Str("500ms".into()).text(), "\"500ms\"");
+        let kinds = Toml::List(vec!["timeout".into(), "unavailable".into()]);
+        assert_eq!(kinds.text(), "[\"timeout\", \"unavailable\"]");
+        assert_eq!(Toml::Str("unicodé ✓".into()).text(), "\"unicodé ✓\"");
+    }
+
+    #[test]
+    fn a_string_escapes_quotes_backslashes_and_control_characters() {
+        assert_eq!(quoted("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(quoted("\n\t\r\u{8}\u{c}"), r#""\n\t\r\b\f""#);
+        assert_eq!(
+            quoted("\0\u{7}\u{1b}\u{7f}\u{85}"),
+            r#""\u0000\u0007\u001B\u007F\u0085""#
+        );
+        assert_eq!(quoted("é ✓ 日本語 🚀 '"), "\"é ✓ 日本語 🚀 '\"");
+    }
+
+    #[test]
+    fn a_comment_escapes_control_characters_but_the_tab() {
+        assert_eq!(comment("plain text"), "plain text");
+        assert_eq!(
+            comment("a\nb\tc\r\u{7}\0\u{7f}\u{85} é ✓"),
+            "a\\nb\tc\\r\\u{7}\\u{0}\\u{7f}\\u{85} é ✓"
+        );
     }
 }

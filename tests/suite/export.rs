@@ -292,3 +292,37 @@ fn an_export_with_nothing_left_exits_2_naming_what_it_could_not_express() {
         "{err}"
     );
 }
+
+/// Regression: a resilience4j instance is a map key named after the policy, and keys were
+/// written bare, so a policy named `007` came back from the YAML as the instance 7 (and
+/// Spring's YAML 1.1 reads `on` as true), and `null` or `1e3` as no string at all, which import
+/// refused. Such keys are quoted now; every name reads back as itself.
+#[test]
+fn a_policy_named_like_a_number_or_a_keyword_exports_under_its_name() {
+    use saphyr::{LoadableYamlNode, Yaml};
+    let dir = scratch("export-odd-names");
+    let scenario = dir.join("s.toml");
+    let names = ["007", "null", "1e3", "0x1F", "on", "-db", "plain"];
+    let policies: String = names
+        .iter()
+        .map(|n| format!("[policy.{n}]\ntimeout = \"1s\"\n"))
+        .collect();
+    std::fs::write(&scenario, format!("{BASE}{policies}")).unwrap();
+    let s = scenario.to_str().unwrap();
+    for name in names {
+        let policy = format!("--policy={name}");
+        let yaml = stdout(cascade(&["export", "resilience4j", s, &policy], 0));
+        let docs = Yaml::load_from_str(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        let instances = docs[0]["resilience4j"]["timelimiter"]["instances"]
+            .as_mapping()
+            .unwrap_or_else(|| panic!("{name}: no instances\n{yaml}"));
+        let keys: Vec<Option<&str>> = instances.keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, [Some(name)], "{yaml}");
+        // Import names a policy with letters, digits, `-` and `_`, without a leading `-`.
+        let file = dir.join(format!("{name}.yml"));
+        std::fs::write(&file, &yaml).unwrap();
+        let back = import("resilience4j", &file);
+        let want = format!("\n[policy.{}]\n", name.trim_start_matches('-'));
+        assert!(back.contains(&want), "{name}:\n{yaml}\n{back}");
+    }
+}

@@ -499,6 +499,34 @@ fn every_printed_line_names_its_source() {
     }
 }
 
+/// Regression: an instance name is written into the comments as the source spells it, and a
+/// newline or a control character in it (a quoted YAML key takes escapes) made the printed
+/// TOML fail to parse; so did one in the file's name, which every comment quotes.
+#[test]
+fn names_with_control_characters_print_as_toml_that_parses() {
+    let dir = scratch("import-odd-names");
+    let file = dir.join("odd\tnames\n\u{7}é.yml");
+    std::fs::write(
+        &file,
+        "resilience4j.retry:\n  instances:\n    \"back\\nend\\u0007\\tA ✓\":\n      maxAttempts: 3\n",
+    )
+    .unwrap();
+    let out = cascade(&["import", "resilience4j", file.to_str().unwrap()], 0);
+    let toml = String::from_utf8(out.stdout).unwrap();
+    // The policy's name is made of letters, digits, `-` and `_`, as before.
+    assert_eq!(
+        keys(&toml)["policy.back-end--A.retry.attempts"],
+        "3",
+        "{toml}"
+    );
+    assert!(
+        toml.contains("# resilience4j.retry.instances.back\\nend\\u{7}\tA ✓.maxAttempts (")
+            && toml.contains("odd\tnames\\n\\u{7}é.yml:4)"),
+        "{toml}"
+    );
+    validates(&toml, "back-end--A", "backend");
+}
+
 fn import_text(library: &str, name: &str, text: &str) -> String {
     let dir = scratch(&format!("import-bad-{library}-{}", name.replace('.', "-")));
     let file = dir.join(name);

@@ -21,7 +21,7 @@ impl Latency {
             Latency::Pareto { scale, shape } => scale * (1.0 - q).powf(-1.0 / shape),
             Latency::Empirical { points } => Latency::empirical_at(points, q * 100.0),
             // exp(mu + sigma z) at z = 0: the lognormal's median is exp(mu).
-            Latency::LogNormal(d) if q == 0.5 => d.from_zscore(0.0),
+            Latency::LogNormal { mu, .. } if q == 0.5 => mu.exp(),
             _ => self.numeric_quantile(q),
         }
     }
