@@ -23,18 +23,20 @@ impl Simulation {
         let Some(next) = self.services[s].instances[i].queue.pop_front() else {
             return;
         };
-        self.take_worker(s, i, next, true);
+        let acc = self.jobs.get(next).expect("queued job").acc as usize;
+        left_queue(&mut self.rec, acc, self.now);
+        self.take_worker(s, i, next);
     }
 
-    /// Starts `jr` on a free worker of instance `i` (`dequeued`: taken from its queue).
-    pub(super) fn take_worker(&mut self, s: usize, i: usize, jr: Ref, dequeued: bool) {
+    /// Starts `jr` on a free worker of instance `i`.
+    pub(super) fn take_worker(&mut self, s: usize, i: usize, jr: Ref) {
         let inst = &mut self.services[s].instances[i];
         inst.busy += 1;
         if !inst.operation_busy.is_empty() {
             let op = self.jobs.get(jr).expect("job to start").operation;
             inst.operation_busy[usize::from(op)] += 1;
         }
-        self.start_work(jr, dequeued);
+        self.start_work(jr);
     }
 
     /// A worker of instance `i` that ran a job of `operation` is free again.
@@ -106,9 +108,8 @@ impl Simulation {
                 continue;
             }
             let job = self.jobs.get_mut(next).expect("queued job");
+            left_queue(&mut self.rec, job.acc as usize, now);
             let acc = &mut self.rec.services[job.acc as usize];
-            let levels = &mut self.rec.levels[job.acc as usize];
-            levels.queue.add(now, -1, &mut acc.queue_area);
             if svc.drop_expired && job.deadline <= now {
                 acc.dropped_expired += 1;
                 job.state = JobState::Replying;
@@ -126,10 +127,19 @@ impl Simulation {
                 continue;
             }
             // Its queue level was taken down above, with the jobs it skips.
-            self.take_worker(s, i, next, false);
+            self.take_worker(s, i, next);
             return;
         }
     }
+}
+
+/// A job leaves its instance's queue: to a worker, dropped as it is dequeued, cancelled while
+/// it waits (`cancel_job`) or taken by a crash (`fault_events.rs`). The queue level of its
+/// metrics slot `acc` comes down here and nowhere else.
+#[inline(always)]
+pub(super) fn left_queue(rec: &mut crate::metrics::recorder::Recorder, acc: usize, now: u64) {
+    let (level, service) = (&mut rec.levels[acc], &mut rec.services[acc]);
+    level.queue.add(now, -1, &mut service.queue_area);
 }
 
 /// Whether a freed worker of `service` simply takes the head of its queue: FIFO, no adaptive

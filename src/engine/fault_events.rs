@@ -163,8 +163,7 @@ impl Simulation {
             let job = self.jobs.get_mut(jr).expect("live victim");
             let (a, operation) = (job.acc as usize, job.operation);
             if job.state == JobState::Queued {
-                let acc = &mut self.rec.services[a];
-                self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
+                super::dispatch::left_queue(&mut self.rec, a, now);
             }
             if matches!(job.state, JobState::Working | JobState::Calling) {
                 let wasting = job.abandoned_at != super::state::NO_DEADLINE;

@@ -70,7 +70,7 @@ impl Simulation {
         let acc = &mut self.rec.services[a];
         acc.admitted += u64::from(start || room);
         if start {
-            self.take_worker(s, i, jr, false);
+            self.take_worker(s, i, jr);
         } else if room {
             self.jobs.get_mut(jr).expect("arriving job").state = JobState::Queued;
             self.services[s].instances[i].queue.push_back(jr);
@@ -119,8 +119,9 @@ impl Simulation {
         true
     }
 
-    /// Starts a job on a worker already taken for it (`dequeued`: taken from the queue).
-    pub(super) fn start_work(&mut self, jr: Ref, dequeued: bool) {
+    /// Starts a job on a worker already taken for it (out of the queue already, if it was in
+    /// it: `dispatch::left_queue`).
+    pub(super) fn start_work(&mut self, jr: Ref) {
         let now = self.now;
         let job = self.jobs.get_mut(jr).expect("job to start");
         job.started = now;
@@ -132,9 +133,6 @@ impl Simulation {
         );
         let acc = &mut self.rec.services[a];
         let levels = &mut self.rec.levels[a];
-        if dequeued {
-            levels.queue.add(now, -1, &mut acc.queue_area);
-        }
         levels.busy.add(now, 1, &mut acc.busy_area);
         if job.abandoned_at <= now {
             // Its caller gave up while it queued: every moment of this work is wasted.
@@ -351,9 +349,8 @@ impl Simulation {
                     self.dedup_gone(jr, op);
                 }
                 self.services[s].instances[i].cancelled_in_queue += 1;
-                let acc = &mut self.rec.services[a];
-                acc.unanswered += 1;
-                self.rec.levels[a].queue.add(now, -1, &mut acc.queue_area);
+                self.rec.services[a].unanswered += 1;
+                super::dispatch::left_queue(&mut self.rec, a, now);
             }
             JobState::Working | JobState::Calling => {
                 let wasting = job.abandoned_at != NO_DEADLINE;
