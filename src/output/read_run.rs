@@ -34,6 +34,9 @@ pub struct RunData {
     pub model: Option<Model>,
     /// Its `[[expect]]`s (none without scenario.toml).
     pub expects: Vec<Expect>,
+    /// Its `[[variant]]`s as the scenario loader read them, in file order (none without
+    /// scenario.toml).
+    pub variants: Vec<crate::scenario::Variant>,
 }
 
 impl RunData {
@@ -127,11 +130,11 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     }
     let (times, series) = read_timeseries(&ts)?;
     let toml = dir.join("scenario.toml");
-    let (model, expects) = if toml.is_file() {
+    let (model, expects, variants) = if toml.is_file() {
         let s = crate::scenario::load_str(&toml.display().to_string(), &read_text(&toml)?, &[])?;
-        (Some(s.model), s.expects)
+        (Some(s.model), s.expects, s.variants)
     } else {
-        (None, Vec::new())
+        (None, Vec::new(), Vec::new())
     };
     let bucket_s = match (&model, times.as_slice()) {
         (Some(m), _) => m.bucket as f64 / 1e9,
@@ -152,6 +155,7 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         bucket_s,
         model,
         expects,
+        variants,
     })
 }
 
@@ -186,11 +190,7 @@ fn read_timeseries(path: &Path) -> Result<Series> {
 /// scenario declares them (directory order for any it does not name).
 pub fn read_run_with_variants(dir: &Path) -> Result<Vec<RunData>> {
     let base = read_run(dir, "base")?;
-    let declared = base
-        .model
-        .as_ref()
-        .map(|m| variant_names(&m.source))
-        .unwrap_or_default();
+    let declared: Vec<String> = base.variants.iter().map(|v| v.name.clone()).collect();
     let mut subdirs: Vec<(usize, String, PathBuf)> = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(io_error(dir))?;
     for entry in entries.filter_map(|e| e.ok()) {
@@ -211,20 +211,6 @@ pub fn read_run_with_variants(dir: &Path) -> Result<Vec<RunData>> {
         runs.push(read_run(&path, &name)?);
     }
     Ok(runs)
-}
-
-/// The `[[variant]]` names in a scenario's text, in order.
-pub fn variant_names(source: &str) -> Vec<String> {
-    let Ok(doc) = source.parse::<toml_edit::DocumentMut>() else {
-        return Vec::new();
-    };
-    let Some(variants) = doc.get("variant").and_then(|v| v.as_array_of_tables()) else {
-        return Vec::new();
-    };
-    variants
-        .iter()
-        .filter_map(|t| t.get("name").and_then(|n| n.as_str()).map(String::from))
-        .collect()
 }
 
 #[cfg(test)]
@@ -294,12 +280,5 @@ mod tests {
         std::fs::write(&path, "time,metric,value\n").unwrap();
         assert!(read_timeseries(&path).is_err());
         std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn variant_names_come_in_file_order() {
-        let src = "[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n";
-        assert_eq!(variant_names(src), ["b", "a"]);
-        assert!(variant_names("not = [toml").is_empty());
     }
 }

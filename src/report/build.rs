@@ -239,9 +239,9 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
     sections.push(section("expectations", "Expectations", expectations.blocks));
     if runs.len() > 1 {
         let mut blocks = Vec::new();
-        if let Some(m) = &base.model {
+        if base.model.is_some() {
             blocks.push(Block::Text("Each variant is the same scenario on the same seed (same arrivals, same draws) with one change:".into()));
-            blocks.push(Block::Table(tables::variant_sets(&m.source)));
+            blocks.push(Block::Table(tables::variant_sets(&base.variants)));
         }
         blocks.push(Block::Table(tables::variants(runs)));
         blocks.push(Block::Charts(charts_where(charts, |c| {

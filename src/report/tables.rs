@@ -349,39 +349,15 @@ pub fn variants(runs: &[RunData]) -> Table {
     t
 }
 
-/// What each variant changes: its `set` table as written in the scenario.
-pub fn variant_sets(source: &str) -> Table {
+/// What each variant changes: its `set`, one `path = value` per override as the scenario
+/// loader reads it (a table set at once is the keys it sets).
+pub fn variant_sets(variants: &[crate::scenario::Variant]) -> Table {
     let mut t = Table::with_numeric(&["variant", "changes"], &[]);
-    let Ok(doc) = source.parse::<toml_edit::DocumentMut>() else {
-        return t;
-    };
-    let Some(variants) = doc.get("variant").and_then(|v| v.as_array_of_tables()) else {
-        return t;
-    };
     for v in variants {
-        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or("");
-        let changes: Vec<String> = v
-            .get("set")
-            .and_then(|s| {
-                s.as_inline_table()
-                    .map(|t| {
-                        t.iter()
-                            .map(|(k, v)| (k.to_string(), v.to_string()))
-                            .collect::<Vec<_>>()
-                    })
-                    .or_else(|| {
-                        s.as_table().map(|t| {
-                            t.iter()
-                                .map(|(k, v)| (k.to_string(), v.to_string()))
-                                .collect()
-                        })
-                    })
-            })
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| format!("{k} = {}", v.trim()))
+        let changes: Vec<String> = (v.set.iter())
+            .map(|o| format!("{} = {}", o.path, o.value.trim()))
             .collect();
-        t.row(vec![name.to_string(), changes.join("; ")]);
+        t.row(vec![v.name.clone(), changes.join("; ")]);
     }
     t
 }
