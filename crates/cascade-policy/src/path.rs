@@ -9,6 +9,69 @@
 //! it makes the simulator's decisions. Everything a policy draws comes from the path's own
 //! streams (`R`), seeded by the caller; the results say what changed (a breaker's transition,
 //! a limit's move) so the caller can count it, and nothing here reads a clock.
+//!
+//! ```
+//! use cascade_policy::backoff::{Backoff, Jitter, Schedule};
+//! use cascade_policy::outcome::{Outcome, OutcomeSet};
+//! use cascade_policy::path::{AttemptEnd, PathPolicies, RetryVerdict};
+//! use cascade_policy::retry::{RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use rand::SeedableRng;
+//!
+//! const MS: u64 = 1_000_000;
+//! let stream = |n| rand_pcg::Pcg64Mcg::seed_from_u64(n);
+//! // A path with a retry policy and nothing else; a service seeds each stream.
+//! let mut path = PathPolicies {
+//!     breakers: Vec::new(),
+//!     budget: None,
+//!     bulkhead: None,
+//!     throttle: None,
+//!     hedge: None,
+//!     hedge_budget: None,
+//!     limit: None,
+//!     accrual: Vec::new(),
+//!     throttle_rng: stream(1),
+//!     limit_rng: stream(2),
+//!     jitter_rng: stream(3),
+//!     accrual_rng: stream(4),
+//! };
+//! let retry = RetryPolicy {
+//!     attempts: 2,
+//!     on: OutcomeSet::of(&DEFAULT_RETRY_ON),
+//!     backoff: Backoff {
+//!         schedule: Schedule::Constant,
+//!         base: 50 * MS,
+//!         max: 50 * MS,
+//!         jitter: Jitter::None,
+//!     },
+//!     retry_after: false,
+//!     retry_after_wait: Default::default(),
+//!     timeout: None,
+//! };
+//! path.admit_call(0, false, &mut None).unwrap();
+//! let admitted = path.admit(0, None, &mut None).unwrap();
+//! // The attempt is sent; 20 ms later it fails with a 503.
+//! let now = 20 * MS;
+//! let end = AttemptEnd {
+//!     now,
+//!     outcome: Outcome::from_http_status(503),
+//!     took: 20 * MS,
+//!     breaker: admitted.breaker,
+//!     limit: admitted.limit,
+//!     was_retry: false,
+//! };
+//! let input = RetryInput {
+//!     outcome: end.outcome,
+//!     attempt: 1,
+//!     retry_allowed: true,
+//!     retry_after: None,
+//!     now,
+//!     deadline: 1_000 * MS,
+//!     min_attempt: 0,
+//!     last_delay: 0,
+//! };
+//! let learned = path.attempt_ended(end, Some((&retry, input)));
+//! assert_eq!(learned.retry, RetryVerdict::After(50 * MS));
+//! ```
 
 use crate::accrual::Accrual;
 use crate::breaker::{Breaker, BreakerPermit, State, Transition};
