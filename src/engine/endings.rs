@@ -41,7 +41,9 @@ impl Simulation {
         // A permit around the whole call outlives the attempt.
         call.holds_permit = call.call_permit;
         let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
-        let retry = retry.map(|r| (r, ended.retry_input(spec, outcome, retry_after, now)));
+        // A success is never retried (no policy's `on` holds an answer): no input to build.
+        let retry = (retry.filter(|_| !outcome.is_success()))
+            .map(|r| (r, ended.retry_input(spec, outcome, retry_after, now)));
         let state = &mut self.policies[slot as usize];
         release_permit(
             state.bulkhead,
