@@ -93,6 +93,9 @@ impl Simulation {
                 call.phase = CallPhase::Attempting;
                 let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
                 if call.deadline <= self.now || call.deadline - self.now < min_attempt {
+                    // The attempt is never sent: the breaker that let it through gets its
+                    // pass back (a half-open probe's place) before any fallback runs.
+                    self.release_unused_breaker(cr);
                     self.finish_call(cr, Outcome::DeadlineExceeded);
                 } else {
                     let (instance, spec, slot) = (call.instance, call.spec, call.slot);

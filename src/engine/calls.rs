@@ -6,8 +6,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BreakerScope, Outcome, Wraps};
-use cascade_policy::bulkhead::Admission;
-use cascade_policy::path::{Admitted, BreakerAsk, BreakerAsked, Refusal};
+use cascade_policy::path::{Admitted, BreakerAsk, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal};
 
 impl Simulation {
     /// Starts a logical call; returns its reference (stale at once if it ended at once).
@@ -81,70 +80,60 @@ impl Simulation {
         cr
     }
 
-    /// A new call counts in its budgets, and a breaker around the whole call is asked once,
-    /// here (it is told the final outcome). False if the breaker turned the call away.
+    /// A new call counts in its budgets, and a breaker and a bulkhead around the whole call
+    /// are asked once, here (the breaker is told the final outcome; the bulkhead's permit
+    /// covers every attempt and backoff). False if the call was turned away, or waits for
+    /// the bulkhead's permit (attempt 0: `resume` starts its first attempt).
     #[inline(never)]
     fn admit_call(&mut self, cr: Ref, slot: u32) -> bool {
         let now = self.now;
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
         let (wraps_call, edge) = (spec.policy.breaker_wraps(Wraps::Call), spec.edge);
-        let permit_for_call = spec.policy.bulkhead_wraps_call();
+        let state = &mut self.policies[slot as usize];
+        let bulkhead = (state.bulkhead)
+            .filter(|_| spec.policy.bulkhead_wraps_call())
+            .map(|b| (&mut self.bulkheads[b as usize], (cr, 0)));
         let mut asked = None;
-        let admitted = self.policies[slot as usize].admit_call(now, wraps_call, &mut asked);
+        let admitted = state.admit_call(now, wraps_call, bulkhead, &mut asked);
         self.count_breaker_asked(edge, asked);
         match admitted {
-            Ok(pass) => self.calls.get_mut(cr).expect("live").breaker = pass,
+            Ok(CallAdmitted { breaker, bulkhead }) => {
+                self.calls.get_mut(cr).expect("live").breaker = breaker;
+                match bulkhead {
+                    BulkheadPlace::Unasked => true,
+                    BulkheadPlace::Held => {
+                        let call = self.calls.get_mut(cr).expect("live");
+                        (call.holds_permit, call.call_permit) = (true, true);
+                        true
+                    }
+                    BulkheadPlace::Waiting => {
+                        self.wait_for_permit(cr, slot, 0);
+                        false
+                    }
+                }
+            }
             Err(refusal) => {
                 self.refused(cr, edge, refusal);
-                return false;
+                false
             }
         }
-        !permit_for_call || self.take_call_permit(cr, slot)
     }
 
-    /// A bulkhead around the whole call (`wraps = "call"`) is asked once, after a breaker
-    /// around the call: its permit covers every attempt and backoff. False if the call waits
-    /// for one (attempt 0: `resume` starts its first attempt) or was turned away.
-    #[inline(never)]
-    fn take_call_permit(&mut self, cr: Ref, slot: u32) -> bool {
+    /// The call waits in its bulkhead's line for attempt `attempt` (0: for the permit around
+    /// the whole call), at most the bulkhead's `max_wait` and never past its deadline.
+    fn wait_for_permit(&mut self, cr: Ref, slot: u32, attempt: u32) {
         let now = self.now;
+        let b = self.policies[slot as usize].bulkhead.expect("a bulkhead");
         let call = self.calls.get_mut(cr).expect("live");
-        let edge = spec_of(&self.specs, call.spec).edge;
-        let Some(bulkhead) = self.policies[slot as usize]
-            .bulkhead
-            .map(|b| &mut self.bulkheads[b as usize])
-        else {
-            return true;
-        };
-        match bulkhead.acquire(now, (cr, 0)) {
-            Admission::Granted => {
-                call.holds_permit = true;
-                call.call_permit = true;
-                true
-            }
-            Admission::Queued => {
-                // A call whose deadline has passed already waits not at all: the timer fires
-                // now, never at the deadline in the past (the clock would run backwards).
-                let until = now
-                    .saturating_add(bulkhead.max_wait())
-                    .min(call.deadline)
-                    .max(now);
-                call.phase = CallPhase::WaitingPermit;
-                self.queue.push(
-                    until,
-                    Event::PermitTimeout {
-                        call: cr,
-                        attempt: 0,
-                    },
-                );
-                false
-            }
-            Admission::Rejected => {
-                self.rec.edges[edge].rejected_bulkhead += 1;
-                self.finish_call(cr, Outcome::BulkheadFull);
-                false
-            }
-        }
+        // A call whose deadline has passed already waits not at all: the timer fires now,
+        // never at the deadline in the past (the clock would run backwards).
+        let until = now
+            .saturating_add(self.bulkheads[b as usize].max_wait())
+            .min(call.deadline)
+            .max(now);
+        call.phase = CallPhase::WaitingPermit;
+        self.queue
+            .push(until, Event::PermitTimeout { call: cr, attempt });
     }
 
     /// Starts the next attempt: deadline check, breaker, bulkhead, then send.
@@ -188,8 +177,7 @@ impl Simulation {
     fn try_guarded_attempt(&mut self, cr: Ref) {
         let now = self.now;
         let call = self.calls.get(cr).expect("live");
-        let (deadline, attempt, slot, spec_id) =
-            (call.deadline, call.attempt, call.slot, call.spec);
+        let (attempt, slot, spec_id) = (call.attempt, call.slot, call.spec);
         // The balancer picks first (past the caller's failure accrual, if any), as for an
         // unguarded attempt: a per-host breaker is asked about the host it picked.
         let instance = self.pick_for(spec_id, slot);
@@ -211,52 +199,43 @@ impl Simulation {
             },
             first_try_unasked: retries_only && attempt == 1,
         });
+        // A permit around the whole call (`wraps = "call"`) is already held.
+        let state = &mut self.policies[slot as usize];
+        let bulkhead = (state.bulkhead)
+            .filter(|_| !bulkhead_wraps_call)
+            .map(|b| (&mut self.bulkheads[b as usize], (cr, attempt)));
         let mut asked = None;
-        let admitted = self.policies[slot as usize].admit(now, ask, &mut asked);
+        let admitted = state.admit(now, ask, bulkhead, &mut asked);
         self.count_breaker_asked(edge, asked);
-        match admitted {
-            Ok(Admitted { breaker, limit }) => {
+        let place = match admitted {
+            Ok(Admitted {
+                breaker,
+                limit,
+                bulkhead,
+            }) => {
                 let call = self.calls.get_mut(cr).expect("live");
                 call.limit = limit;
                 // A breaker around the whole call keeps the pass `admit_call` gave it.
                 if ask.is_some() {
                     call.breaker = breaker;
                 }
+                bulkhead
             }
             Err(refusal) => {
                 self.refused(cr, edge, refusal);
                 return;
             }
-        }
-        // A permit around the whole call (`wraps = "call"`) is already held.
-        let per_attempt_bulkhead = self
-            .policy_mut(slot)
-            .and_then(|p| p.bulkhead)
-            .filter(|_| !bulkhead_wraps_call);
-        if let Some(b) = per_attempt_bulkhead {
-            let bulkhead = &mut self.bulkheads[b as usize];
-            match bulkhead.acquire(now, (cr, attempt)) {
-                Admission::Granted => self.calls.get_mut(cr).expect("live").holds_permit = true,
-                Admission::Queued => {
-                    let until = now
-                        .saturating_add(bulkhead.max_wait())
-                        .min(deadline)
-                        .max(now);
-                    self.calls.get_mut(cr).expect("live").phase = CallPhase::WaitingPermit;
-                    self.queue
-                        .push(until, Event::PermitTimeout { call: cr, attempt });
-                    return;
+        };
+        match place {
+            BulkheadPlace::Waiting => self.wait_for_permit(cr, slot, attempt),
+            BulkheadPlace::Held | BulkheadPlace::Unasked => {
+                if place == BulkheadPlace::Held {
+                    self.calls.get_mut(cr).expect("live").holds_permit = true;
                 }
-                Admission::Rejected => {
-                    self.rec.edges[edge].rejected_bulkhead += 1;
-                    self.release_unused_breaker(cr);
-                    self.finish_call(cr, Outcome::BulkheadFull);
-                    return;
-                }
+                self.accrual_sent(spec_id, slot, instance);
+                self.send_attempt(cr, instance);
             }
         }
-        self.accrual_sent(spec_id, slot, instance);
-        self.send_attempt(cr, instance);
     }
 
     /// Counts what admission did to a breaker on the edge: its change of state, and a
@@ -277,6 +256,7 @@ impl Simulation {
             Refusal::BreakerOpen => acc.rejected_breaker += 1,
             Refusal::Throttled => acc.throttled += 1,
             Refusal::Limited => acc.limited += 1,
+            Refusal::BulkheadFull => acc.rejected_bulkhead += 1,
         }
         self.finish_call(cr, refusal.outcome());
     }

@@ -11,7 +11,7 @@ use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
 use cascade_policy::breaker::Transition;
-use cascade_policy::path::RetryVerdict;
+use cascade_policy::path::{CallEnd, RetryVerdict};
 
 impl Simulation {
     /// An attempt ended with `outcome` (a reply, or its timer). Policies learn of it, then the
@@ -225,49 +225,44 @@ impl Simulation {
         }
     }
 
-    /// A call with policy state ended with `outcome`: its permits go back, and a breaker
-    /// around the whole call judges it.
+    /// A call with policy state ended with `outcome`: its bulkhead permit goes back, and the
+    /// path's policies learn of its end (`PathPolicies::call_ended`: the limit, the budgets,
+    /// the breaker it still holds).
     #[inline(never)]
     fn settle_policies_at_call_end(&mut self, cr: Ref, outcome: Outcome) {
-        let now = self.now;
-        let call = self.calls.get(cr).expect("finishing a live call");
-        let spec = spec_of(&self.specs, call.spec);
-        let edge = spec.edge;
-        let wraps_call = spec.policy.breaker_wraps(Wraps::Call);
-        self.release_call_policies(cr);
-        let call = self.calls.get_mut(cr).expect("finishing a live call");
-        let pass = call.breaker.take_if(|_| wraps_call);
-        let state = &mut self.policies[call.slot as usize];
-        // The breaker judges the dependency, not the fallback's rescue; and a call the
-        // caller turned away itself never reached it: nothing to judge, and a probe it held
-        // goes back.
-        let judged = call.fallback_from.unwrap_or(outcome);
-        let local = judged.is_guard_rejection();
-        let transition = match pass {
-            Some(BreakerPass { index, permit }) if local => {
-                state.breakers[index as usize].release_unused(permit);
-                Transition::None
-            }
-            Some(BreakerPass { index, permit }) => {
-                let took = now - call.started;
-                state.breakers[index as usize].record(now, judged, took, permit)
-            }
-            None => Transition::None,
-        };
-        book_breaker(&mut self.rec, edge, now, transition);
+        self.end_call_in_policies(cr, Some(outcome));
     }
 
-    /// The call is over for its policies (`end_call_in_policies`): the permit it holds goes
-    /// back unless a job it sent still holds it (`permit_back_at_caller`).
-    fn release_call_policies(&mut self, cr: Ref) {
+    /// The call is over for its policies, with `outcome` (none: dropped). Its bulkhead
+    /// permit, or place in line, goes back unless a job it sent still holds the permit
+    /// (`permit_back_at_caller`); then the path's policies learn of the end, and a breaker's
+    /// change of state is counted on the edge.
+    fn end_call_in_policies(&mut self, cr: Ref, outcome: Option<Outcome>) {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
-        if let Some(state) = self.policies.get_mut(call.slot as usize) {
-            let (bulkheads, queue) = (&mut self.bulkheads, &mut self.queue);
-            end_call_in_policies(state, bulkheads, queue, now, cr, call, permit_back);
+        let Some(state) = self.policies.get_mut(call.slot as usize) else {
+            return;
+        };
+        if let Some(b) = state.bulkhead {
+            if call.phase == CallPhase::WaitingPermit {
+                self.bulkheads[b as usize].abandon(now, &(cr, call.attempt));
+            } else if call.holds_permit && permit_back {
+                hand_back_permit(&mut self.bulkheads, b, &mut self.queue, now);
+            }
         }
+        let transition = state.call_ended(CallEnd {
+            now,
+            outcome,
+            fell_back_from: call.fallback_from,
+            took: now - call.started,
+            breaker: call.breaker.take(),
+            breaker_wraps_call: spec.policy.breaker_wraps(Wraps::Call),
+            limit: call.limit.take(),
+            retry_active: call.retry_active,
+        });
+        book_breaker(&mut self.rec, spec.edge, now, transition);
     }
 
     /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt
@@ -284,15 +279,8 @@ impl Simulation {
         if let Some(fallback) = self.calls.get_mut(cr).and_then(|c| c.fallback_call.take()) {
             self.drop_call(fallback);
         }
-        let call = self.calls.get(cr).expect("live");
-        let op = call.op;
-        self.release_call_policies(cr);
-        let call = self.calls.get_mut(cr).expect("live");
-        if let Some(state) = self.policies.get_mut(call.slot as usize)
-            && let Some(BreakerPass { index, permit }) = call.breaker.take()
-        {
-            state.breakers[index as usize].release_unused(permit);
-        }
+        let op = self.calls.get(cr).expect("live").op;
+        self.end_call_in_policies(cr, None);
         self.calls.free(cr);
         if let Some(op) = op {
             self.release_op(op, true);
@@ -339,39 +327,6 @@ pub(super) fn book_breaker(rec: &mut Recorder, edge: usize, now: u64, t: Transit
         }
         Transition::Closed => half.add(now, -1, &mut acc.breaker_half_open_area),
         Transition::None => {}
-    }
-}
-
-/// A call is over for its policies: its bulkhead permit (or place in line) is given back, and
-/// its budget no longer counts it.
-fn end_call_in_policies(
-    state: &mut PolicyState,
-    bulkheads: &mut Bulkheads,
-    queue: &mut super::queue::EventQueue<Event>,
-    now: u64,
-    cr: Ref,
-    call: &mut Call,
-    permit_back: bool,
-) {
-    if let Some(b) = state.bulkhead {
-        if call.phase == CallPhase::WaitingPermit {
-            bulkheads[b as usize].abandon(now, &(cr, call.attempt));
-        } else if call.holds_permit && permit_back {
-            hand_back_permit(bulkheads, b, queue, now);
-        }
-    }
-    if let Some(permit) = call.limit.take()
-        && let Some(limiter) = state.limit.as_mut()
-    {
-        // Ended without an answer to learn from (its parent was cancelled, or a bulkhead
-        // behind the limit turned it away).
-        limiter.ignore(permit);
-    }
-    if let Some(b) = state.budget.as_mut() {
-        if call.retry_active {
-            b.on_retry_end();
-        }
-        b.on_call_end();
     }
 }
 

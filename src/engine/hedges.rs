@@ -4,6 +4,7 @@
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
+use cascade_policy::path::HedgeVerdict;
 
 impl Simulation {
     /// Schedules the first hedged copy of an attempt, if its policy and tracker allow one
@@ -12,13 +13,12 @@ impl Simulation {
     pub(super) fn plan_first_hedge(&mut self, cr: Ref, attempt: u32, slot: u32, expiry: u64) {
         let now = self.now;
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
-        let hedging = spec.policy.hedge.as_ref().filter(|_| spec.retry_allowed());
-        let hedge_delay = hedging.and_then(|cfg| {
-            let tracker = self.policies.get_mut(slot as usize)?.hedge.as_mut()?;
-            tracker.delay(now, cfg)
-        });
-        if let Some(d) = hedge_delay.filter(|d| now.saturating_add(*d) < expiry) {
-            self.queue.push(now + d, Event::Hedge { call: cr, attempt });
+        let (Some(cfg), Some(state)) = (&spec.policy.hedge, self.policies.get_mut(slot as usize))
+        else {
+            return;
+        };
+        if let Some(at) = state.first_hedge(now, cfg, spec.retry_allowed(), expiry) {
+            self.queue.push(at, Event::Hedge { call: cr, attempt });
         }
     }
 
@@ -43,34 +43,28 @@ impl Simulation {
         let Some(cfg) = spec.policy.hedge.as_ref() else {
             return;
         };
-        let sent = u32::from(call.hedges_sent);
-        let Some(free) = call
-            .hedges
-            .iter()
-            .position(Option::is_none)
-            .filter(|_| sent < cfg.max)
-        else {
+        // The copy's place among the attempt's jobs awaited (one for each copy allowed).
+        let Some(free) = call.hedges.iter().position(Option::is_none) else {
             return;
         };
         let (slot, edge, expiry) = (call.slot, spec.edge, call.attempt_expiry);
-        let state = &mut self.policies[slot as usize];
-        let budget = if cfg.uses_retry_budget {
-            state.budget.as_mut()
-        } else {
-            state.hedge_budget.as_mut()
-        };
-        if budget.is_some_and(|b| !b.try_retry(now)) {
-            self.rec.edges[edge].hedge_budget_exhausted += 1;
-            return;
+        let sent = u32::from(call.hedges_sent);
+        match self.policies[slot as usize].hedge_due(now, cfg, sent, expiry) {
+            HedgeVerdict::Enough => return,
+            HedgeVerdict::BudgetExhausted => {
+                self.rec.edges[edge].hedge_budget_exhausted += 1;
+                return;
+            }
+            HedgeVerdict::Send { next } => {
+                if let Some(at) = next {
+                    self.queue.push(at, Event::Hedge { call: cr, attempt });
+                }
+            }
         }
-        let next = state.hedge.as_mut().and_then(|t| t.delay(now, cfg));
         call.hedges_sent += 1;
         let edge_acc = &mut self.rec.edges[edge];
         edge_acc.attempts += 1;
         edge_acc.hedges += 1;
-        if let Some(d) = next.filter(|d| sent + 1 < cfg.max && now.saturating_add(*d) < expiry) {
-            self.queue.push(now + d, Event::Hedge { call: cr, attempt });
-        }
         let spec_id = call.spec;
         let instance = self.pick_for(spec_id, slot);
         self.accrual_sent(spec_id, slot, instance);

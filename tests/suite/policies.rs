@@ -1006,3 +1006,55 @@ retry_after = "{retry_after}"
     assert_eq!(latency(r#", retry_after_wait = "max""#, "70ms"), 70.0);
     assert_eq!(latency("", "70ms"), 70.0);
 }
+
+#[test]
+fn a_half_open_probe_that_ends_unsent_in_a_bulkheads_line_gives_its_place_back() {
+    // The breaker opens on the outage's first failure and is half-open 1 s later, letting two
+    // probes through. The first takes the bulkhead's one permit for 300 ms; the second waits
+    // in line and is handed the permit with 800 ms of its 1 s deadline left, under the 850 ms
+    // `min_attempt`: it ends deadline_exceeded without being sent. Its place among the probes
+    // must come back, or the breaker stays half-open with no probe out and turns every later
+    // call away for the rest of the run.
+    let m = run(r#"
+[scenario]
+name = "probe-in-line"
+duration = "10s"
+
+[[client]]
+name = "app"
+target = "api"
+arrival = "constant"
+rate = 10
+deadline = "1s"
+
+[[service]]
+name = "api"
+workers = 100
+work = "0ms"
+calls = [ { to = "db", policy = "guarded" } ]
+
+[[service]]
+name = "db"
+workers = 100
+work = "300ms"
+
+[[fault]]
+kind = "errors"
+target = "db"
+start = "2s"
+end = "2.5s"
+
+[policy.guarded]
+min_attempt = "850ms"
+breaker = { consecutive_failures = 1, open = "1s", half_open_calls = 2 }
+bulkhead = { max_concurrent = 1, queue = 10, max_wait = "1s" }
+"#);
+    let refused = metric(&m, "edge.api.db.rejected_breaker");
+    let half_open_s = metric(&m, "edge.api.db.breaker_half_open_s");
+    assert!(
+        half_open_s < 1.0,
+        "the breaker closes after its probes ({half_open_s} s half-open, {refused} refused)"
+    );
+    // Turned away only while open (1 s at 10 a second) and while both probes are out.
+    assert!(refused <= 13.0, "{refused} refused");
+}
