@@ -6,6 +6,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::Outcome;
+use cascade_policy::deadline::attempt_may_start;
 
 impl Simulation {
     /// Whether the timeout set for `attempt` of call `cr` acts when it fires: the call still
@@ -92,7 +93,7 @@ impl Simulation {
                 call.holds_permit = true;
                 call.phase = CallPhase::Attempting;
                 let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
-                if call.deadline <= self.now || call.deadline - self.now < min_attempt {
+                if !attempt_may_start(self.now, call.deadline, min_attempt) {
                     // The attempt is never sent: the breaker that let it through gets its
                     // pass back (a half-open probe's place) before any fallback runs.
                     self.release_unused_breaker(cr);

@@ -6,6 +6,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BreakerScope, Outcome, Wraps};
+use cascade_policy::deadline::{attempt_expiry, attempt_may_start, call_deadline};
 use cascade_policy::path::{Admitted, BreakerAsk, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal};
 
 impl Simulation {
@@ -20,11 +21,9 @@ impl Simulation {
         let spec = spec_of(&self.specs, spec_id);
         self.rec.edges[spec.edge].calls += 1;
         // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
-        let deadline = if caller_deadline == NO_DEADLINE || spec.policy.ignores_caller_deadline {
-            NO_DEADLINE
-        } else {
-            caller_deadline.saturating_sub(spec.policy.reserve)
-        };
+        let policy = &spec.policy;
+        let propagates = !policy.ignores_caller_deadline;
+        let deadline = call_deadline(caller_deadline, policy.reserve, propagates);
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
             Parent::Job(j) | Parent::Detached(j) => self
@@ -149,7 +148,7 @@ impl Simulation {
         let deadline = call.deadline;
         let spec = spec_of(&self.specs, call.spec);
         let policy = &spec.policy;
-        if deadline <= now || deadline - now < policy.min_attempt {
+        if !attempt_may_start(now, deadline, policy.min_attempt) {
             // Too little time left to start: fail fast without sending anything.
             self.finish_call(cr, Outcome::DeadlineExceeded);
             return;
@@ -274,16 +273,9 @@ impl Simulation {
         let (spec_id, attempt, slot) = (call.spec, call.attempt, call.slot);
         let spec = spec_of(&self.specs, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
-        let retry_timeout = spec
-            .policy
-            .retry
-            .as_ref()
-            .and_then(|r| r.timeout)
-            .filter(|_| attempt > 1);
-        let expiry = retry_timeout
-            .or(spec.policy.timeout)
-            .map_or(NO_DEADLINE, |t| now.saturating_add(t))
-            .min(call.deadline);
+        let policy = &spec.policy;
+        let retry_timeout = policy.retry.as_ref().and_then(|r| r.timeout);
+        let expiry = attempt_expiry(now, attempt, policy.timeout, retry_timeout, call.deadline);
         call.attempt_expiry = expiry;
         let edge_acc = &mut self.rec.edges[spec.edge];
         edge_acc.attempts += 1;

@@ -6,7 +6,7 @@ use crate::model::{Criticality, Outcome};
 use std::collections::VecDeque;
 
 /// "No deadline": later than any simulated time.
-pub const NO_DEADLINE: u64 = u64::MAX;
+pub use cascade_policy::deadline::NO_DEADLINE;
 
 /// Which `CallSpec` of the model a call follows: its dense `CallSpec::id`, an index into
 /// `Simulation::specs`.

@@ -4,8 +4,9 @@
 //! so the simulator drives it in virtual time and a service can drive it with a real clock.
 //!
 //! The modules: `outcome` (how a call ends, the kinds every policy decides from), `path` (one
-//! call path's policies as a stack: the order they admit an attempt in and learn from its
-//! end), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
+//! call path's policies as a stack: the order they admit a call and an attempt in, learn from
+//! an attempt's end and a call's, and schedule hedges), `deadline` (a call's deadline, whether
+//! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
 //! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
 //! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
 //! crate depends on rand alone (serde behind the `serde` feature), so nothing of the engine can
@@ -95,6 +96,7 @@ pub mod breaker;
 pub mod budget;
 pub mod bulkhead;
 pub mod codel;
+pub mod deadline;
 pub mod dedup;
 pub mod hedge;
 pub mod hist;
