@@ -104,5 +104,6 @@ pub mod outlier;
 pub mod path;
 pub mod random;
 pub mod retry;
+pub mod table;
 pub mod throttle;
 pub mod window;

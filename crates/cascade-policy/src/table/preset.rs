@@ -1,25 +1,26 @@
 //! `preset = "LIBRARY"` on a policy or on one of its parts: that library's defaults, for the
-//! version named, filled into the keys the scenario leaves out. The scenario's own keys win;
-//! a part's own `preset` wins over its policy's. A preset fills the values of the parts that
+//! version named, filled into the keys the table leaves out. The table's own keys win; a
+//! part's own `preset` wins over its policy's. A preset fills the values of the parts that
 //! are written and never adds one (a policy-level preset on a policy without `breaker` adds no
-//! breaker, nor a `timeout`). Each library's defaults are a TOML fragment of the policy
-//! language below, so `cascade presets` prints exactly what is filled in, and the fragments are
-//! checked by the same parser as a scenario (tests below). Sources: the libraries' files named
-//! in each entry, as read for /work/shared/reference/policy-semantics.md and docs/policies.md §13.
+//! breaker, nor a `timeout`). Each library's defaults are values of the table types
+//! (`parts`, `budget`) and, beside them, the same parts as the policy language writes them
+//! (`PresetDef::parts`), which `cascade presets` prints; tests hold the two equal. Sources:
+//! the libraries' files named in each entry, as docs/policies.md §13 of cascade cites them.
 
-use super::document::{Located, Source};
-use super::schema::RawPolicy;
-use super::schema_policy::{
-    BackoffKind, JitterKind, RawBreaker, RawBudget, RawBudgetTable, RawBulkhead, RawHedge,
-    RawRetry, RawThrottle,
+use super::budget::kind_name;
+use super::duration::Dur;
+use super::error::{Checked, TableError};
+use super::raw::{
+    BackoffKind, BudgetKind, JitterKind, RawBudget, RawBudgetTable, RawPolicy, RawRetry,
 };
-use schemars::JsonSchema;
-use serde::Deserialize;
+use super::raw_parts::{RawBreaker, RawBulkhead, RawHedge, RawThrottle, RawWindow};
 use std::borrow::Cow;
 
 /// The libraries a preset can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum Preset {
     Resilience4j,
     Envoy,
@@ -30,7 +31,7 @@ pub enum Preset {
     Tower,
 }
 
-/// One library's defaults.
+/// One library's defaults, as `cascade presets` describes them.
 pub struct PresetDef {
     pub preset: Preset,
     pub name: &'static str,
@@ -38,10 +39,12 @@ pub struct PresetDef {
     pub version: &'static str,
     /// The files and documents they come from.
     pub source: &'static str,
-    /// The parts it fills, in the policy language (`retry`, `breaker`, ...).
+    /// The parts it fills, as the policy language writes them (`retry`, `breaker`, ...): the
+    /// text of `parts(preset)`.
     pub parts: &'static str,
     /// A `retry.budget` table written with this preset (or under a retry or policy that has
-    /// it) is filled from this (the library's budget when one is configured).
+    /// it) is filled from this (the library's budget when one is configured): the text of
+    /// `budget(preset)`.
     pub budget: Option<&'static str>,
     /// `retry.max` as a multiple of the resolved `base` (Envoy: 10 × base_interval).
     pub max_times_base: Option<u64>,
@@ -145,6 +148,7 @@ pub const PRESETS: [PresetDef; 7] = [
     },
 ];
 
+
 pub fn def(preset: Preset) -> &'static PresetDef {
     PRESETS
         .iter()
@@ -152,30 +156,190 @@ pub fn def(preset: Preset) -> &'static PresetDef {
         .expect("every preset has an entry")
 }
 
-/// A preset's parts as a raw policy (the fragments are tested to parse).
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+fn names(kinds: &[&str]) -> Option<Vec<String>> {
+    Some(kinds.iter().map(|k| k.to_string()).collect())
+}
+
+/// resilience4j's and Polly's retry `on`: every failure of the callee's.
+const CALLEE_FAILURES: [&str; 5] = ["timeout", "unavailable", "overloaded", "internal", "refused"];
+
+/// Finagle's `RetryBudget` defaults, which tower's `TpsBudget` shares.
+fn finagle_budget() -> RawBudgetTable {
+    RawBudgetTable {
+        kind: Some(BudgetKind::Ratio),
+        ratio: Some(0.2),
+        min_per_s: Some(10.0),
+        window: Some(Dur(10 * S)),
+        ..RawBudgetTable::default()
+    }
+}
+
+/// A preset's parts as a table (`PresetDef::parts` writes the same).
 pub fn parts(preset: Preset) -> RawPolicy {
-    toml_edit::de::from_str(def(preset).parts).expect("a preset's parts parse")
+    match preset {
+        Preset::Resilience4j => RawPolicy {
+            retry: Some(RawRetry {
+                attempts: Some(3),
+                backoff: Some(BackoffKind::Constant),
+                base: Some(Dur(500 * MS)),
+                jitter: Some(JitterKind::None),
+                multiplier: Some(1.5),
+                jitter_factor: Some(0.5),
+                retry_after: Some(false),
+                on: names(&CALLEE_FAILURES),
+                ..RawRetry::default()
+            }),
+            breaker: Some(RawBreaker {
+                window: Some(RawWindow::Calls(100)),
+                min_calls: Some(100),
+                failure_rate: Some(0.5),
+                slow_call_rate: Some(1.0),
+                slow_call_duration: Some(Dur(60 * S)),
+                open: Some(Dur(60 * S)),
+                half_open_calls: Some(10),
+                ..RawBreaker::default()
+            }),
+            bulkhead: Some(RawBulkhead {
+                max_concurrent: Some(25),
+                queue: Some(0),
+                max_wait: Some(Dur(0)),
+                ..RawBulkhead::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::Envoy => RawPolicy {
+            retry: Some(RawRetry {
+                retries: Some(1),
+                backoff: Some(BackoffKind::Exponential),
+                multiplier: Some(2.0),
+                base: Some(Dur(25 * MS)),
+                jitter: Some(JitterKind::Full),
+                retry_after: Some(false),
+                budget: Some(RawBudget::Table(RawBudgetTable {
+                    kind: Some(BudgetKind::Concurrency),
+                    percent: Some(0.0),
+                    min: Some(3),
+                    ..RawBudgetTable::default()
+                })),
+                ..RawRetry::default()
+            }),
+            bulkhead: Some(RawBulkhead {
+                max_concurrent: Some(1024),
+                ..RawBulkhead::default()
+            }),
+            throttle: Some(RawThrottle {
+                k: Some(1.0526315789473684),
+                window: Some(Dur(30 * S)),
+                ..RawThrottle::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::Grpc => RawPolicy {
+            retry: Some(RawRetry {
+                backoff: Some(BackoffKind::Exponential),
+                jitter: Some(JitterKind::Proportional),
+                jitter_factor: Some(0.2),
+                retry_after: Some(true),
+                ..RawRetry::default()
+            }),
+            hedge: Some(RawHedge {
+                delay: Some("0".to_string()),
+                ..RawHedge::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::Polly => RawPolicy {
+            retry: Some(RawRetry {
+                retries: Some(3),
+                backoff: Some(BackoffKind::Constant),
+                base: Some(Dur(2 * S)),
+                jitter: Some(JitterKind::None),
+                multiplier: Some(2.0),
+                jitter_factor: Some(0.25),
+                retry_after: Some(false),
+                on: names(&CALLEE_FAILURES),
+                ..RawRetry::default()
+            }),
+            breaker: Some(RawBreaker {
+                failure_rate: Some(0.1),
+                min_calls: Some(100),
+                window: Some(RawWindow::Time("30s".to_string())),
+                open: Some(Dur(5 * S)),
+                half_open_calls: Some(1),
+                ..RawBreaker::default()
+            }),
+            hedge: Some(RawHedge {
+                delay: Some("2s".to_string()),
+                max: Some(1),
+                ..RawHedge::default()
+            }),
+            bulkhead: Some(RawBulkhead {
+                max_concurrent: Some(1000),
+                queue: Some(0),
+                max_wait: Some(Dur(0)),
+                ..RawBulkhead::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::Finagle => RawPolicy {
+            retry: Some(RawRetry {
+                budget: Some(RawBudget::Table(finagle_budget())),
+                ..RawRetry::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::AwsSdkStandard => RawPolicy {
+            retry: Some(RawRetry {
+                attempts: Some(3),
+                backoff: Some(BackoffKind::Exponential),
+                multiplier: Some(2.0),
+                base: Some(Dur(S)),
+                max: Some(Dur(20 * S)),
+                jitter: Some(JitterKind::Full),
+                retry_after: Some(false),
+                on: names(&["internal", "unavailable", "timeout", "refused", "overloaded"]),
+                ..RawRetry::default()
+            }),
+            ..RawPolicy::default()
+        },
+        Preset::Tower => RawPolicy {
+            retry: Some(RawRetry {
+                budget: Some(RawBudget::Table(finagle_budget())),
+                ..RawRetry::default()
+            }),
+            hedge: Some(RawHedge {
+                max: Some(1),
+                ..RawHedge::default()
+            }),
+            ..RawPolicy::default()
+        },
+    }
 }
 
-fn budget_of(preset: Preset) -> Option<RawBudgetTable> {
-    def(preset).budget.map(|b| {
-        toml_edit::de::from_str::<Wrapper>(&format!("budget = {b}"))
-            .expect("a preset's budget parses")
-            .budget
-    })
+/// The budget table a preset fills a written `retry.budget` table from (`PresetDef::budget`
+/// writes the same).
+pub fn budget(preset: Preset) -> Option<RawBudgetTable> {
+    match preset {
+        Preset::Envoy => Some(RawBudgetTable {
+            kind: Some(BudgetKind::Concurrency),
+            percent: Some(20.0),
+            min: Some(3),
+            ..RawBudgetTable::default()
+        }),
+        Preset::Finagle | Preset::Tower => Some(finagle_budget()),
+        _ => None,
+    }
 }
 
-#[derive(Deserialize)]
-struct Wrapper {
-    budget: RawBudgetTable,
-}
-
-/// The policy with its presets applied; borrowed as is when it names none (no cost).
-pub fn apply<'a>(src: &Source, name: &str, p: &'a RawPolicy) -> Located<Cow<'a, RawPolicy>> {
+/// The table with its presets applied; borrowed as is when it names none (no cost). Errors
+/// name the `preset` key relative to the policy table.
+pub fn apply(p: &RawPolicy) -> Checked<Cow<'_, RawPolicy>> {
     if !names_a_preset(p) {
         return Ok(Cow::Borrowed(p));
     }
-    let at = |f: &str| format!("policy.{name}.{f}");
     let mut out = p.clone();
     let outer = p.preset;
     if let Some(r) = &mut out.retry {
@@ -184,7 +348,7 @@ pub fn apply<'a>(src: &Source, name: &str, p: &'a RawPolicy) -> Located<Cow<'a, 
             match parts(pr).retry {
                 Some(d) => fill_retry(r, &d, def(pr).max_times_base),
                 None if r.preset.is_some() => {
-                    return Err(no_defaults(src, &at("retry.preset"), pr, "retry"));
+                    return Err(no_defaults("retry.preset", pr, "retry"));
                 }
                 None => {}
             }
@@ -193,10 +357,10 @@ pub fn apply<'a>(src: &Source, name: &str, p: &'a RawPolicy) -> Located<Cow<'a, 
             && let Some(pr) = t.preset.or(chosen)
         {
             let explicit = t.preset.is_some();
-            match budget_of(pr) {
-                Some(d) => fill_budget(src, &at("retry.budget.preset"), t, &d, pr, explicit)?,
+            match budget(pr) {
+                Some(d) => fill_budget("retry.budget.preset", t, &d, pr, explicit)?,
                 None if explicit => {
-                    return Err(no_defaults(src, &at("retry.budget.preset"), pr, "budget"));
+                    return Err(no_defaults("retry.budget.preset", pr, "budget"));
                 }
                 None => {}
             }
@@ -211,8 +375,7 @@ pub fn apply<'a>(src: &Source, name: &str, p: &'a RawPolicy) -> Located<Cow<'a, 
                     Some(d) => $fill(part, &d),
                     None if part.preset.is_some() => {
                         return Err(no_defaults(
-                            src,
-                            &at(concat!(stringify!($field), ".preset")),
+                            concat!(stringify!($field), ".preset"),
                             pr,
                             stringify!($field),
                         ));
@@ -241,7 +404,7 @@ fn names_a_preset(p: &RawPolicy) -> bool {
         || p.hedge.as_ref().is_some_and(|h| h.preset.is_some())
 }
 
-fn no_defaults(src: &Source, at: &str, pr: Preset, part: &str) -> Box<crate::error::ScenarioError> {
+fn no_defaults(at: &str, pr: Preset, part: &str) -> TableError {
     let have: Vec<&str> = PRESETS
         .iter()
         .filter(|d| {
@@ -260,7 +423,7 @@ fn no_defaults(src: &Source, at: &str, pr: Preset, part: &str) -> Box<crate::err
         })
         .map(|d| d.name)
         .collect();
-    src.error_at(
+    TableError::at(
         at,
         format!(
             "{} defines no defaults for `{part}`; presets that do: {}",
@@ -287,7 +450,7 @@ fn fill_retry(r: &mut RawRetry, d: &RawRetry, max_times_base: Option<u64>) {
     fill(&mut r.base, &d.base);
     if r.max.is_none() {
         r.max = match (max_times_base, r.base) {
-            (Some(k), Some(base)) => Some(super::schema::Dur(base.0.saturating_mul(k))),
+            (Some(k), Some(base)) => Some(Dur(base.0.saturating_mul(k))),
             _ => d.max,
         };
     }
@@ -315,18 +478,17 @@ fn fill_retry(r: &mut RawRetry, d: &RawRetry, max_times_base: Option<u64>) {
 /// Fills a budget table of the preset's kind; one of another kind is refused when the
 /// preset is its own (`explicit`) and left alone when it comes from the retry or the policy.
 fn fill_budget(
-    src: &Source,
     at: &str,
     t: &mut RawBudgetTable,
     d: &RawBudgetTable,
     pr: Preset,
     explicit: bool,
-) -> Located<()> {
+) -> Checked<()> {
     let kind = d.kind.unwrap_or_default();
     match t.kind {
         Some(k) if k != kind && !explicit => return Ok(()),
         Some(k) if k != kind => {
-            return Err(src.error_at(
+            return Err(TableError::at(
                 at,
                 format!(
                     "{}'s budget is kind `{}`, this one another: leave `kind` out or the preset",
@@ -348,15 +510,6 @@ fn fill_budget(
     Ok(())
 }
 
-fn kind_name(k: super::schema_policy::BudgetKind) -> &'static str {
-    use super::schema_policy::BudgetKind::*;
-    match k {
-        Ratio => "ratio",
-        TokenBucket => "token_bucket",
-        Concurrency => "concurrency",
-        Adaptive => "adaptive",
-    }
-}
 
 fn fill_breaker(b: &mut RawBreaker, d: &RawBreaker) {
     fill(&mut b.window, &d.window);
@@ -399,18 +552,3 @@ fn fill_hedge(h: &mut RawHedge, d: &RawHedge) {
     fill(&mut h.period, &d.period);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_preset_parses_and_names_no_preset_itself() {
-        for d in &PRESETS {
-            let p = parts(d.preset);
-            assert!(!names_a_preset(&p), "{}", d.name);
-            if d.budget.is_some() {
-                assert!(budget_of(d.preset).unwrap().preset.is_none());
-            }
-        }
-    }
-}
