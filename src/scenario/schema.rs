@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use super::schema_fault::{FaultKind, OutageMode, RawFault};
-pub use cascade_policy::table::RawPolicy;
 pub use super::schema_service::{
     Overflow, RawAdmission, RawCall, RawContention, RawOperation, RawOption, RawService, RawStep,
 };
+pub use cascade_policy::table::RawPolicy;
 
 /// A duration written as a string with a unit (`"250ms"`), held as nanoseconds: the policy
 /// crate's, whose tables take durations as every other table does.

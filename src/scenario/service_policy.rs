@@ -4,10 +4,10 @@
 
 use super::document::{Located, Source};
 use super::schema::RawService;
-use cascade_policy::table::{RawCodel, RawOutlier};
 use crate::model::Discipline;
 use cascade_policy::codel::CodelConfig;
 use cascade_policy::outlier::OutlierConfig;
+use cascade_policy::table::{RawCodel, RawOutlier};
 
 /// `codel` on a service, checked by the policy crate (`CodelConfig::from_table`).
 pub fn codel(src: &Source, at: &str, c: &RawCodel) -> Located<CodelConfig> {

@@ -7,9 +7,11 @@
 //! call path's policies as a stack: the order they admit an attempt in and learn from its
 //! end), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
 //! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
-//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
-//! crate depends on rand alone (serde behind the `serde` feature), so nothing of the engine can
-//! leak into it.
+//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw), and
+//! `table`: the `[policy.NAME]` tables of cascade's scenario language, their validation and
+//! the libraries' presets, so a service configures these policies from the same keys. Cargo
+//! keeps the wall: this crate depends on rand, humantime and strsim (serde and schemars behind
+//! the `serde` and `schema` features), so nothing of the engine can leak into it.
 //!
 //! Time is nanoseconds as `u64` (from any origin the caller keeps: a simulation's clock, or a
 //! monotonic clock's elapsed time). A policy never reads a clock itself.

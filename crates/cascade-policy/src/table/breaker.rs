@@ -78,12 +78,7 @@ impl BreakerPolicy {
         }
         let count = match &b.count {
             None => DEFAULT_BREAKER_COUNT.to_vec(),
-            Some(names) => outcomes(
-                "count",
-                names,
-                &NEVER_COUNTED,
-                "never counts as a failure",
-            )?,
+            Some(names) => outcomes("count", names, &NEVER_COUNTED, "never counts as a failure")?,
         };
         let config = BreakerConfig {
             window,
@@ -100,11 +95,17 @@ impl BreakerPolicy {
         };
         let (wraps, scope) = (b.wraps.unwrap_or_default(), b.scope.unwrap_or_default());
         if wraps == Wraps::Call && scope == BreakerScope::Instance {
-            return Err(TableError::at("scope", "a breaker around the whole call (wraps = \"call\") cannot be per callee instance: the instance is chosen per attempt"));
+            return Err(TableError::at(
+                "scope",
+                "a breaker around the whole call (wraps = \"call\") cannot be per callee instance: the instance is chosen per attempt",
+            ));
         }
         let retries_only = b.retries_only.unwrap_or(false);
         if retries_only && wraps == Wraps::Call {
-            return Err(TableError::at("retries_only", "a retry-only breaker stands before each attempt (wraps = \"attempt\"): around the whole call it would stop first tries too"));
+            return Err(TableError::at(
+                "retries_only",
+                "a retry-only breaker stands before each attempt (wraps = \"attempt\"): around the whole call it would stop first tries too",
+            ));
         }
         if config.min_calls == 0 {
             return Err(TableError::at("min_calls", "must be at least 1"));

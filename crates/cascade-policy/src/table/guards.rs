@@ -51,7 +51,10 @@ impl ThrottleConfig {
     pub fn from_table(t: &RawThrottle) -> Checked<ThrottleConfig> {
         let k = t.k.unwrap_or(2.0);
         if !(k > 0.0 && k.is_finite()) {
-            return Err(TableError::at("k", "must be positive (the SRE book uses 2)"));
+            return Err(TableError::at(
+                "k",
+                "must be positive (the SRE book uses 2)",
+            ));
         }
         let window = t.window.map_or(120 * S, |d| d.0);
         if window < 10 {

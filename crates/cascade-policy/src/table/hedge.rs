@@ -20,7 +20,10 @@ impl HedgeConfig {
         let delay = match delay.strip_prefix('p').map(str::parse::<f64>) {
             Some(Ok(p)) if p > 0.0 && p < 100.0 => HedgeDelay::Percentile(p / 100.0),
             Some(_) => {
-                return Err(TableError::at("delay", "a percentile is written p50 to p99.9"));
+                return Err(TableError::at(
+                    "delay",
+                    "a percentile is written p50 to p99.9",
+                ));
             }
             None => match parse_duration(delay) {
                 Ok(ns) => HedgeDelay::Fixed(ns),

@@ -73,6 +73,8 @@ mod retry;
 #[cfg(feature = "schema")]
 pub mod schema;
 mod service;
+#[cfg(test)]
+mod tests;
 
 pub use breaker::DEFAULT_BREAKER_COUNT;
 pub use budget::kind_name;

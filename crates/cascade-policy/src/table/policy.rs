@@ -105,7 +105,11 @@ impl<T> PolicyConfig<T> {
             throttle: part(&p.throttle, "throttle", ThrottleConfig::from_table)?,
             bulkhead: part(&p.bulkhead, "bulkhead", BulkheadConfig::from_table)?,
             limit: part(&p.limit, "limit", LimitConfig::from_table)?,
-            failure_accrual: part(&p.failure_accrual, "failure_accrual", AccrualConfig::from_table)?,
+            failure_accrual: part(
+                &p.failure_accrual,
+                "failure_accrual",
+                AccrualConfig::from_table,
+            )?,
         };
         policy
             .check_shared_hedge_budget()

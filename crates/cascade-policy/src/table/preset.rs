@@ -148,7 +148,6 @@ pub const PRESETS: [PresetDef; 7] = [
     },
 ];
 
-
 pub fn def(preset: Preset) -> &'static PresetDef {
     PRESETS
         .iter()
@@ -164,7 +163,13 @@ fn names(kinds: &[&str]) -> Option<Vec<String>> {
 }
 
 /// resilience4j's and Polly's retry `on`: every failure of the callee's.
-const CALLEE_FAILURES: [&str; 5] = ["timeout", "unavailable", "overloaded", "internal", "refused"];
+const CALLEE_FAILURES: [&str; 5] = [
+    "timeout",
+    "unavailable",
+    "overloaded",
+    "internal",
+    "refused",
+];
 
 /// Finagle's `RetryBudget` defaults, which tower's `TpsBudget` shares.
 fn finagle_budget() -> RawBudgetTable {
@@ -300,7 +305,13 @@ pub fn parts(preset: Preset) -> RawPolicy {
                 max: Some(Dur(20 * S)),
                 jitter: Some(JitterKind::Full),
                 retry_after: Some(false),
-                on: names(&["internal", "unavailable", "timeout", "refused", "overloaded"]),
+                on: names(&[
+                    "internal",
+                    "unavailable",
+                    "timeout",
+                    "refused",
+                    "overloaded",
+                ]),
                 ..RawRetry::default()
             }),
             ..RawPolicy::default()
@@ -510,7 +521,6 @@ fn fill_budget(
     Ok(())
 }
 
-
 fn fill_breaker(b: &mut RawBreaker, d: &RawBreaker) {
     fill(&mut b.window, &d.window);
     fill(&mut b.min_calls, &d.min_calls);
@@ -552,3 +562,153 @@ fn fill_hedge(h: &mut RawHedge, d: &RawHedge) {
     fill(&mut h.period, &d.period);
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::PolicyConfig;
+
+    /// Every part a preset can fill, written empty, under the policy-level `preset`.
+    fn every_part_under(preset: Preset) -> RawPolicy {
+        RawPolicy {
+            preset: Some(preset),
+            retry: Some(RawRetry::default()),
+            breaker: Some(RawBreaker::default()),
+            bulkhead: Some(RawBulkhead::default()),
+            throttle: Some(RawThrottle::default()),
+            hedge: Some(RawHedge::default()),
+            ..RawPolicy::default()
+        }
+    }
+
+    #[test]
+    fn every_preset_names_no_preset_itself() {
+        for d in &PRESETS {
+            assert!(!names_a_preset(&parts(d.preset)), "{}", d.name);
+            assert_eq!(budget(d.preset).is_some(), d.budget.is_some(), "{}", d.name);
+            assert!(budget(d.preset).is_none_or(|b| b.preset.is_none()));
+        }
+    }
+
+    #[test]
+    fn a_preset_fills_empty_parts_with_its_values_and_they_compile() {
+        for d in &PRESETS {
+            let filled = apply(&every_part_under(d.preset)).unwrap().into_owned();
+            let values = parts(d.preset);
+            // What the retry gets: the preset's keys, less a multiplier or jitter factor its
+            // own schedule does not use, and Envoy's `max` from the resolved `base`.
+            let mut retry = values.retry.clone().unwrap_or_default();
+            if retry.backoff.unwrap_or(BackoffKind::Exponential) != BackoffKind::Exponential
+                || retry.jitter == Some(JitterKind::Decorrelated)
+            {
+                retry.multiplier = None;
+            }
+            if retry.jitter != Some(JitterKind::Proportional) {
+                retry.jitter_factor = None;
+            }
+            if let (Some(k), Some(base)) = (d.max_times_base, retry.base) {
+                retry.max = Some(Dur(base.0 * k));
+            }
+            assert_eq!(filled.retry, Some(retry), "{}", d.name);
+            assert_eq!(
+                filled.breaker,
+                Some(values.breaker.clone().unwrap_or_default())
+            );
+            assert_eq!(
+                filled.bulkhead,
+                Some(values.bulkhead.clone().unwrap_or_default())
+            );
+            assert_eq!(
+                filled.throttle,
+                Some(values.throttle.clone().unwrap_or_default())
+            );
+            assert_eq!(filled.hedge, Some(values.hedge.clone().unwrap_or_default()));
+            // Filled, every part compiles (a hedge without the preset's delay is given one).
+            let mut filled = filled;
+            if let Some(h) = &mut filled.hedge {
+                h.delay.get_or_insert_with(|| "10ms".to_string());
+            }
+            PolicyConfig::new(&filled).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        }
+    }
+
+    #[test]
+    fn a_part_naming_a_preset_without_its_defaults_is_refused() {
+        let p = RawPolicy {
+            throttle: Some(RawThrottle {
+                preset: Some(Preset::Grpc),
+                ..RawThrottle::default()
+            }),
+            ..RawPolicy::default()
+        };
+        let e = apply(&p).unwrap_err();
+        assert_eq!(e.path, "throttle.preset");
+        assert_eq!(
+            e.message,
+            "grpc defines no defaults for `throttle`; presets that do: envoy"
+        );
+    }
+
+    /// The fragment `cascade presets` prints, read back: the TOML of `PresetDef::parts` (keys,
+    /// strings, numbers, booleans, arrays and inline tables, one key a line) as JSON.
+    #[cfg(feature = "serde")]
+    fn toml_fragment_as_json(text: &str) -> String {
+        let mut out = String::from("{");
+        let mut chars = text.trim_end().chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    out.push('"');
+                    for s in chars.by_ref() {
+                        out.push(s);
+                        if s == '"' {
+                            break;
+                        }
+                    }
+                }
+                '=' => out.push(':'),
+                '\n' => out.push(','),
+                c if c.is_ascii_digit() || c == '-' => {
+                    out.push(c);
+                    while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() || **d == '.') {
+                        out.push(d);
+                        chars.next();
+                    }
+                }
+                c if c.is_ascii_alphabetic() || c == '_' => {
+                    let mut word = String::from(c);
+                    while let Some(&w) = chars
+                        .peek()
+                        .filter(|w| w.is_ascii_alphanumeric() || **w == '_')
+                    {
+                        word.push(w);
+                        chars.next();
+                    }
+                    match word.as_str() {
+                        "true" | "false" => out.push_str(&word),
+                        _ => out.push_str(&format!("\"{word}\"")),
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn the_printed_fragments_read_back_as_the_presets_values() {
+        for d in &PRESETS {
+            let json = toml_fragment_as_json(d.parts);
+            let read: RawPolicy =
+                serde_json::from_str(&json).unwrap_or_else(|e| panic!("{}: {e}: {json}", d.name));
+            assert_eq!(read, parts(d.preset), "{}", d.name);
+            if let Some(b) = d.budget {
+                let json = toml_fragment_as_json(&format!("budget = {b}"));
+                let read: serde_json::Value = serde_json::from_str(&json).unwrap();
+                let read: RawBudgetTable = serde_json::from_value(read["budget"].clone()).unwrap();
+                assert_eq!(Some(read), budget(d.preset), "{}", d.name);
+            }
+        }
+    }
+}

@@ -42,7 +42,10 @@ pub fn retry_and_budget(r: &RawRetry) -> Checked<(RetryPolicy, Option<BudgetConf
             ));
         }
         (Some(0), None) => {
-            return Err(TableError::at("attempts", "must be at least 1 (the first try)"));
+            return Err(TableError::at(
+                "attempts",
+                "must be at least 1 (the first try)",
+            ));
         }
         (Some(a), None) => a,
         (None, Some(n)) => n.saturating_add(1),
