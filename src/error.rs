@@ -211,29 +211,9 @@ impl From<Box<ScenarioError>> for Error {
     }
 }
 
-/// The candidate closest to `word` by edit distance (Levenshtein, over characters), if it is
-/// close enough to be a likely typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(2);
-    // Ties go to the candidate sharing the longest prefix (`medain` is `median`, not `mean`).
-    candidates
-        .into_iter()
-        .map(|c| (strsim::levenshtein(word, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, c)| (*d, std::cmp::Reverse(common_prefix(word, c))))
-        .map(|(_, c)| c)
-}
-
-fn common_prefix(a: &str, b: &str) -> usize {
-    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
-}
-
-/// ` (did you mean `x`?)` for the closest candidate, or nothing: ready to append to a message.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    closest(word, candidates)
-        .map(|b| format!(" (did you mean `{b}`?)"))
-        .unwrap_or_default()
-}
+/// The closest valid name to a typo, and the " (did you mean `x`?)" made of it: the policy
+/// crate's, which its tables report their names with too.
+pub use cascade_policy::table::{closest, did_you_mean};
 
 #[cfg(test)]
 mod tests {

@@ -64,15 +64,8 @@ impl Criticality {
 /// What a breaker or a bulkhead wraps (kept with the bulkhead, whose config names it).
 pub use cascade_policy::bulkhead::Wraps;
 
-/// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
-/// instance of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum BreakerScope {
-    #[default]
-    Edge,
-    Instance,
-}
+/// Whom a circuit breaker's state belongs to (kept with the breaker, whose table names it).
+pub use cascade_policy::breaker::BreakerScope;
 
 #[cfg(test)]
 mod criticality_names {

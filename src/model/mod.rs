@@ -426,18 +426,8 @@ pub struct Fallback {
     pub to: Option<(usize, Option<String>)>,
 }
 
-/// A breaker and where it sits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BreakerPolicy {
-    pub config: BreakerConfig,
-    /// Around each attempt (each retry passes it) or around the whole call.
-    pub wraps: Wraps,
-    /// One breaker per call path, or one per callee instance.
-    pub scope: BreakerScope,
-    /// Brooker's retry-only breaker: first tries pass it whatever its state (recorded while it
-    /// is closed), only retries are asked.
-    pub retries_only: bool,
-}
+/// A breaker and where it sits (compiled from its table by the policy crate).
+pub use cascade_policy::breaker::BreakerPolicy;
 
 #[derive(Debug, Clone)]
 pub struct Edge {

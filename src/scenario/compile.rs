@@ -370,18 +370,7 @@ pub(super) fn positive_u32(src: &Source, path: &str, v: u32) -> Res<u32> {
 }
 
 pub(super) fn check_name(src: &Source, path: &str, name: &str) -> Res<()> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(src.error_at(
-            path,
-            format!("`{name}` is not a valid name: use letters, digits, `-` and `_`"),
-        ))
-    }
+    cascade_policy::table::check_name(name).map_err(|m| src.error_at(path, m))
 }
 
 fn index_names<'a>(

@@ -3,14 +3,9 @@
 //! meant for another kind is an error, never silently ignored. Each caller words its own
 //! message and names its own field; this is the one check they share.
 
-/// The first key set in `given` (keys as written, each with whether the table sets it, in the
-/// order an error should name them) that `allowed` does not list.
-pub fn stray_key<'a>(given: &[(&'a str, bool)], allowed: &[&str]) -> Option<&'a str> {
-    given
-        .iter()
-        .find(|(key, set)| *set && !allowed.contains(key))
-        .map(|(key, _)| *key)
-}
+/// The first key set in `given` that `allowed` does not list: the policy crate's, whose
+/// tables refuse keys of another kind the same way.
+pub use cascade_policy::table::stray_key;
 
 #[cfg(test)]
 mod tests {

@@ -9,12 +9,8 @@ pub(super) fn first_line(msg: &str) -> String {
     msg.lines().next().unwrap_or("").trim().to_string()
 }
 
-const UNITLESS: &str = "a duration needs a unit: `";
-
-/// The message for a duration written as a bare number `n`.
-pub(super) fn unitless(n: &str) -> String {
-    format!("{UNITLESS}{n}` alone is not one")
-}
+/// How a duration written as a bare number is refused (the policy crate's `Dur` says it).
+use cascade_policy::table::UNITLESS;
 
 /// For a duration written without its unit, the fix with the unit `field` usually takes:
 /// `timeout = "500ms"`, `duration = "120s"`, or in the form of the override that wrote it
@@ -156,6 +152,7 @@ fn user_terms(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cascade_policy::table::unitless;
 
     #[test]
     fn a_bare_number_gets_the_unit_its_field_usually_takes() {

@@ -2,9 +2,7 @@
 //! validates them into a `Scenario`: the `Model` the engine runs, with the expectations,
 //! sweep grid and variants that the commands read beside it.
 
-mod accrual;
 mod branch;
-mod breaker;
 mod client;
 mod compile;
 mod dist;
@@ -17,7 +15,6 @@ mod fault_baseline;
 mod graph;
 pub mod grid;
 mod keys;
-mod limit;
 pub mod limits;
 mod messages;
 mod names;
@@ -25,15 +22,14 @@ mod operation;
 mod orchestration;
 mod overload;
 mod policy;
-pub use policy::single_attempt_retry;
 mod pools;
-pub mod preset;
+/// The libraries' presets: the policy crate's (`cascade presets` prints them).
+pub use cascade_policy::table::preset;
 mod read;
 pub mod schema;
 mod schema_fault;
 pub mod schema_json;
 pub mod schema_orchestration;
-pub mod schema_policy;
 mod schema_service;
 mod service_policy;
 mod slow_start;
@@ -41,7 +37,7 @@ mod steps;
 mod warnings;
 mod window;
 
-pub use breaker::DEFAULT_BREAKER_COUNT;
+pub use cascade_policy::table::{DEFAULT_BREAKER_COUNT, single_attempt_retry};
 pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};

@@ -3,8 +3,6 @@
 //! mean" and the list of valid names in the error all read that one table, as serde's derive
 //! does for the kinds the schema parses itself (`FaultKind`, `BudgetKind`).
 
-use crate::error::did_you_mean;
-
 /// A kind written by name.
 pub trait Named: Copy + PartialEq + 'static {
     /// What the kind is called in an error: `dist`, `limit algorithm`.
@@ -22,16 +20,7 @@ pub trait Named: Copy + PartialEq + 'static {
 
     /// The kind named `word`, else the error: "unknown WHAT `word` (did you mean …); valid: …".
     fn parse(word: &str) -> Result<Self, String> {
-        if let Some((kind, _)) = Self::NAMES.iter().find(|(_, name)| *name == word) {
-            return Ok(*kind);
-        }
-        let names = || Self::NAMES.iter().map(|(_, name)| *name);
-        let hint = did_you_mean(word, names());
-        let valid = names().collect::<Vec<_>>().join(", ");
-        Err(format!(
-            "unknown {} `{word}`{hint}; valid: {valid}",
-            Self::WHAT
-        ))
+        cascade_policy::table::parse_name(Self::WHAT, Self::NAMES, word)
     }
 }
 

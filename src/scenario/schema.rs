@@ -10,41 +10,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use super::schema_fault::{FaultKind, OutageMode, RawFault};
-pub use super::schema_policy::RawPolicy;
 pub use super::schema_service::{
     Overflow, RawAdmission, RawCall, RawContention, RawOperation, RawOption, RawService, RawStep,
 };
+pub use cascade_policy::table::RawPolicy;
 
-/// A duration written as a string with a unit (`"250ms"`), held as nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dur(pub u64);
-
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
-        struct DurVisitor;
-        impl Visitor<'_> for DurVisitor {
-            type Value = Dur;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration with its unit, as a string, like \"250ms\" or \"2s\"")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
-                crate::time::parse_duration(v).map(Dur).map_err(E::custom)
-            }
-            // A bare number is the common slip: say so (the field's usual unit is added
-            // where the field is known, `messages::duration_hint`).
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
-                Err(E::custom(super::messages::unitless(&v.to_string())))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
-                Err(E::custom(super::messages::unitless(&v.to_string())))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
-                Err(E::custom(super::messages::unitless(&v.to_string())))
-            }
-        }
-        d.deserialize_any(DurVisitor)
-    }
-}
+/// A duration written as a string with a unit (`"250ms"`), held as nanoseconds: the policy
+/// crate's, whose tables take durations as every other table does.
+pub use cascade_policy::table::Dur;
 
 /// `scenario.seed`: any u64. TOML integers are signed 64-bit, so a seed of 2^63 or more (half
 /// of the replication seeds a sweep derives) is written as a decimal string,

@@ -45,11 +45,11 @@ pub struct RawService {
     /// Shedding by criticality on arrival.
     pub admission: Option<RawAdmission>,
     /// CoDel at each instance's queue (folly/Envoy): sheds at dequeue.
-    pub codel: Option<super::schema_policy::RawCodel>,
+    pub codel: Option<cascade_policy::table::RawCodel>,
     /// While this many or more requests wait at an instance, serve the newest first.
     pub adaptive_lifo: Option<u64>,
     /// Envoy outlier ejection at the service's balancer, shared by all callers.
-    pub outlier: Option<super::schema_policy::RawOutlier>,
+    pub outlier: Option<cascade_policy::table::RawOutlier>,
     /// Envoy slow start at the service's balancer: an instance coming into rotation gets a
     /// share of the traffic that grows over a window (round_robin and least_outstanding).
     pub slow_start: Option<super::slow_start::RawSlowStart>,

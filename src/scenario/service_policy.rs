@@ -1,27 +1,17 @@
 //! Compiles a service's own adaptive protections: CoDel, adaptive LIFO and outlier ejection at
-//! its balancer. Defaults are the libraries' (folly/Envoy CoDel, Envoy outlier detection).
+//! its balancer. Defaults and checks of CoDel and ejection are the policy crate's
+//! (`cascade-policy/src/table/service.rs`: folly/Envoy CoDel, Envoy outlier detection).
 
 use super::document::{Located, Source};
 use super::schema::RawService;
-use super::schema_policy::{RawCodel, RawOutlier};
 use crate::model::Discipline;
 use cascade_policy::codel::CodelConfig;
 use cascade_policy::outlier::OutlierConfig;
+use cascade_policy::table::{RawCodel, RawOutlier};
 
+/// `codel` on a service, checked by the policy crate (`CodelConfig::from_table`).
 pub fn codel(src: &Source, at: &str, c: &RawCodel) -> Located<CodelConfig> {
-    let d = CodelConfig::default();
-    let target = c.target.map_or(d.target, |t| t.0);
-    let interval = c.interval.map_or(d.interval, |t| t.0);
-    if target == 0 {
-        return Err(src.error_at(&format!("{at}.target"), "must be longer than zero"));
-    }
-    if interval < target {
-        return Err(src.error_at(
-            &format!("{at}.interval"),
-            "must be at least `target` (the minimum delay is judged over one interval)",
-        ));
-    }
-    Ok(CodelConfig { target, interval })
+    CodelConfig::from_table(c).map_err(|e| src.error_at(&e.path_under(at), e.message))
 }
 
 pub fn adaptive_lifo(src: &Source, at: &str, s: &RawService) -> Located<Option<u64>> {
@@ -43,38 +33,7 @@ pub fn adaptive_lifo(src: &Source, at: &str, s: &RawService) -> Located<Option<u
     Ok(Some(threshold))
 }
 
+/// `outlier` on a service, checked by the policy crate (`OutlierConfig::from_table`).
 pub fn outlier(src: &Source, at: &str, o: &RawOutlier) -> Located<OutlierConfig> {
-    let d = OutlierConfig::default();
-    let field = |f: &str| format!("{at}.{f}");
-    let consecutive_failures = o.consecutive_failures.unwrap_or(d.consecutive_failures);
-    if consecutive_failures == 0 {
-        return Err(src.error_at(&field("consecutive_failures"), "must be at least 1"));
-    }
-    let interval = o.interval.map_or(d.interval, |t| t.0);
-    if interval == 0 {
-        return Err(src.error_at(&field("interval"), "must be longer than zero"));
-    }
-    let base_ejection_time = o.base_ejection_time.map_or(d.base_ejection_time, |t| t.0);
-    if base_ejection_time == 0 {
-        return Err(src.error_at(&field("base_ejection_time"), "must be longer than zero"));
-    }
-    let max_ejection_time = o.max_ejection_time.map_or(d.max_ejection_time, |t| t.0);
-    if max_ejection_time < base_ejection_time {
-        return Err(src.error_at(
-            &field("max_ejection_time"),
-            "must be at least `base_ejection_time`",
-        ));
-    }
-    let max_ejection_percent = o.max_ejection_percent.unwrap_or(d.max_ejection_percent);
-    if max_ejection_percent > 100 {
-        return Err(src.error_at(&field("max_ejection_percent"), "is a percentage: 0 to 100"));
-    }
-    Ok(OutlierConfig {
-        consecutive_failures,
-        interval,
-        base_ejection_time,
-        max_ejection_time,
-        max_ejection_percent,
-        always_eject_one_host: o.always_eject_one.unwrap_or(d.always_eject_one_host),
-    })
+    OutlierConfig::from_table(o).map_err(|e| src.error_at(&e.path_under(at), e.message))
 }

@@ -302,9 +302,11 @@ fn the_checker_finds_a_path_anywhere_in_code_but_not_in_tests_or_comments() {
 }
 
 #[test]
-fn the_policy_crate_depends_on_rand_and_an_optional_serde_alone() {
-    // No engine, no I/O, no CLI, charts, threads or CSV: what a service embedding the policies
-    // would have to build. A dependency added here is a decision for ARCHITECTURE.md.
+fn the_policy_crate_depends_on_rand_humantime_strsim_and_optional_serde_and_schemars_alone() {
+    // No engine, no I/O, no CLI, charts, threads, CSV or TOML: what a service embedding the
+    // policies would have to build. humantime reads a table's durations, strsim says "did you
+    // mean"; serde reads the tables and schemars derives their schema, each behind a feature.
+    // A dependency added here is a decision for ARCHITECTURE.md.
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cascade-policy/Cargo.toml");
     let doc: toml_edit::DocumentMut = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
     let names = |table: &str| -> Vec<String> {
@@ -313,8 +315,17 @@ fn the_policy_crate_depends_on_rand_and_an_optional_serde_alone() {
             .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
             .unwrap_or_default()
     };
-    assert_eq!(names("dependencies"), ["rand", "serde"]);
-    let serde = &doc["dependencies"]["serde"];
-    assert_eq!(serde.get("optional").and_then(|o| o.as_bool()), Some(true));
+    assert_eq!(
+        names("dependencies"),
+        ["rand", "humantime", "strsim", "serde", "schemars"]
+    );
+    for optional in ["serde", "schemars"] {
+        let dependency = &doc["dependencies"][optional];
+        assert_eq!(
+            dependency.get("optional").and_then(|o| o.as_bool()),
+            Some(true),
+            "{optional}"
+        );
+    }
     assert!(names("build-dependencies").is_empty());
 }

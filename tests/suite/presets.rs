@@ -279,3 +279,24 @@ fn cascade_presets_lists_every_value_with_version_and_source() {
         }
     }
 }
+
+#[test]
+fn each_presets_printed_fragment_parses_as_its_values() {
+    // `cascade presets` prints `PresetDef::parts`; what a preset fills is `preset::parts`, a
+    // value of the table types: the scenario language's own parser holds the two equal.
+    use cascade_policy::table::{RawBudgetTable, RawPolicy, preset};
+    #[derive(serde::Deserialize)]
+    struct Budget {
+        budget: RawBudgetTable,
+    }
+    for d in &preset::PRESETS {
+        let read: RawPolicy = toml_edit::de::from_str(d.parts).unwrap();
+        assert_eq!(read, preset::parts(d.preset), "{}", d.name);
+        let budget = d.budget.map(|b| {
+            toml_edit::de::from_str::<Budget>(&format!("budget = {b}"))
+                .unwrap()
+                .budget
+        });
+        assert_eq!(budget, preset::budget(d.preset), "{}", d.name);
+    }
+}

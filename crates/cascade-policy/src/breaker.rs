@@ -49,6 +49,34 @@ pub struct BreakerConfig {
     pub count: OutcomeSet,
 }
 
+/// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
+/// instance of it (`breaker.scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum BreakerScope {
+    #[default]
+    Edge,
+    Instance,
+}
+
+/// A breaker and where it sits: what a `breaker` table compiles to
+/// (`table::PolicyConfig::new`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerPolicy {
+    pub config: BreakerConfig,
+    /// Around each attempt (each retry passes it) or around the whole call.
+    pub wraps: crate::bulkhead::Wraps,
+    /// One breaker per call path, or one per callee instance.
+    pub scope: BreakerScope,
+    /// Brooker's retry-only breaker: first tries pass it whatever its state (recorded while it
+    /// is closed), only retries are asked.
+    pub retries_only: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     Closed,

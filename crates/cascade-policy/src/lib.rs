@@ -8,9 +8,11 @@
 //! an attempt's end and a call's, and schedule hedges), `deadline` (a call's deadline, whether
 //! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
 //! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
-//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw). Cargo keeps the wall: this
-//! crate depends on rand alone (serde behind the `serde` feature), so nothing of the engine can
-//! leak into it.
+//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw), and
+//! `table`: the `[policy.NAME]` tables of cascade's scenario language, their validation and
+//! the libraries' presets, so a service configures these policies from the same keys. Cargo
+//! keeps the wall: this crate depends on rand, humantime and strsim (serde and schemars behind
+//! the `serde` and `schema` features), so nothing of the engine can leak into it.
 //!
 //! Time is nanoseconds as `u64` (from any origin the caller keeps: a simulation's clock, or a
 //! monotonic clock's elapsed time). A policy never reads a clock itself.
@@ -106,5 +108,6 @@ pub mod outlier;
 pub mod path;
 pub mod random;
 pub mod retry;
+pub mod table;
 pub mod throttle;
 pub mod window;

@@ -1,0 +1,182 @@
+//! A whole `[policy.NAME]` table compiled: its presets applied (`preset.rs`), then each part
+//! through its own `from_table`, in the order a scenario's errors have always come, and the
+//! checks that look across parts (hedges sharing the retry budget).
+
+use super::error::{Checked, TableError};
+use super::outcomes::outcomes;
+use super::raw::RawPolicy;
+use super::raw_parts::RawFallback;
+use super::retry::retry_and_budget;
+use crate::accrual::AccrualConfig;
+use crate::breaker::BreakerPolicy;
+use crate::budget::BudgetConfig;
+use crate::bulkhead::BulkheadConfig;
+use crate::hedge::HedgeConfig;
+use crate::limit::LimitConfig;
+use crate::outcome::{Outcome, OutcomeSet};
+use crate::retry::RetryPolicy;
+use crate::throttle::ThrottleConfig;
+
+/// One call path's policies as a `[policy.NAME]` table describes them, every default filled
+/// and every range checked. `T` is what a fallback's `to` names once resolved: a service's
+/// name as written (`PolicyConfig::new`), or whatever the caller resolves it to
+/// (`PolicyConfig::resolving`; cascade's scenario compiler, a service index).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyConfig<T = String> {
+    /// Per-attempt timeout, ns.
+    pub timeout: Option<u64>,
+    /// Kept back from the caller's deadline for its own work after the call, ns.
+    pub reserve: u64,
+    /// No attempt starts with less than this left before the deadline, ns.
+    pub min_attempt: u64,
+    /// A give-up stops the callee's work.
+    pub cancel: bool,
+    /// `false`: the call takes no deadline from its caller's request.
+    pub propagate_deadline: bool,
+    pub retry: Option<RetryPolicy>,
+    pub budget: Option<BudgetConfig>,
+    pub breaker: Option<BreakerPolicy>,
+    pub fallback: Option<FallbackConfig<T>>,
+    pub hedge: Option<HedgeConfig>,
+    pub throttle: Option<ThrottleConfig>,
+    pub bulkhead: Option<BulkheadConfig>,
+    pub limit: Option<LimitConfig>,
+    pub failure_accrual: Option<AccrualConfig>,
+}
+
+/// `fallback`: the kinds that fall back, and a canned answer after `latency` or a call to
+/// `to` (with the policy named for that call).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FallbackConfig<T = String> {
+    pub on: OutcomeSet,
+    /// ns, for a canned answer.
+    pub latency: u64,
+    pub to: Option<(T, Option<String>)>,
+}
+
+impl PolicyConfig<String> {
+    /// The policies a table describes, a fallback's `to` kept as the name written.
+    pub fn new(table: &RawPolicy) -> Checked<PolicyConfig<String>> {
+        PolicyConfig::resolving(table, |name| Ok(name.to_string()))
+    }
+}
+
+impl<T> PolicyConfig<T> {
+    /// The policies a table describes, a fallback's `to` resolved by `resolve` (its error is
+    /// the message at `fallback.to`). Errors name the field relative to the table.
+    pub fn resolving(
+        table: &RawPolicy,
+        resolve: impl FnOnce(&str) -> Result<T, String>,
+    ) -> Checked<PolicyConfig<T>> {
+        let p = &*super::preset::apply(table)?;
+        if p.timeout.is_some_and(|d| d.0 == 0) {
+            return Err(TableError::at(
+                "timeout",
+                "must be longer than zero (leave it out for none)",
+            ));
+        }
+        let (retry, budget) = match &p.retry {
+            Some(r) => {
+                let (retry, budget) = retry_and_budget(r).map_err(|e| e.under("retry"))?;
+                (Some(retry), budget)
+            }
+            None => (None, None),
+        };
+        fn part<R, C>(
+            raw: &Option<R>,
+            key: &str,
+            compile: impl FnOnce(&R) -> Checked<C>,
+        ) -> Checked<Option<C>> {
+            raw.as_ref()
+                .map(|r| compile(r).map_err(|e| e.under(key)))
+                .transpose()
+        }
+        let policy = PolicyConfig {
+            timeout: p.timeout.map(|d| d.0),
+            reserve: p.reserve.map_or(0, |d| d.0),
+            min_attempt: p.min_attempt.map_or(0, |d| d.0),
+            cancel: p.cancel.unwrap_or(false),
+            propagate_deadline: p.propagate_deadline != Some(false),
+            retry,
+            budget,
+            breaker: part(&p.breaker, "breaker", BreakerPolicy::from_table)?,
+            fallback: part(&p.fallback, "fallback", |f| fallback(f, resolve))?,
+            hedge: part(&p.hedge, "hedge", HedgeConfig::from_table)?,
+            throttle: part(&p.throttle, "throttle", ThrottleConfig::from_table)?,
+            bulkhead: part(&p.bulkhead, "bulkhead", BulkheadConfig::from_table)?,
+            limit: part(&p.limit, "limit", LimitConfig::from_table)?,
+            failure_accrual: part(
+                &p.failure_accrual,
+                "failure_accrual",
+                AccrualConfig::from_table,
+            )?,
+        };
+        policy
+            .check_shared_hedge_budget()
+            .map_err(|m| TableError::at("hedge.uses_retry_budget", m))?;
+        Ok(policy)
+    }
+
+    /// Hedges drawing on the retry budget need one that a hedge can ask: a concurrency budget
+    /// counts retries until their attempt ends, which a hedged copy does not report.
+    fn check_shared_hedge_budget(&self) -> Result<(), &'static str> {
+        if !self.hedge.as_ref().is_some_and(|h| h.uses_retry_budget) {
+            return Ok(());
+        }
+        match self.budget {
+            None => Err(
+                "hedges can draw on the retry budget only when the policy has one (`retry.budget`)",
+            ),
+            Some(BudgetConfig::Concurrency { .. }) => Err(
+                "a concurrency budget (Envoy's) cannot be shared with hedges; use a ratio, token_bucket or adaptive budget",
+            ),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+/// `fallback`, its `to` resolved by `resolve`; errors relative to the fallback table.
+fn fallback<T>(
+    f: &RawFallback,
+    resolve: impl FnOnce(&str) -> Result<T, String>,
+) -> Checked<FallbackConfig<T>> {
+    let on = match &f.on {
+        None => Outcome::failures()
+            .iter()
+            .copied()
+            .filter(|o| *o != Outcome::Invalid)
+            .collect(),
+        Some(names) => outcomes(
+            "on",
+            names,
+            &[Outcome::Ok, Outcome::Degraded],
+            "is not a failure",
+        )?,
+    };
+    let to = match &f.to {
+        None => {
+            if f.policy.is_some() {
+                return Err(TableError::at(
+                    "policy",
+                    "applies only to a fallback that calls a service (`to`)",
+                ));
+            }
+            None
+        }
+        Some(name) => {
+            if f.latency.is_some() {
+                return Err(TableError::at(
+                    "latency",
+                    "a fallback either answers after `latency` or calls `to`, not both",
+                ));
+            }
+            let target = resolve(name).map_err(|m| TableError::at("to", m))?;
+            Some((target, f.policy.clone()))
+        }
+    };
+    Ok(FallbackConfig {
+        on: OutcomeSet::of(&on),
+        latency: f.latency.map_or(0, |d| d.0),
+        to,
+    })
+}
