@@ -20,20 +20,22 @@
 //! mark lasts `mark_dead_for`, the k-th (k ≥ 1) after it h + U·h with h = `mark_dead_for`·2^(k−1),
 //! capped at `mark_dead_max`; equal values give a constant duration.
 
+use crate::time::Nanos;
+
 /// `failure_accrual` on a call path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccrualConfig {
     pub consecutive_failures: u32,
-    /// The first mark's duration, ns.
-    pub mark_dead_for: u64,
-    /// The longest mark, ns.
-    pub mark_dead_max: u64,
+    /// The first mark's duration.
+    pub mark_dead_for: Nanos,
+    /// The longest mark.
+    pub mark_dead_max: Nanos,
 }
 
 impl Default for AccrualConfig {
     /// Finagle's defaults: `DefaultConsecutiveFailures = 5`, `equalJittered(5s, 300s)`.
     fn default() -> AccrualConfig {
-        const S: u64 = 1_000_000_000;
+        const S: Nanos = Nanos::from_secs(1);
         AccrualConfig {
             consecutive_failures: 5,
             mark_dead_for: 5 * S,
@@ -45,9 +47,9 @@ impl Default for AccrualConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Alive,
-    /// Marked dead until this instant (ns); a probe may go once it has passed.
+    /// Marked dead until this instant; a probe may go once it has passed.
     Dead {
-        until: u64,
+        until: Nanos,
     },
     /// A probe is out: nothing else is sent until an answer comes back.
     ProbeClosed,
@@ -60,7 +62,7 @@ pub enum Change {
     /// Marked dead for `for_ns`: from alive (`removal`, Finagle's `removals` counter), or
     /// again after a failed probe (not a removal, as Finagle counts them).
     MarkedDead {
-        for_ns: u64,
+        for_ns: Nanos,
         removal: bool,
     },
     /// A probe succeeded: alive again.
@@ -88,7 +90,7 @@ impl Default for Accrual {
 
 impl Accrual {
     /// Whether the balancer may pick the host at `now` (Finagle's status `Open`).
-    pub fn available(&self, now: u64) -> bool {
+    pub fn available(&self, now: Nanos) -> bool {
         match self.state {
             State::Alive => true,
             State::Dead { until } => now >= until,
@@ -97,13 +99,13 @@ impl Accrual {
     }
 
     /// Whether the host is marked (dead, or its probe out) at `now`.
-    pub fn marked(&self, now: u64) -> bool {
+    pub fn marked(&self, now: Nanos) -> bool {
         !self.available(now)
     }
 
     /// A request is sent to the host at `now`: a host whose mark is over takes it as its
     /// probe (`stopProbing`). Returns true when it did.
-    pub fn on_send(&mut self, now: u64) -> bool {
+    pub fn on_send(&mut self, now: Nanos) -> bool {
         match self.state {
             State::Dead { until } if now >= until => {
                 self.state = State::ProbeClosed;
@@ -118,7 +120,7 @@ impl Accrual {
     pub fn record(
         &mut self,
         cfg: &AccrualConfig,
-        now: u64,
+        now: Nanos,
         failed: bool,
         u: impl FnOnce() -> f64,
     ) -> Change {
@@ -154,22 +156,21 @@ impl Accrual {
 }
 
 /// The duration of mark number `k` (from 0 after a revival): Finagle's `equalJittered`.
-pub fn mark_duration(cfg: &AccrualConfig, k: u32, u: impl FnOnce() -> f64) -> u64 {
+pub fn mark_duration(cfg: &AccrualConfig, k: u32, u: impl FnOnce() -> f64) -> Nanos {
     if k == 0 || cfg.mark_dead_for >= cfg.mark_dead_max {
         return cfg.mark_dead_for.min(cfg.mark_dead_max);
     }
     let u = u();
     // Finagle caps the shift (MaxBitShift); past 2^40 the cap has long won anyway.
-    let half = cfg.mark_dead_for.saturating_mul(1u64 << (k - 1).min(40));
-    let jitter = (half as f64 * u) as u64;
-    half.saturating_add(jitter).min(cfg.mark_dead_max)
+    let half = Nanos(cfg.mark_dead_for.0.saturating_mul(1u64 << (k - 1).min(40)));
+    half.saturating_add(half.mul_f64(u)).min(cfg.mark_dead_max)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const S: u64 = 1_000_000_000;
+    const S: Nanos = Nanos::from_secs(1);
 
     fn cfg() -> AccrualConfig {
         AccrualConfig::default()
@@ -179,33 +180,33 @@ mod tests {
     fn five_consecutive_failures_mark_the_host_dead_for_five_seconds() {
         let mut a = Accrual::default();
         for k in 0..4 {
-            assert_eq!(a.record(&cfg(), k, true, || 0.5), Change::None);
-            assert!(a.available(k));
+            assert_eq!(a.record(&cfg(), Nanos(k), true, || 0.5), Change::None);
+            assert!(a.available(Nanos(k)));
         }
         assert_eq!(
-            a.record(&cfg(), 4, true, || 0.5),
+            a.record(&cfg(), Nanos(4), true, || 0.5),
             Change::MarkedDead {
                 for_ns: 5 * S,
                 removal: true
             }
         );
-        assert!(!a.available(4));
-        assert!(!a.available(5 * S + 3));
-        assert!(a.available(5 * S + 4));
+        assert!(!a.available(Nanos(4)));
+        assert!(!a.available(5 * S + Nanos(3)));
+        assert!(a.available(5 * S + Nanos(4)));
     }
 
     #[test]
     fn a_success_resets_the_count() {
         let mut a = Accrual::default();
         for k in 0..4 {
-            a.record(&cfg(), k, true, || 0.0);
+            a.record(&cfg(), Nanos(k), true, || 0.0);
         }
-        a.record(&cfg(), 4, false, || 0.0);
+        a.record(&cfg(), Nanos(4), false, || 0.0);
         for k in 5..9 {
-            assert_eq!(a.record(&cfg(), k, true, || 0.0), Change::None);
+            assert_eq!(a.record(&cfg(), Nanos(k), true, || 0.0), Change::None);
         }
         assert!(matches!(
-            a.record(&cfg(), 9, true, || 0.0),
+            a.record(&cfg(), Nanos(9), true, || 0.0),
             Change::MarkedDead { .. }
         ));
     }
@@ -214,18 +215,18 @@ mod tests {
     fn replies_while_dead_are_not_judged() {
         let mut a = Accrual::default();
         for k in 0..5 {
-            a.record(&cfg(), k, true, || 0.0);
+            a.record(&cfg(), Nanos(k), true, || 0.0);
         }
         // Late failures neither extend the mark nor count.
         assert_eq!(a.record(&cfg(), S, true, || 0.0), Change::None);
-        assert!(a.available(5 * S + 4));
+        assert!(a.available(5 * S + Nanos(4)));
     }
 
     #[test]
     fn one_probe_then_alive_on_success() {
         let mut a = Accrual::default();
         for k in 0..5 {
-            a.record(&cfg(), k, true, || 0.0);
+            a.record(&cfg(), Nanos(k), true, || 0.0);
         }
         let t = 6 * S;
         assert!(
@@ -234,14 +235,17 @@ mod tests {
         );
         assert!(!a.available(t), "nothing else goes while the probe is out");
         assert!(!a.on_send(t));
-        assert_eq!(a.record(&cfg(), t + 1, false, || 0.0), Change::Revived);
-        assert!(a.available(t + 1));
+        assert_eq!(
+            a.record(&cfg(), t + Nanos(1), false, || 0.0),
+            Change::Revived
+        );
+        assert!(a.available(t + Nanos(1)));
         // The backoff starts over: the next mark is 5 s again.
         for k in 0..4 {
-            a.record(&cfg(), t + 2 + k, true, || 0.9);
+            a.record(&cfg(), t + Nanos(2) + Nanos(k), true, || 0.9);
         }
         assert_eq!(
-            a.record(&cfg(), t + 9, true, || 0.9),
+            a.record(&cfg(), t + Nanos(9), true, || 0.9),
             Change::MarkedDead {
                 for_ns: 5 * S,
                 removal: true
@@ -253,14 +257,14 @@ mod tests {
     fn a_failed_probe_marks_dead_for_the_next_longer_duration() {
         let mut a = Accrual::default();
         for k in 0..5 {
-            a.record(&cfg(), k, true, || 0.0);
+            a.record(&cfg(), Nanos(k), true, || 0.0);
         }
         a.on_send(6 * S);
         // The count is still at the threshold: marked again at once, for 5 + U·5 s.
         assert_eq!(
             a.record(&cfg(), 6 * S, true, || 0.5),
             Change::MarkedDead {
-                for_ns: 7_500_000_000,
+                for_ns: Nanos(7_500_000_000),
                 removal: false
             }
         );
@@ -268,7 +272,7 @@ mod tests {
         assert_eq!(
             a.record(&cfg(), 14 * S, true, || 0.25),
             Change::MarkedDead {
-                for_ns: 12_500_000_000,
+                for_ns: Nanos(12_500_000_000),
                 removal: false
             }
         );
@@ -278,14 +282,17 @@ mod tests {
     fn a_probe_failure_short_of_the_threshold_probes_again() {
         let mut a = Accrual::default();
         for k in 0..5 {
-            a.record(&cfg(), k, true, || 0.0);
+            a.record(&cfg(), Nanos(k), true, || 0.0);
         }
         // A late success from before the mark resets the count (recordSuccess in any state).
         a.record(&cfg(), S, false, || 0.0);
         a.on_send(6 * S);
-        assert_eq!(a.record(&cfg(), 6 * S + 1, true, || 0.0), Change::None);
-        assert!(a.available(6 * S + 1), "probing again");
-        assert!(a.on_send(6 * S + 2));
+        assert_eq!(
+            a.record(&cfg(), 6 * S + Nanos(1), true, || 0.0),
+            Change::None
+        );
+        assert!(a.available(6 * S + Nanos(1)), "probing again");
+        assert!(a.on_send(6 * S + Nanos(2)));
     }
 
     #[test]
@@ -293,7 +300,7 @@ mod tests {
         let c = cfg();
         assert_eq!(mark_duration(&c, 0, || 0.99), 5 * S);
         assert_eq!(mark_duration(&c, 1, || 0.0), 5 * S);
-        assert_eq!(mark_duration(&c, 1, || 0.5), 7_500_000_000);
+        assert_eq!(mark_duration(&c, 1, || 0.5), Nanos(7_500_000_000));
         assert_eq!(mark_duration(&c, 3, || 0.5), 30 * S);
         assert_eq!(mark_duration(&c, 7, || 0.5), 300 * S);
         assert_eq!(mark_duration(&c, 60, || 0.5), 300 * S);

@@ -19,6 +19,7 @@
 //! does; decorrelated jitter never exceeds `max`.
 
 use crate::random::unit;
+use crate::time::Nanos;
 use rand::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,31 +41,29 @@ pub enum Jitter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Backoff {
     pub schedule: Schedule,
-    /// ns
-    pub base: u64,
-    /// ns
-    pub max: u64,
+    pub base: Nanos,
+    pub max: Nanos,
     pub jitter: Jitter,
 }
 
 impl Backoff {
-    /// The delay (ns) before retry `k` (1-based). `previous` is the call's last delay, which
-    /// decorrelated jitter grows from (0 before the first retry).
-    pub fn delay<R: Rng + ?Sized>(&self, k: u32, previous: u64, rng: &mut R) -> u64 {
+    /// The delay before retry `k` (1-based). `previous` is the call's last delay, which
+    /// decorrelated jitter grows from (zero before the first retry).
+    pub fn delay<R: Rng + ?Sized>(&self, k: u32, previous: Nanos, rng: &mut R) -> Nanos {
         let d = self.scheduled(k);
         self.jittered(d, previous, unit(rng))
     }
 
-    /// The shortest delay (ns) retry `k` can draw: its jitter at the bottom of its range
+    /// The shortest delay retry `k` can draw: its jitter at the bottom of its range
     /// (none for full jitter, half for equal, `base` for decorrelated). The lints ask whether
     /// even this wait fits a deadline.
-    pub fn least(&self, k: u32) -> u64 {
-        self.jittered(self.scheduled(k), 0, 0.0)
+    pub fn least(&self, k: u32) -> Nanos {
+        self.jittered(self.scheduled(k), Nanos::ZERO, 0.0)
     }
 
-    /// Retry `k`'s delay before jitter: the schedule, capped at `max`.
+    /// Retry `k`'s delay before jitter (ns, as a float): the schedule, capped at `max`.
     fn scheduled(&self, k: u32) -> f64 {
-        let base = self.base as f64;
+        let base = self.base.0 as f64;
         match self.schedule {
             Schedule::Constant => base,
             Schedule::Linear => base * f64::from(k),
@@ -72,24 +71,28 @@ impl Backoff {
                 base * multiplier.powi(k.saturating_sub(1).min(1000) as i32)
             }
         }
-        .min(self.max as f64)
+        .min(self.max.0 as f64)
     }
 
     /// A scheduled delay `d` after jitter, for a uniform draw `u` in [0, 1).
-    fn jittered(&self, d: f64, previous: u64, u: f64) -> u64 {
-        let (base, max) = (self.base as f64, self.max as f64);
+    fn jittered(&self, d: f64, previous: Nanos, u: f64) -> Nanos {
+        let (base, max) = (self.base.0 as f64, self.max.0 as f64);
         let delayed = match self.jitter {
             Jitter::None => d,
             Jitter::Full => d * u,
             Jitter::Equal => d / 2.0 + d / 2.0 * u,
             Jitter::Decorrelated => {
-                let prev = if previous == 0 { base } else { previous as f64 };
+                let prev = if previous == Nanos::ZERO {
+                    base
+                } else {
+                    previous.0 as f64
+                };
                 let hi = (3.0 * prev).max(base);
                 (base + (hi - base) * u).min(max)
             }
             Jitter::Proportional { factor } => d * (1.0 - factor + 2.0 * factor * u),
         };
-        delayed.max(0.0).round() as u64
+        Nanos(delayed.max(0.0).round() as u64)
     }
 }
 
@@ -98,7 +101,8 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const NO_PREVIOUS: Nanos = Nanos::ZERO;
 
     fn backoff(schedule: Schedule, jitter: Jitter) -> Backoff {
         Backoff {
@@ -117,22 +121,22 @@ mod tests {
     fn schedules_without_jitter() {
         let r = &mut rng();
         let c = backoff(Schedule::Constant, Jitter::None);
-        assert_eq!([1, 2, 5].map(|k| c.delay(k, 0, r)), [50 * MS; 3]);
+        assert_eq!([1, 2, 5].map(|k| c.delay(k, NO_PREVIOUS, r)), [50 * MS; 3]);
         let l = backoff(Schedule::Linear, Jitter::None);
         assert_eq!(
-            [1, 2, 3].map(|k| l.delay(k, 0, r)),
+            [1, 2, 3].map(|k| l.delay(k, NO_PREVIOUS, r)),
             [50 * MS, 100 * MS, 150 * MS]
         );
         let e = backoff(Schedule::Exponential { multiplier: 2.0 }, Jitter::None);
         assert_eq!(
-            [1, 2, 3, 4].map(|k| e.delay(k, 0, r)),
+            [1, 2, 3, 4].map(|k| e.delay(k, NO_PREVIOUS, r)),
             [50 * MS, 100 * MS, 200 * MS, 400 * MS]
         );
         // Capped at max.
-        assert_eq!(e.delay(10, 0, r), 1000 * MS);
-        assert_eq!(e.delay(u32::MAX, 0, r), 1000 * MS);
+        assert_eq!(e.delay(10, NO_PREVIOUS, r), 1000 * MS);
+        assert_eq!(e.delay(u32::MAX, NO_PREVIOUS, r), 1000 * MS);
         let e15 = backoff(Schedule::Exponential { multiplier: 1.5 }, Jitter::None);
-        assert_eq!(e15.delay(3, 0, r), 112_500_000);
+        assert_eq!(e15.delay(3, NO_PREVIOUS, r), Nanos(112_500_000));
     }
 
     #[test]
@@ -141,7 +145,7 @@ mod tests {
         // Retry 3 is scheduled at 200 ms.
         let least = |jitter| backoff(exp, jitter).least(3);
         assert_eq!(least(Jitter::None), 200 * MS);
-        assert_eq!(least(Jitter::Full), 0);
+        assert_eq!(least(Jitter::Full), Nanos::ZERO);
         assert_eq!(least(Jitter::Equal), 100 * MS);
         assert_eq!(least(Jitter::Decorrelated), 50 * MS);
         assert_eq!(least(Jitter::Proportional { factor: 0.2 }), 160 * MS);
@@ -152,7 +156,7 @@ mod tests {
             Jitter::Proportional { factor: 0.5 },
         ] {
             let b = backoff(exp, jitter);
-            assert!((0..1000).all(|_| b.delay(3, 0, r) >= b.least(3)));
+            assert!((0..1000).all(|_| b.delay(3, NO_PREVIOUS, r) >= b.least(3)));
         }
     }
 
@@ -161,18 +165,19 @@ mod tests {
         let r = &mut rng();
         let exp = Schedule::Exponential { multiplier: 2.0 };
         for k in 1..8 {
-            let d = backoff(exp, Jitter::None).delay(k, 0, r);
+            let d = backoff(exp, Jitter::None).delay(k, NO_PREVIOUS, r);
             for _ in 0..2000 {
-                let full = backoff(exp, Jitter::Full).delay(k, 0, r);
-                assert!(full < d.max(1), "full {full} < {d}");
-                let equal = backoff(exp, Jitter::Equal).delay(k, 0, r);
+                let full = backoff(exp, Jitter::Full).delay(k, NO_PREVIOUS, r);
+                assert!(full < d.max(Nanos(1)), "full {full:?} < {d:?}");
+                let equal = backoff(exp, Jitter::Equal).delay(k, NO_PREVIOUS, r);
+                let half = Nanos(d.0 / 2);
                 assert!(
-                    equal >= d / 2 && equal <= d,
-                    "equal {equal} in [{}, {d}]",
-                    d / 2
+                    equal >= half && equal <= d,
+                    "equal {equal:?} in [{half:?}, {d:?}]"
                 );
-                let p = backoff(exp, Jitter::Proportional { factor: 0.2 }).delay(k, 0, r);
-                assert!(p as f64 >= d as f64 * 0.8 - 1.0 && p as f64 <= d as f64 * 1.2 + 1.0);
+                let p = backoff(exp, Jitter::Proportional { factor: 0.2 }).delay(k, NO_PREVIOUS, r);
+                let (p, d) = (p.0 as f64, d.0 as f64);
+                assert!(p >= d * 0.8 - 1.0 && p <= d * 1.2 + 1.0);
             }
         }
     }
@@ -181,8 +186,11 @@ mod tests {
     fn full_jitter_averages_half_the_delay() {
         let r = &mut rng();
         let b = backoff(Schedule::Constant, Jitter::Full);
-        let mean = (0..20_000).map(|_| b.delay(1, 0, r) as f64).sum::<f64>() / 20_000.0;
-        assert!((mean / (25.0 * MS as f64) - 1.0).abs() < 0.02, "{mean}");
+        let mean = (0..20_000)
+            .map(|_| b.delay(1, NO_PREVIOUS, r).0 as f64)
+            .sum::<f64>()
+            / 20_000.0;
+        assert!((mean / (25.0 * MS.0 as f64) - 1.0).abs() < 0.02, "{mean}");
     }
 
     #[test]
@@ -192,14 +200,14 @@ mod tests {
             Schedule::Exponential { multiplier: 2.0 },
             Jitter::Decorrelated,
         );
-        let mut prev = 0;
+        let mut prev = NO_PREVIOUS;
         for k in 1..200 {
             let d = b.delay(k, prev, r);
-            assert!((50 * MS..=1000 * MS).contains(&d), "{d}");
-            let upper = if prev == 0 {
+            assert!((50 * MS..=1000 * MS).contains(&d), "{d:?}");
+            let upper = if prev == NO_PREVIOUS {
                 150 * MS
             } else {
-                (3 * prev).max(50 * MS)
+                (prev * 3).max(50 * MS)
             };
             assert!(d <= upper.min(1000 * MS));
             prev = d;

@@ -21,12 +21,12 @@
 
 use super::window::SlidingCounts;
 use crate::outcome::{Outcome, OutcomeSet};
+use crate::time::Nanos;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Window {
     Calls(u32),
-    /// ns
-    Time(u64),
+    Time(Nanos),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,15 +35,12 @@ pub struct BreakerConfig {
     pub min_calls: u32,
     pub failure_rate: f64,
     pub slow_call_rate: f64,
-    /// ns
-    pub slow_call_duration: u64,
+    pub slow_call_duration: Nanos,
     /// 0 = not used.
     pub consecutive_failures: u32,
-    /// ns
-    pub open: u64,
+    pub open: Nanos,
     pub open_multiplier: f64,
-    /// ns
-    pub open_max: u64,
+    pub open_max: Nanos,
     pub half_open_calls: u32,
     /// Failure kinds.
     pub count: OutcomeSet,
@@ -80,7 +77,7 @@ pub struct BreakerPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     Closed,
-    Open { until: u64 },
+    Open { until: Nanos },
     HalfOpen { admitted: u32, succeeded: u32 },
 }
 
@@ -112,7 +109,7 @@ pub struct Breaker {
     cfg: BreakerConfig,
     state: State,
     /// The open duration to use next (grows while probes fail).
-    next_open: u64,
+    next_open: Nanos,
     /// Bumped on every change of state.
     epoch: u32,
     consecutive: u32,
@@ -129,8 +126,8 @@ pub struct Breaker {
 
 impl Breaker {
     pub fn new(cfg: BreakerConfig) -> Breaker {
-        let (ring, window_ns) = match cfg.window {
-            Window::Calls(n) => (vec![(false, false); n as usize], 1),
+        let (ring, window) = match cfg.window {
+            Window::Calls(n) => (vec![(false, false); n as usize], Nanos(1)),
             Window::Time(w) => (Vec::new(), w),
         };
         Breaker {
@@ -144,7 +141,7 @@ impl Breaker {
             ring_len: 0,
             ring_failures: 0,
             ring_slows: 0,
-            buckets: SlidingCounts::new(window_ns),
+            buckets: SlidingCounts::new(window),
         }
     }
 
@@ -158,7 +155,7 @@ impl Breaker {
 
     /// Asks to let a call through at `now`: its permit if it may pass (none: rejected), and
     /// any transition (open → half-open happens here, lazily).
-    pub fn try_acquire(&mut self, now: u64) -> (Option<BreakerPermit>, Transition) {
+    pub fn try_acquire(&mut self, now: Nanos) -> (Option<BreakerPermit>, Transition) {
         let (admitted, transition) = self.admit(now);
         let permit = admitted.then_some(BreakerPermit { epoch: self.epoch });
         (permit, transition)
@@ -166,7 +163,7 @@ impl Breaker {
 
     /// Admission's decision, before the permit is made (in the epoch admission ends in).
     #[inline]
-    fn admit(&mut self, now: u64) -> (bool, Transition) {
+    fn admit(&mut self, now: Nanos) -> (bool, Transition) {
         match self.state {
             State::Closed => (true, Transition::None),
             State::Open { until } if now < until => (false, Transition::None),
@@ -220,13 +217,13 @@ impl Breaker {
         }
     }
 
-    /// Records the outcome of a call that was let through with `permit`, `took` ns after it
+    /// Records the outcome of a call that was let through with `permit`, `took` after it
     /// started; a permit from an earlier epoch (before a change of state) records nothing.
     pub fn record(
         &mut self,
-        now: u64,
+        now: Nanos,
         outcome: Outcome,
-        took: u64,
+        took: Nanos,
         permit: BreakerPermit,
     ) -> Transition {
         if permit.epoch != self.epoch {
@@ -276,7 +273,7 @@ impl Breaker {
 
     /// Whether slow calls are watched at all (a slow probe then fails like a failed one).
     fn detects_slow_calls(&self) -> bool {
-        self.cfg.slow_call_rate <= 1.0 && self.cfg.slow_call_duration < u64::MAX
+        self.cfg.slow_call_rate <= 1.0 && self.cfg.slow_call_duration < Nanos::MAX
     }
 
     fn min_calls(&self) -> u32 {
@@ -286,10 +283,10 @@ impl Breaker {
         }
     }
 
-    fn open(&mut self, now: u64, from_half_open: bool) -> Transition {
+    fn open(&mut self, now: Nanos, from_half_open: bool) -> Transition {
         if from_half_open {
-            let grown = self.next_open as f64 * self.cfg.open_multiplier;
-            self.next_open = (grown.min(self.cfg.open_max as f64) as u64)
+            let grown = self.next_open.0 as f64 * self.cfg.open_multiplier;
+            self.next_open = Nanos(grown.min(self.cfg.open_max.0 as f64) as u64)
                 .max(self.cfg.open.min(self.cfg.open_max));
         }
         self.state = State::Open {
@@ -321,7 +318,7 @@ impl Breaker {
     }
 
     /// Adds a result to the window; returns (calls, failures, slow calls) in it.
-    fn push(&mut self, now: u64, failed: bool, slow: bool) -> (u32, u32, u32) {
+    fn push(&mut self, now: Nanos, failed: bool, slow: bool) -> (u32, u32, u32) {
         match self.cfg.window {
             Window::Calls(n) => {
                 // The ring fills from slot 0 after every reset: an entry is live (and leaves as
@@ -353,8 +350,8 @@ impl Breaker {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-    const S: u64 = 1_000_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const S: Nanos = Nanos::from_secs(1);
 
     fn cfg() -> BreakerConfig {
         BreakerConfig {
@@ -362,7 +359,7 @@ mod tests {
             min_calls: 4,
             failure_rate: 0.5,
             slow_call_rate: 2.0, // off
-            slow_call_duration: u64::MAX,
+            slow_call_duration: Nanos::MAX,
             consecutive_failures: 0,
             open: 5 * S,
             open_multiplier: 1.0,
@@ -372,7 +369,7 @@ mod tests {
         }
     }
 
-    fn feed(b: &mut Breaker, now: u64, outcomes: &[Outcome]) -> Vec<Transition> {
+    fn feed(b: &mut Breaker, now: Nanos, outcomes: &[Outcome]) -> Vec<Transition> {
         outcomes
             .iter()
             .map(|o| {
@@ -391,7 +388,7 @@ mod tests {
         let mut last = Transition::None;
         for _ in 0..4 {
             let permit = b.first_try_permit().expect("closed: recorded");
-            last = b.record(0, Bad, MS, permit);
+            last = b.record(Nanos::ZERO, Bad, MS, permit);
         }
         assert_eq!(last, Transition::Opened);
         // Open: a first try is still sent but judged by nothing; a retry is refused.
@@ -413,16 +410,23 @@ mod tests {
     fn stays_closed_below_min_calls_and_trips_at_the_failure_rate() {
         let mut b = Breaker::new(cfg());
         // Three failures: below min_calls (4), no decision.
-        assert_eq!(feed(&mut b, 0, &[Bad, Bad, Bad]), vec![Transition::None; 3]);
+        assert_eq!(
+            feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad]),
+            vec![Transition::None; 3]
+        );
         // The fourth call makes 3 of 4 failed: 75% >= 50%.
-        assert_eq!(feed(&mut b, 0, &[Good]), vec![Transition::Opened]);
+        assert_eq!(feed(&mut b, Nanos::ZERO, &[Good]), vec![Transition::Opened]);
         assert!(b.is_open());
     }
 
     #[test]
     fn uncounted_kinds_are_successes() {
         let mut b = Breaker::new(cfg());
-        feed(&mut b, 0, &[Internal, Internal, Internal, Internal, Bad]);
+        feed(
+            &mut b,
+            Nanos::ZERO,
+            &[Internal, Internal, Internal, Internal, Bad],
+        );
         assert_eq!(b.state(), State::Closed, "1 of 5 failed");
     }
 
@@ -434,16 +438,16 @@ mod tests {
         });
         feed(
             &mut b,
-            0,
+            Nanos::ZERO,
             &[Bad, Bad, Bad, Bad, Good, Good, Good, Good, Good, Good],
         );
         assert_eq!(b.state(), State::Closed, "4 of 10");
         // Two more successes push two failures out: 2 of 10. One more failure: 3 of 10.
-        feed(&mut b, 0, &[Good, Good, Bad]);
+        feed(&mut b, Nanos::ZERO, &[Good, Good, Bad]);
         assert_eq!(b.state(), State::Closed);
         // The next failures overwrite the oldest results (a failure, then successes): 4 of 10
         // after three, 5 of 10 after four, which trips at 50%.
-        let t = feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        let t = feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad, Bad]);
         assert_eq!(
             t,
             vec![
@@ -458,7 +462,7 @@ mod tests {
     #[test]
     fn open_rejects_then_half_opens_lazily_and_closes_when_probes_succeed() {
         let mut b = Breaker::new(cfg());
-        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.try_acquire(4 * S), (None, Transition::None));
         let (first, t) = b.try_acquire(5 * S);
         assert_eq!(t, Transition::HalfOpened);
@@ -485,7 +489,7 @@ mod tests {
             half_open_calls: 1,
             ..cfg()
         });
-        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad, Bad]);
         assert_eq!(b.state(), State::Open { until: 5 * S });
         let probe = b.try_acquire(5 * S).0.unwrap();
         assert_eq!(b.record(5 * S, Bad, MS, probe), Transition::Reopened);
@@ -514,9 +518,9 @@ mod tests {
             half_open_calls: 1,
             ..cfg()
         });
-        let stale = b.try_acquire(0).0.unwrap();
-        let stale_unsent = b.try_acquire(0).0.unwrap();
-        feed(&mut b, 0, &[Bad, Bad, Bad, Bad]);
+        let stale = b.try_acquire(Nanos::ZERO).0.unwrap();
+        let stale_unsent = b.try_acquire(Nanos::ZERO).0.unwrap();
+        feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad, Bad]);
         let probe = b.try_acquire(5 * S).0.expect("the probe");
         // The call admitted before the trip answers late: ignored.
         assert_eq!(b.record(5 * S, Good, MS, stale), Transition::None);
@@ -546,9 +550,9 @@ mod tests {
             min_calls: 100,
             ..cfg()
         });
-        feed(&mut b, 0, &[Bad, Bad, Good, Bad, Bad]);
+        feed(&mut b, Nanos::ZERO, &[Bad, Bad, Good, Bad, Bad]);
         assert_eq!(b.state(), State::Closed);
-        assert_eq!(feed(&mut b, 0, &[Bad]), vec![Transition::Opened]);
+        assert_eq!(feed(&mut b, Nanos::ZERO, &[Bad]), vec![Transition::Opened]);
     }
 
     #[test]
@@ -559,8 +563,8 @@ mod tests {
             ..cfg()
         });
         for took in [200, 10, 200, 10] {
-            let permit = b.try_acquire(0).0.unwrap();
-            b.record(0, Good, took * MS, permit);
+            let permit = b.try_acquire(Nanos::ZERO).0.unwrap();
+            b.record(Nanos::ZERO, Good, took * MS, permit);
         }
         assert!(b.is_open(), "2 of 4 slow");
     }
@@ -572,7 +576,7 @@ mod tests {
             min_calls: 4,
             ..cfg()
         });
-        feed(&mut b, 0, &[Bad, Bad, Bad]);
+        feed(&mut b, Nanos::ZERO, &[Bad, Bad, Bad]);
         // 10 s later those three are out of the window: 1 failure in 4 does not trip.
         feed(&mut b, 10 * S, &[Bad, Good, Good, Good]);
         assert_eq!(b.state(), State::Closed);

@@ -20,7 +20,7 @@ pub enum BudgetConfig {
     Ratio {
         ratio: f64,
         min_per_s: f64,
-        window: u64,
+        window: Nanos,
     },
     TokenBucket {
         max_tokens: f64,
@@ -47,6 +47,7 @@ pub enum EarnOn {
 }
 
 use super::window::SlidingCounts;
+use crate::time::Nanos;
 
 /// Counter indices of the ratio budget's window.
 const CALLS: usize = 0;
@@ -97,7 +98,7 @@ impl Budget {
                 window,
             } => Budget::Ratio {
                 ratio,
-                reserve: min_per_s * window as f64 / 1e9,
+                reserve: min_per_s * window.0 as f64 / 1e9,
                 counts: Box::new(SlidingCounts::new(window)),
             },
             BudgetConfig::TokenBucket {
@@ -128,7 +129,7 @@ impl Budget {
     }
 
     /// A logical call starts.
-    pub fn on_call(&mut self, now: u64) {
+    pub fn on_call(&mut self, now: Nanos) {
         match self {
             Budget::Ratio { counts, .. } => counts.add(now, CALLS, 1.0),
             Budget::TokenBucket { .. } => {}
@@ -172,7 +173,7 @@ impl Budget {
     }
 
     /// Asks for one retry; on success the retry is counted (withdrawn or made active).
-    pub fn try_retry(&mut self, now: u64) -> bool {
+    pub fn try_retry(&mut self, now: Nanos) -> bool {
         match self {
             Budget::Ratio {
                 ratio,
@@ -222,7 +223,8 @@ impl Budget {
 mod tests {
     use super::*;
 
-    const S: u64 = 1_000_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const S: Nanos = Nanos::from_secs(1);
 
     #[test]
     fn ratio_budget_allows_ratio_of_calls_plus_the_floor() {
@@ -233,7 +235,7 @@ mod tests {
             window: 10 * S,
         });
         for i in 0..100 {
-            b.on_call(i * S / 100);
+            b.on_call(i * 10 * MS);
         }
         let granted = (0..50).filter(|_| b.try_retry(S)).count();
         assert_eq!(granted, 10);
@@ -244,7 +246,7 @@ mod tests {
             window: 10 * S,
         });
         for i in 0..100 {
-            b.on_call(i * S / 100);
+            b.on_call(i * 10 * MS);
         }
         assert_eq!((0..50).filter(|_| b.try_retry(S)).count(), 20);
     }
@@ -257,11 +259,14 @@ mod tests {
             window: 10 * S,
         });
         for _ in 0..10 {
-            b.on_call(0);
+            b.on_call(Nanos::ZERO);
         }
         assert_eq!((0..10).filter(|_| b.try_retry(S)).count(), 5);
         // 11 s later the calls and retries of slot 0 and 1 have left the window.
-        assert!(!b.try_retry(10 * S + S / 2), "slot 1's retries still count");
+        assert!(
+            !b.try_retry(10 * S + 500 * MS),
+            "slot 1's retries still count"
+        );
         b.on_call(12 * S);
         b.on_call(12 * S);
         assert!(b.try_retry(12 * S));
@@ -274,17 +279,17 @@ mod tests {
             max_tokens: 10.0,
             token_ratio: 0.1,
         });
-        assert!(b.try_retry(0));
+        assert!(b.try_retry(Nanos::ZERO));
         // Five failures bring 10 to 5: retries need more than half.
         for _ in 0..5 {
             b.on_attempt(false, true);
         }
-        assert!(!b.try_retry(0));
+        assert!(!b.try_retry(Nanos::ZERO));
         b.on_attempt(true, false);
-        assert!(b.try_retry(0), "5.1 > 5");
+        assert!(b.try_retry(Nanos::ZERO), "5.1 > 5");
         // Non-retryable failures cost nothing; tokens never exceed the maximum.
         b.on_attempt(false, false);
-        assert!(b.try_retry(0));
+        assert!(b.try_retry(Nanos::ZERO));
         for _ in 0..200 {
             b.on_attempt(true, false);
         }
@@ -313,20 +318,20 @@ mod tests {
     fn adaptive_bucket_starts_full_and_a_retry_spends_a_whole_token() {
         let mut b = adaptive(EarnOn::Success);
         // Full: ten retries in a row, then none (unlike gRPC's, which stops at half).
-        assert_eq!((0..15).filter(|_| b.try_retry(0)).count(), 10);
+        assert_eq!((0..15).filter(|_| b.try_retry(Nanos::ZERO)).count(), 10);
         assert_eq!(tokens(&b), 0);
         // Failures cost nothing; calls earn nothing when earning is per success.
         b.on_attempt(false, true);
-        b.on_call(0);
+        b.on_call(Nanos::ZERO);
         assert_eq!(tokens(&b), 0);
         // Nine successes make 0.9 of a token: still no retry; the tenth makes one.
         for _ in 0..9 {
             b.on_attempt(true, false);
         }
-        assert!(!b.try_retry(0), "0.9 is not a whole token");
+        assert!(!b.try_retry(Nanos::ZERO), "0.9 is not a whole token");
         b.on_attempt(true, false);
-        assert!(b.try_retry(0), "1.0 is");
-        assert!(!b.try_retry(0));
+        assert!(b.try_retry(Nanos::ZERO), "1.0 is");
+        assert!(!b.try_retry(Nanos::ZERO));
         // Never above the bucket's size.
         for _ in 0..500 {
             b.on_attempt(true, false);
@@ -341,9 +346,9 @@ mod tests {
         let outage = |b: &mut Budget| {
             let mut granted = 0;
             for _ in 0..1000 {
-                b.on_call(0);
+                b.on_call(Nanos::ZERO);
                 b.on_attempt(false, true);
-                while b.try_retry(0) {
+                while b.try_retry(Nanos::ZERO) {
                     granted += 1;
                 }
             }
@@ -355,7 +360,7 @@ mod tests {
         assert_eq!(outage(&mut b), 109);
         // Successes earn nothing more when earning is per call.
         b.on_attempt(true, false);
-        assert!(!b.try_retry(0));
+        assert!(!b.try_retry(Nanos::ZERO));
         // The same outage with per-success earning: the first 10, then nothing.
         assert_eq!(outage(&mut adaptive(EarnOn::Success)), 10);
     }
@@ -367,16 +372,16 @@ mod tests {
             min: 3,
         });
         for _ in 0..10 {
-            b.on_call(0);
+            b.on_call(Nanos::ZERO);
         }
         // max(0.2 * 10, 3) = 3 retries at once.
-        assert_eq!((0..10).filter(|_| b.try_retry(0)).count(), 3);
+        assert_eq!((0..10).filter(|_| b.try_retry(Nanos::ZERO)).count(), 3);
         b.on_retry_end();
-        assert!(b.try_retry(0));
+        assert!(b.try_retry(Nanos::ZERO));
         for _ in 0..40 {
-            b.on_call(0);
+            b.on_call(Nanos::ZERO);
         }
         // 50 active calls: up to 10 active retries.
-        assert_eq!((0..20).filter(|_| b.try_retry(0)).count(), 7);
+        assert_eq!((0..20).filter(|_| b.try_retry(Nanos::ZERO)).count(), 7);
     }
 }

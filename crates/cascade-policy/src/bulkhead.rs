@@ -6,6 +6,7 @@
 //! its backoffs and retries (`wraps = "call"`). Paths of one caller naming the same `pool`
 //! share one `Bulkhead`: one permit count, one line of waiters.
 
+use crate::time::Nanos;
 use std::collections::VecDeque;
 
 /// What a circuit breaker or a bulkhead wraps: each attempt, or the whole call with its
@@ -42,8 +43,7 @@ pub enum BulkheadRelease {
 pub struct BulkheadConfig {
     pub max_concurrent: u32,
     pub queue: u32,
-    /// ns
-    pub max_wait: u64,
+    pub max_wait: Nanos,
     /// When a permit comes back (`bulkhead.release`).
     pub release: BulkheadRelease,
     /// What a permit covers: one attempt, or the whole call with its retries
@@ -70,47 +70,47 @@ pub struct Bulkhead<T> {
     /// for the pool's time averages over the measured part of a run (`from`: its warm-up).
     in_use_area: u128,
     waiting_area: u128,
-    since: u64,
-    from: u64,
+    since: Nanos,
+    from: Nanos,
 }
 
 impl<T: PartialEq> Bulkhead<T> {
     pub fn new(cfg: BulkheadConfig) -> Bulkhead<T> {
-        Bulkhead::measured_from(cfg, 0)
+        Bulkhead::measured_from(cfg, Nanos::ZERO)
     }
 
     /// A bulkhead whose time averages leave out `[0, from)` (a run's warm-up).
-    pub fn measured_from(cfg: BulkheadConfig, from: u64) -> Bulkhead<T> {
+    pub fn measured_from(cfg: BulkheadConfig, from: Nanos) -> Bulkhead<T> {
         Bulkhead {
             cfg,
             in_use: 0,
             waiting: VecDeque::new(),
             in_use_area: 0,
             waiting_area: 0,
-            since: 0,
+            since: Nanos::ZERO,
             from,
         }
     }
 
     /// Brings the time integrals up to `now`, before a count changes.
-    fn advance(&mut self, now: u64) {
-        let dt = u128::from(now.saturating_sub(self.since.max(self.from)));
+    fn advance(&mut self, now: Nanos) {
+        let dt = u128::from(now.saturating_sub(self.since.max(self.from)).0);
         self.in_use_area += dt * u128::from(self.in_use);
         self.waiting_area += dt * self.waiting.len() as u128;
         self.since = self.since.max(now);
     }
 
-    pub fn max_wait(&self) -> u64 {
+    pub fn max_wait(&self) -> Nanos {
         self.cfg.max_wait
     }
 
     /// Asks for a permit for `who` at `now`.
-    pub fn acquire(&mut self, now: u64, who: T) -> Admission {
+    pub fn acquire(&mut self, now: Nanos, who: T) -> Admission {
         self.advance(now);
         if self.in_use < self.cfg.max_concurrent {
             self.in_use += 1;
             Admission::Granted
-        } else if (self.waiting.len() as u32) < self.cfg.queue && self.cfg.max_wait > 0 {
+        } else if (self.waiting.len() as u32) < self.cfg.queue && self.cfg.max_wait > Nanos::ZERO {
             self.waiting.push_back(who);
             Admission::Queued
         } else {
@@ -119,7 +119,7 @@ impl<T: PartialEq> Bulkhead<T> {
     }
 
     /// Returns a permit at `now`; the first waiter, if any, gets it (and is returned).
-    pub fn release(&mut self, now: u64) -> Option<T> {
+    pub fn release(&mut self, now: Nanos) -> Option<T> {
         self.advance(now);
         match self.waiting.pop_front() {
             Some(next) => Some(next),
@@ -131,7 +131,7 @@ impl<T: PartialEq> Bulkhead<T> {
     }
 
     /// Removes a waiter that gave up at `now`; true if it was waiting.
-    pub fn abandon(&mut self, now: u64, who: &T) -> bool {
+    pub fn abandon(&mut self, now: Nanos, who: &T) -> bool {
         self.advance(now);
         match self.waiting.iter().position(|w| w == who) {
             Some(i) => {
@@ -147,11 +147,11 @@ impl<T: PartialEq> Bulkhead<T> {
     }
 
     /// Permits held and callers waiting, each averaged over `[from, end)`.
-    pub fn means(&self, end: u64) -> (f64, f64) {
-        let dt = u128::from(end.saturating_sub(self.since.max(self.from)));
+    pub fn means(&self, end: Nanos) -> (f64, f64) {
+        let dt = u128::from(end.saturating_sub(self.since.max(self.from)).0);
         let in_use = self.in_use_area + dt * u128::from(self.in_use);
         let waiting = self.waiting_area + dt * self.waiting.len() as u128;
-        let span = end.saturating_sub(self.from).max(1) as f64;
+        let span = end.saturating_sub(self.from).0.max(1) as f64;
         (in_use as f64 / span, waiting as f64 / span)
     }
 }
@@ -165,18 +165,22 @@ mod tests {
         let mut b = Bulkhead::new(BulkheadConfig {
             max_concurrent: 2,
             queue: 1,
-            max_wait: 10,
+            max_wait: Nanos(10),
             release: Default::default(),
             wraps: Default::default(),
             pool: None,
         });
-        assert_eq!(b.acquire(0, 1), Admission::Granted);
-        assert_eq!(b.acquire(0, 2), Admission::Granted);
-        assert_eq!(b.acquire(0, 3), Admission::Queued);
-        assert_eq!(b.acquire(0, 4), Admission::Rejected);
-        assert_eq!(b.release(0), Some(3), "the waiter takes the permit");
+        assert_eq!(b.acquire(Nanos::ZERO, 1), Admission::Granted);
+        assert_eq!(b.acquire(Nanos::ZERO, 2), Admission::Granted);
+        assert_eq!(b.acquire(Nanos::ZERO, 3), Admission::Queued);
+        assert_eq!(b.acquire(Nanos::ZERO, 4), Admission::Rejected);
+        assert_eq!(
+            b.release(Nanos::ZERO),
+            Some(3),
+            "the waiter takes the permit"
+        );
         assert_eq!(b.in_use(), 2);
-        assert_eq!(b.release(0), None);
+        assert_eq!(b.release(Nanos::ZERO), None);
         assert_eq!(b.in_use(), 1);
     }
 
@@ -185,30 +189,30 @@ mod tests {
         let mut b = Bulkhead::new(BulkheadConfig {
             max_concurrent: 1,
             queue: 5,
-            max_wait: 0,
+            max_wait: Nanos::ZERO,
             release: Default::default(),
             wraps: Default::default(),
             pool: None,
         });
-        assert_eq!(b.acquire(0, 1), Admission::Granted);
+        assert_eq!(b.acquire(Nanos::ZERO, 1), Admission::Granted);
         assert_eq!(
-            b.acquire(0, 2),
+            b.acquire(Nanos::ZERO, 2),
             Admission::Rejected,
             "resilience4j default: wait 0 rejects"
         );
         let mut b = Bulkhead::new(BulkheadConfig {
             max_concurrent: 1,
             queue: 5,
-            max_wait: 5,
+            max_wait: Nanos(5),
             release: Default::default(),
             wraps: Default::default(),
             pool: None,
         });
-        b.acquire(0, 1);
-        assert_eq!(b.acquire(0, 2), Admission::Queued);
-        assert!(b.abandon(0, &2));
-        assert!(!b.abandon(0, &2));
-        assert_eq!(b.release(0), None);
+        b.acquire(Nanos::ZERO, 1);
+        assert_eq!(b.acquire(Nanos::ZERO, 2), Admission::Queued);
+        assert!(b.abandon(Nanos::ZERO, &2));
+        assert!(!b.abandon(Nanos::ZERO, &2));
+        assert_eq!(b.release(Nanos::ZERO), None);
         assert_eq!(b.in_use(), 0);
     }
 
@@ -220,16 +224,16 @@ mod tests {
         let mut b = Bulkhead::new(BulkheadConfig {
             max_concurrent: 1,
             queue: 1,
-            max_wait: 100,
+            max_wait: Nanos(100),
             release: Default::default(),
             wraps: Default::default(),
             pool: Some("pg".into()),
         });
-        assert_eq!(b.acquire(0, 1), Admission::Granted);
-        assert_eq!(b.acquire(5, 2), Admission::Queued);
-        assert_eq!(b.release(10), Some(2));
-        assert_eq!(b.release(30), None);
-        assert_eq!(b.means(40), (30.0 / 40.0, 5.0 / 40.0));
+        assert_eq!(b.acquire(Nanos::ZERO, 1), Admission::Granted);
+        assert_eq!(b.acquire(Nanos(5), 2), Admission::Queued);
+        assert_eq!(b.release(Nanos(10)), Some(2));
+        assert_eq!(b.release(Nanos(30)), None);
+        assert_eq!(b.means(Nanos(40)), (30.0 / 40.0, 5.0 / 40.0));
         assert_eq!(b.in_use(), 0);
     }
 
@@ -239,14 +243,14 @@ mod tests {
         let cfg = BulkheadConfig {
             max_concurrent: 1,
             queue: 0,
-            max_wait: 0,
+            max_wait: Nanos::ZERO,
             release: Default::default(),
             wraps: Default::default(),
             pool: None,
         };
-        let mut b = Bulkhead::measured_from(cfg, 20);
-        assert_eq!(b.acquire(0, 1), Admission::Granted);
-        assert_eq!(b.release(30), None);
-        assert_eq!(b.means(40), (0.5, 0.0));
+        let mut b = Bulkhead::measured_from(cfg, Nanos(20));
+        assert_eq!(b.acquire(Nanos::ZERO, 1), Admission::Granted);
+        assert_eq!(b.release(Nanos(30)), None);
+        assert_eq!(b.means(Nanos(40)), (0.5, 0.0));
     }
 }

@@ -18,32 +18,32 @@
 //! ends at creation time (0), so the second dequeue closes it. `target` is kept at most
 //! `interval`, as folly's `getOptions` does.
 
+use crate::time::Nanos;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct CodelConfig {
-    /// ns
-    pub target: u64,
-    /// ns
-    pub interval: u64,
+    pub target: Nanos,
+    pub interval: Nanos,
 }
 
 impl Default for CodelConfig {
     /// folly's and Envoy's: 5 ms, 100 ms.
     fn default() -> CodelConfig {
         CodelConfig {
-            target: 5_000_000,
-            interval: 100_000_000,
+            target: Nanos::from_ms(5),
+            interval: Nanos::from_ms(100),
         }
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct Codel {
-    target: u64,
-    interval: u64,
+    target: Nanos,
+    interval: Nanos,
     /// Smallest queue delay since the current interval opened.
-    min_delay: u64,
+    min_delay: Nanos,
     /// When the current interval ends.
-    interval_end: u64,
+    interval_end: Nanos,
     /// The next dequeue opens a new interval.
     reset_delay: bool,
     overloaded: bool,
@@ -54,16 +54,16 @@ impl Codel {
         Codel {
             target: cfg.target.min(cfg.interval),
             interval: cfg.interval,
-            min_delay: 0,
-            interval_end: 0,
+            min_delay: Nanos::ZERO,
+            interval_end: Nanos::ZERO,
             reset_delay: true,
             overloaded: false,
         }
     }
 
-    /// A job leaves the queue at `now` after waiting `queue_delay` ns. Returns true when it is
+    /// A job leaves the queue at `now` after waiting `queue_delay`. Returns true when it is
     /// to be shed instead of served.
-    pub fn on_dequeue(&mut self, now: u64, queue_delay: u64) -> bool {
+    pub fn on_dequeue(&mut self, now: Nanos, queue_delay: Nanos) -> bool {
         if now > self.interval_end && !self.reset_delay {
             self.reset_delay = true;
             self.interval_end = now.saturating_add(self.interval);
@@ -75,7 +75,7 @@ impl Codel {
             return false;
         }
         self.min_delay = self.min_delay.min(queue_delay);
-        self.overloaded && queue_delay > 2 * self.target
+        self.overloaded && queue_delay > self.target * 2
     }
 
     /// Whether the last closed interval found the queue overloaded.
@@ -88,7 +88,7 @@ impl Codel {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
 
     #[test]
     fn sheds_over_twice_target_while_the_last_interval_minimum_exceeded_target() {

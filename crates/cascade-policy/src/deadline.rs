@@ -4,13 +4,15 @@
 //! at least `min_attempt` left; and it is waited for until its timeout (a retry's own, if the
 //! policy gives retries one) or the call's deadline, whichever comes first.
 
-/// No deadline: an instant that never comes.
-pub const NO_DEADLINE: u64 = u64::MAX;
+use crate::time::Nanos;
 
-/// The deadline (ns) of a call whose caller must answer by `caller_deadline`: that less
+/// No deadline: an instant that never comes.
+pub const NO_DEADLINE: Nanos = Nanos::MAX;
+
+/// The deadline of a call whose caller must answer by `caller_deadline`: that less
 /// `reserve`, or none when the call does not take its caller's deadline (`propagates` false).
 #[inline(always)]
-pub fn call_deadline(caller_deadline: u64, reserve: u64, propagates: bool) -> u64 {
+pub fn call_deadline(caller_deadline: Nanos, reserve: Nanos, propagates: bool) -> Nanos {
     if caller_deadline == NO_DEADLINE || !propagates {
         NO_DEADLINE
     } else {
@@ -21,7 +23,7 @@ pub fn call_deadline(caller_deadline: u64, reserve: u64, propagates: bool) -> u6
 /// Whether an attempt may start at `now`: at least `min_attempt` is left before `deadline`.
 /// Otherwise the call fails fast with `deadline_exceeded`, sending nothing.
 #[inline(always)]
-pub fn attempt_may_start(now: u64, deadline: u64, min_attempt: u64) -> bool {
+pub fn attempt_may_start(now: Nanos, deadline: Nanos, min_attempt: Nanos) -> bool {
     deadline > now && deadline - now >= min_attempt
 }
 
@@ -30,12 +32,12 @@ pub fn attempt_may_start(now: u64, deadline: u64, min_attempt: u64) -> bool {
 /// call's `deadline`, whichever comes first.
 #[inline(always)]
 pub fn attempt_expiry(
-    now: u64,
+    now: Nanos,
     attempt: u32,
-    timeout: Option<u64>,
-    retry_timeout: Option<u64>,
-    deadline: u64,
-) -> u64 {
+    timeout: Option<Nanos>,
+    retry_timeout: Option<Nanos>,
+    deadline: Nanos,
+) -> Nanos {
     let timeout = retry_timeout.filter(|_| attempt > 1).or(timeout);
     timeout
         .map_or(NO_DEADLINE, |t| now.saturating_add(t))
@@ -46,7 +48,7 @@ pub fn attempt_expiry(
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
 
     #[test]
     fn a_call_keeps_its_callers_deadline_less_the_reserve_unless_it_takes_none() {
@@ -54,27 +56,46 @@ mod tests {
         assert_eq!(call_deadline(500 * MS, 50 * MS, false), NO_DEADLINE);
         assert_eq!(call_deadline(NO_DEADLINE, 50 * MS, true), NO_DEADLINE);
         // A reserve longer than what is left leaves a deadline already past, never a wrap.
-        assert_eq!(call_deadline(10 * MS, 50 * MS, true), 0);
+        assert_eq!(call_deadline(10 * MS, 50 * MS, true), Nanos::ZERO);
     }
 
     #[test]
     fn an_attempt_starts_only_with_min_attempt_left() {
-        assert!(attempt_may_start(0, 100 * MS, 100 * MS));
-        assert!(!attempt_may_start(1, 100 * MS, 100 * MS));
-        assert!(!attempt_may_start(100 * MS, 100 * MS, 0), "the deadline itself is past");
-        assert!(attempt_may_start(0, NO_DEADLINE, u64::MAX - 1));
+        assert!(attempt_may_start(Nanos::ZERO, 100 * MS, 100 * MS));
+        assert!(!attempt_may_start(Nanos(1), 100 * MS, 100 * MS));
+        assert!(
+            !attempt_may_start(100 * MS, 100 * MS, Nanos::ZERO),
+            "the deadline itself is past"
+        );
+        assert!(attempt_may_start(
+            Nanos::ZERO,
+            NO_DEADLINE,
+            Nanos(u64::MAX - 1)
+        ));
     }
 
     #[test]
     fn an_attempt_expires_at_its_timeout_or_the_deadline_whichever_is_first() {
         // Seed 000's numbers: 180 ms attempts, the second capped by the 450 ms deadline.
-        assert_eq!(attempt_expiry(60 * MS, 1, Some(180 * MS), None, 450 * MS), 240 * MS);
-        assert_eq!(attempt_expiry(280 * MS, 2, Some(180 * MS), None, 450 * MS), 450 * MS);
+        assert_eq!(
+            attempt_expiry(60 * MS, 1, Some(180 * MS), None, 450 * MS),
+            240 * MS
+        );
+        assert_eq!(
+            attempt_expiry(280 * MS, 2, Some(180 * MS), None, 450 * MS),
+            450 * MS
+        );
         // Acme's 550 ms first try, then 140 ms retries.
         let (t, rt) = (Some(550 * MS), Some(140 * MS));
-        assert_eq!(attempt_expiry(0, 1, t, rt, NO_DEADLINE), 550 * MS);
+        assert_eq!(attempt_expiry(Nanos::ZERO, 1, t, rt, NO_DEADLINE), 550 * MS);
         assert_eq!(attempt_expiry(600 * MS, 2, t, rt, NO_DEADLINE), 740 * MS);
-        assert_eq!(attempt_expiry(0, 1, None, None, NO_DEADLINE), NO_DEADLINE);
-        assert_eq!(attempt_expiry(u64::MAX - 1, 1, t, None, NO_DEADLINE), NO_DEADLINE);
+        assert_eq!(
+            attempt_expiry(Nanos::ZERO, 1, None, None, NO_DEADLINE),
+            NO_DEADLINE
+        );
+        assert_eq!(
+            attempt_expiry(Nanos(u64::MAX - 1), 1, t, None, NO_DEADLINE),
+            NO_DEADLINE
+        );
     }
 }

@@ -16,6 +16,7 @@
 //! Generic over the waiter's handle `W`, so it knows nothing of the engine.
 
 use crate::outcome::Outcome;
+use crate::time::Nanos;
 
 /// What an arriving attempt does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +27,7 @@ pub enum Arrival {
     Wait,
     /// A stored success answers it now; `work_ns` is the worker time the stored execution
     /// held, the work this answer did not do.
-    Answer { outcome: Outcome, work_ns: u64 },
+    Answer { outcome: Outcome, work_ns: Nanos },
 }
 
 /// Who the end of an execution sends where.
@@ -36,7 +37,7 @@ pub enum Released<W> {
     Answer {
         waiters: Vec<W>,
         outcome: Outcome,
-        work_ns: u64,
+        work_ns: Nanos,
     },
     /// It failed or ended unanswered: every waiter arrives again, in the order it came.
     Again(Vec<W>),
@@ -46,8 +47,8 @@ pub enum Released<W> {
 struct Stored {
     outcome: Outcome,
     /// Arrivals before this moment are answered from it.
-    until: u64,
-    work_ns: u64,
+    until: Nanos,
+    work_ns: Nanos,
 }
 
 /// The store's record of one key.
@@ -75,7 +76,7 @@ impl<W: Copy + PartialEq> Record<W> {
     }
 
     /// Attempt `who` arrives at `now`.
-    pub fn arrive(&mut self, now: u64, who: W) -> Arrival {
+    pub fn arrive(&mut self, now: Nanos, who: W) -> Arrival {
         if let Some(s) = self.stored.filter(|s| now < s.until) {
             return Arrival::Answer {
                 outcome: s.outcome,
@@ -95,10 +96,10 @@ impl<W: Copy + PartialEq> Record<W> {
     pub fn answered(
         &mut self,
         who: W,
-        now: u64,
-        window: u64,
+        now: Nanos,
+        window: Nanos,
         outcome: Outcome,
-        work_ns: u64,
+        work_ns: Nanos,
     ) -> Option<Released<W>> {
         if self.running != Some(who) {
             return None;
@@ -136,23 +137,26 @@ impl<W: Copy + PartialEq> Record<W> {
 mod tests {
     use super::*;
 
-    const WINDOW: u64 = 1_000;
+    const WINDOW: Nanos = Nanos(1_000);
 
     #[test]
     fn the_first_executes_and_a_concurrent_one_waits_for_its_success() {
         let mut r = Record::default();
-        assert_eq!(r.arrive(0, 1), Arrival::Execute);
-        assert_eq!(r.arrive(60, 2), Arrival::Wait);
-        assert_eq!(r.arrive(120, 3), Arrival::Wait);
+        assert_eq!(r.arrive(Nanos::ZERO, 1), Arrival::Execute);
+        assert_eq!(r.arrive(Nanos(60), 2), Arrival::Wait);
+        assert_eq!(r.arrive(Nanos(120), 3), Arrival::Wait);
         assert_eq!(r.running(), Some(1));
         // A waiter's answer is not the execution's.
-        assert_eq!(r.answered(2, 100, WINDOW, Outcome::Ok, 100), None);
         assert_eq!(
-            r.answered(1, 100, WINDOW, Outcome::Ok, 100),
+            r.answered(2, Nanos(100), WINDOW, Outcome::Ok, Nanos(100)),
+            None
+        );
+        assert_eq!(
+            r.answered(1, Nanos(100), WINDOW, Outcome::Ok, Nanos(100)),
             Some(Released::Answer {
                 waiters: vec![2, 3],
                 outcome: Outcome::Ok,
-                work_ns: 100
+                work_ns: Nanos(100)
             })
         );
         assert_eq!(r.running(), None);
@@ -161,44 +165,44 @@ mod tests {
     #[test]
     fn a_stored_success_answers_within_the_window_and_expires_after_it() {
         let mut r = Record::default();
-        assert_eq!(r.arrive(0, 1), Arrival::Execute);
-        r.answered(1, 100, WINDOW, Outcome::Degraded, 80);
+        assert_eq!(r.arrive(Nanos::ZERO, 1), Arrival::Execute);
+        r.answered(1, Nanos(100), WINDOW, Outcome::Degraded, Nanos(80));
         let stored = Arrival::Answer {
             outcome: Outcome::Degraded,
-            work_ns: 80,
+            work_ns: Nanos(80),
         };
-        assert_eq!(r.arrive(100, 2), stored);
-        assert_eq!(r.arrive(1_099, 3), stored);
+        assert_eq!(r.arrive(Nanos(100), 2), stored);
+        assert_eq!(r.arrive(Nanos(1_099), 3), stored);
         // At 100 + 1000 the key has expired: the next attempt runs again.
-        assert_eq!(r.arrive(1_100, 4), Arrival::Execute);
+        assert_eq!(r.arrive(Nanos(1_100), 4), Arrival::Execute);
     }
 
     #[test]
     fn a_failure_is_not_stored_and_its_waiters_arrive_again() {
         let mut r = Record::default();
-        r.arrive(0, 1);
-        r.arrive(10, 2);
-        r.arrive(20, 3);
+        r.arrive(Nanos::ZERO, 1);
+        r.arrive(Nanos(10), 2);
+        r.arrive(Nanos(20), 3);
         assert_eq!(
-            r.answered(1, 50, WINDOW, Outcome::Internal, 50),
+            r.answered(1, Nanos(50), WINDOW, Outcome::Internal, Nanos(50)),
             Some(Released::Again(vec![2, 3]))
         );
         // Nothing stored: the first released waiter executes, the next waits for it.
-        assert_eq!(r.arrive(50, 2), Arrival::Execute);
-        assert_eq!(r.arrive(50, 3), Arrival::Wait);
-        assert_eq!(r.arrive(60, 4), Arrival::Wait);
+        assert_eq!(r.arrive(Nanos(50), 2), Arrival::Execute);
+        assert_eq!(r.arrive(Nanos(50), 3), Arrival::Wait);
+        assert_eq!(r.arrive(Nanos(60), 4), Arrival::Wait);
     }
 
     #[test]
     fn an_execution_gone_unanswered_releases_its_waiters_and_a_waiter_gone_is_forgotten() {
         let mut r = Record::default();
-        r.arrive(0, 1);
-        r.arrive(10, 2);
-        r.arrive(20, 3);
+        r.arrive(Nanos::ZERO, 1);
+        r.arrive(Nanos(10), 2);
+        r.arrive(Nanos(20), 3);
         assert_eq!(r.gone(2), Vec::<i32>::new());
         assert_eq!(r.running(), Some(1));
         assert_eq!(r.gone(1), vec![3]);
         assert_eq!(r.running(), None);
-        assert_eq!(r.arrive(30, 3), Arrival::Execute);
+        assert_eq!(r.arrive(Nanos(30), 3), Arrival::Execute);
     }
 }

@@ -4,11 +4,11 @@
 //! used only once it holds `min_samples` latencies; until then, no hedging.
 
 use crate::hist::LatencyHist;
+use crate::time::Nanos;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HedgeDelay {
-    /// ns
-    Fixed(u64),
+    Fixed(Nanos),
     /// A quantile in (0, 1) of recent latencies.
     Percentile(f64),
 }
@@ -24,8 +24,7 @@ pub struct HedgeConfig {
     /// retries and hedged RPCs alike); refused hedges are counted as `hedge_budget_exhausted`.
     pub uses_retry_budget: bool,
     pub min_samples: u32,
-    /// ns
-    pub period: u64,
+    pub period: Nanos,
 }
 
 /// Recent attempt latencies of one call path, in two rotating periods.
@@ -33,49 +32,49 @@ pub struct HedgeConfig {
 pub struct LatencyTracker {
     current: LatencyHist,
     previous: LatencyHist,
-    period: u64,
-    period_start: u64,
+    period: Nanos,
+    period_start: Nanos,
 }
 
 impl LatencyTracker {
-    pub fn new(period: u64) -> LatencyTracker {
+    pub fn new(period: Nanos) -> LatencyTracker {
         LatencyTracker {
             current: LatencyHist::default(),
             previous: LatencyHist::default(),
-            period: period.max(1),
-            period_start: 0,
+            period: period.max(Nanos(1)),
+            period_start: Nanos::ZERO,
         }
     }
 
-    pub fn record(&mut self, now: u64, latency: u64) {
+    pub fn record(&mut self, now: Nanos, latency: Nanos) {
         self.rotate(now);
-        self.current.record(latency);
+        self.current.record(latency.0);
     }
 
     /// The hedge delay at `now`, or `None` while too few latencies are known.
-    pub fn delay(&mut self, now: u64, cfg: &HedgeConfig) -> Option<u64> {
+    pub fn delay(&mut self, now: Nanos, cfg: &HedgeConfig) -> Option<Nanos> {
         match cfg.delay {
             HedgeDelay::Fixed(d) => Some(d),
             HedgeDelay::Percentile(q) => {
                 self.rotate(now);
                 (self.previous.count() >= u64::from(cfg.min_samples))
-                    .then(|| (self.previous.quantile_ms(q) * 1e6) as u64)
+                    .then(|| Nanos((self.previous.quantile_ms(q) * 1e6) as u64))
             }
         }
     }
 
-    fn rotate(&mut self, now: u64) {
+    fn rotate(&mut self, now: Nanos) {
         let elapsed = now.saturating_sub(self.period_start);
         if elapsed < self.period {
             return;
         }
         // One period on: the current one becomes the previous. Two or more: both are stale.
         std::mem::swap(&mut self.previous, &mut self.current);
-        if elapsed >= 2 * self.period {
+        if elapsed >= self.period * 2 {
             self.previous.reset();
         }
         self.current.reset();
-        self.period_start = now - elapsed % self.period;
+        self.period_start = Nanos(now.0 - elapsed.0 % self.period.0);
     }
 }
 
@@ -83,8 +82,8 @@ impl LatencyTracker {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-    const S: u64 = 1_000_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const S: Nanos = Nanos::from_secs(1);
 
     fn cfg(delay: HedgeDelay) -> HedgeConfig {
         HedgeConfig {
@@ -100,7 +99,10 @@ mod tests {
     #[test]
     fn fixed_delay_is_always_known() {
         let mut t = LatencyTracker::new(S);
-        assert_eq!(t.delay(0, &cfg(HedgeDelay::Fixed(50 * MS))), Some(50 * MS));
+        assert_eq!(
+            t.delay(Nanos::ZERO, &cfg(HedgeDelay::Fixed(50 * MS))),
+            Some(50 * MS)
+        );
     }
 
     #[test]
@@ -108,27 +110,27 @@ mod tests {
         let c = cfg(HedgeDelay::Percentile(0.9));
         let mut t = LatencyTracker::new(S);
         for ms in 1..=100 {
-            t.record(S / 2, ms * MS);
+            t.record(500 * MS, ms * MS);
         }
         assert_eq!(
-            t.delay(S / 2, &c),
+            t.delay(500 * MS, &c),
             None,
             "nothing from a previous period yet"
         );
         let d = t
-            .delay(S + 1, &c)
+            .delay(S + Nanos(1), &c)
             .expect("the first period is now the previous one");
-        assert!((d as f64 / 1e6 - 90.0).abs() < 0.5, "{d}");
+        assert!((d.0 as f64 / 1e6 - 90.0).abs() < 0.5, "{d:?}");
         // Too few samples in a period: no hedging.
         let mut t = LatencyTracker::new(S);
         for ms in 1..=5 {
-            t.record(0, ms * MS);
+            t.record(Nanos::ZERO, ms * MS);
         }
         assert_eq!(t.delay(S, &c), None);
         // A quiet stretch of two periods forgets everything.
         let mut t = LatencyTracker::new(S);
         for ms in 1..=100 {
-            t.record(0, ms * MS);
+            t.record(Nanos::ZERO, ms * MS);
         }
         assert_eq!(t.delay(3 * S, &c), None);
     }

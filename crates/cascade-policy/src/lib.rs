@@ -8,14 +8,16 @@
 //! an attempt's end and a call's, and schedule hedges), `deadline` (a call's deadline, whether
 //! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
 //! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
-//! (`window`'s sliding counts, `hist`'s latency histogram, `random`'s uniform draw), and
+//! (`time`'s `Nanos`, `window`'s sliding counts, `hist`'s latency histogram, `random`'s
+//! uniform draw), and
 //! `table`: the `[policy.NAME]` tables of cascade's scenario language, their validation and
 //! the libraries' presets, so a service configures these policies from the same keys. Cargo
 //! keeps the wall: this crate depends on rand, humantime and strsim (serde and schemars behind
 //! the `serde` and `schema` features), so nothing of the engine can leak into it.
 //!
-//! Time is nanoseconds as `u64` (from any origin the caller keeps: a simulation's clock, or a
-//! monotonic clock's elapsed time). A policy never reads a clock itself.
+//! Time is `Nanos` (`time`, re-exported here): whole nanoseconds, for instants (from any origin
+//! the caller keeps: a simulation's clock, or a monotonic clock's elapsed time) and durations
+//! alike. A policy never reads a clock itself.
 //!
 //! # Example
 //!
@@ -27,15 +29,16 @@
 //! use cascade_policy::breaker::{Breaker, BreakerConfig, State, Transition, Window};
 //! use cascade_policy::outcome::{Outcome, OutcomeSet};
 //! use cascade_policy::retry::{NoRetry, RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use cascade_policy::Nanos;
 //! use rand::SeedableRng;
 //!
-//! const MS: u64 = 1_000_000;
+//! const MS: Nanos = Nanos::from_ms(1);
 //! let mut breaker = Breaker::new(BreakerConfig {
 //!     window: Window::Calls(100),
 //!     min_calls: 100,
 //!     failure_rate: 0.5,
 //!     slow_call_rate: 1.1, // above 1: slow calls are not watched
-//!     slow_call_duration: u64::MAX,
+//!     slow_call_duration: Nanos::MAX,
 //!     consecutive_failures: 5,
 //!     open: 1_000 * MS,
 //!     open_multiplier: 1.0,
@@ -43,7 +46,7 @@
 //!     half_open_calls: 1,
 //!     count: OutcomeSet::of(&[Outcome::Timeout, Outcome::Unavailable]),
 //! });
-//! let mut now = 0;
+//! let mut now = Nanos::ZERO;
 //! for _ in 0..5 {
 //!     // Admission hands out a permit; it goes back with the call's result.
 //!     let (permit, _) = breaker.try_acquire(now);
@@ -79,10 +82,10 @@
 //!     attempt: 2,
 //!     retry_allowed: true,
 //!     retry_after: None,
-//!     now: 0,
+//!     now: Nanos::ZERO,
 //!     deadline: 2_000 * MS,
-//!     min_attempt: 0,
-//!     last_delay: 0,
+//!     min_attempt: Nanos::ZERO,
+//!     last_delay: Nanos::ZERO,
 //! };
 //! let wait = retry.decide(&failed, &mut jitter).unwrap();
 //! assert!(wait < 200 * MS); // full jitter: U[0, 100 ms · 2)
@@ -110,4 +113,7 @@ pub mod random;
 pub mod retry;
 pub mod table;
 pub mod throttle;
+pub mod time;
 pub mod window;
+
+pub use time::Nanos;

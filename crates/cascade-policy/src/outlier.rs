@@ -24,15 +24,14 @@
 //! The success-rate and failure-percentage detectors are not modelled (both need per-interval
 //! request volumes; failure percentage is not enforced by default).
 
+use crate::time::Nanos;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlierConfig {
     pub consecutive_failures: u32,
-    /// ns
-    pub interval: u64,
-    /// ns
-    pub base_ejection_time: u64,
-    /// ns
-    pub max_ejection_time: u64,
+    pub interval: Nanos,
+    pub base_ejection_time: Nanos,
+    pub max_ejection_time: Nanos,
     /// 0 to 100.
     pub max_ejection_percent: u32,
     pub always_eject_one_host: bool,
@@ -41,7 +40,7 @@ pub struct OutlierConfig {
 impl Default for OutlierConfig {
     /// Envoy's `outlier_detection.proto` defaults.
     fn default() -> OutlierConfig {
-        const S: u64 = 1_000_000_000;
+        const S: Nanos = Nanos::from_secs(1);
         OutlierConfig {
             consecutive_failures: 5,
             interval: 10 * S,
@@ -70,8 +69,8 @@ struct Instance {
     /// Envoy's `ejectTimeBackoff`.
     multiplier: u32,
     /// While ejected: the first sweep at or after this time un-ejects.
-    ejected_until: Option<u64>,
-    last_unejected: Option<u64>,
+    ejected_until: Option<Nanos>,
+    last_unejected: Option<Nanos>,
 }
 
 #[derive(Debug, Clone)]
@@ -100,7 +99,7 @@ impl Outlier {
     }
 
     /// Records the result of a request to `instance` at `now`.
-    pub fn record(&mut self, now: u64, instance: usize, success: bool) -> Detection {
+    pub fn record(&mut self, now: Nanos, instance: usize, success: bool) -> Detection {
         let inst = &mut self.instances[instance];
         if success {
             inst.consecutive = 0;
@@ -115,27 +114,27 @@ impl Outlier {
         detection
     }
 
-    fn eject(&mut self, now: u64, instance: usize) -> Detection {
+    fn eject(&mut self, now: Nanos, instance: usize) -> Detection {
         let share = 100.0 * f64::from(self.ejected + 1) / self.hosts.max(1) as f64;
         let allowed = share <= f64::from(self.cfg.max_ejection_percent.min(100))
             || (self.cfg.always_eject_one_host && self.ejected == 0);
         if !allowed {
             return Detection::Overflow;
         }
-        let (base, max) = (self.cfg.base_ejection_time, self.cfg.max_ejection_time);
+        let (base, max) = (self.cfg.base_ejection_time.0, self.cfg.max_ejection_time.0);
         let inst = &mut self.instances[instance];
         if u64::from(inst.multiplier).saturating_mul(base) < max.saturating_add(base) {
             inst.multiplier += 1;
         }
         let time = u64::from(inst.multiplier).saturating_mul(base).min(max);
-        inst.ejected_until = Some(now.saturating_add(time));
+        inst.ejected_until = Some(now.saturating_add(Nanos(time)));
         inst.ejections += 1;
         self.ejected += 1;
         Detection::Ejected
     }
 
     /// Envoy's interval timer fired at `now`. Returns how many instances came back.
-    pub fn sweep(&mut self, now: u64) -> u32 {
+    pub fn sweep(&mut self, now: Nanos) -> u32 {
         let mut back = 0;
         for inst in &mut self.instances {
             if inst.ejected_until.is_some_and(|until| until <= now) {
@@ -186,10 +185,10 @@ impl Outlier {
 mod tests {
     use super::*;
 
-    const S: u64 = 1_000_000_000;
+    const S: Nanos = Nanos::from_secs(1);
 
     /// `n` failures of `instance` at `now`; the detection of each.
-    fn fail(o: &mut Outlier, now: u64, instance: usize, n: usize) -> Vec<Detection> {
+    fn fail(o: &mut Outlier, now: Nanos, instance: usize, n: usize) -> Vec<Detection> {
         (0..n).map(|_| o.record(now, instance, false)).collect()
     }
 
@@ -205,9 +204,13 @@ mod tests {
     #[test]
     fn ejects_at_once_on_the_fifth_failure_in_a_row() {
         let mut o = Outlier::new(OutlierConfig::default(), 10);
-        assert_eq!(fail(&mut o, 0, 3, 4), vec![Nothing; 4]);
+        assert_eq!(fail(&mut o, Nanos::ZERO, 3, 4), vec![Nothing; 4]);
         assert!(!o.is_ejected(3));
-        assert_eq!(fail(&mut o, 0, 3, 1), vec![Ejected], "1 of 10 is 10%");
+        assert_eq!(
+            fail(&mut o, Nanos::ZERO, 3, 1),
+            vec![Ejected],
+            "1 of 10 is 10%"
+        );
         assert!(o.is_ejected(3));
         assert_eq!((o.ejected_count(), o.ejections(3)), (1, 1));
         assert_eq!(o.instances[3].ejected_until, Some(30 * S));
@@ -216,23 +219,23 @@ mod tests {
     #[test]
     fn a_success_resets_the_count() {
         let mut o = Outlier::new(OutlierConfig::default(), 10);
-        fail(&mut o, 0, 0, 4);
-        assert_eq!(o.record(0, 0, true), Nothing);
-        assert_eq!(fail(&mut o, 0, 0, 4), vec![Nothing; 4]);
-        assert_eq!(fail(&mut o, 0, 0, 1), vec![Ejected]);
+        fail(&mut o, Nanos::ZERO, 0, 4);
+        assert_eq!(o.record(Nanos::ZERO, 0, true), Nothing);
+        assert_eq!(fail(&mut o, Nanos::ZERO, 0, 4), vec![Nothing; 4]);
+        assert_eq!(fail(&mut o, Nanos::ZERO, 0, 1), vec![Ejected]);
     }
 
     #[test]
     fn the_percentage_cap_counts_the_host_to_be_ejected() {
         let mut o = Outlier::new(OutlierConfig::default(), 20);
-        assert_eq!(fail(&mut o, 0, 0, 5)[4], Ejected, "5%");
-        assert_eq!(fail(&mut o, 0, 1, 5)[4], Ejected, "10%");
-        assert_eq!(fail(&mut o, 0, 2, 5)[4], Overflow, "15% > 10%");
+        assert_eq!(fail(&mut o, Nanos::ZERO, 0, 5)[4], Ejected, "5%");
+        assert_eq!(fail(&mut o, Nanos::ZERO, 1, 5)[4], Ejected, "10%");
+        assert_eq!(fail(&mut o, Nanos::ZERO, 2, 5)[4], Overflow, "15% > 10%");
         assert!(!o.is_ejected(2));
         assert_eq!(o.ejected_count(), 2);
         // The count was reset even though nothing was ejected: five more to ask again.
         assert_eq!(
-            fail(&mut o, 0, 2, 5),
+            fail(&mut o, Nanos::ZERO, 2, 5),
             [vec![Nothing; 4], vec![Overflow]].concat()
         );
     }
@@ -240,7 +243,11 @@ mod tests {
     #[test]
     fn small_clusters_eject_nothing_unless_one_host_is_always_allowed() {
         let mut o = Outlier::new(OutlierConfig::default(), 5);
-        assert_eq!(fail(&mut o, 0, 0, 5)[4], Overflow, "1 of 5 is 20% > 10%");
+        assert_eq!(
+            fail(&mut o, Nanos::ZERO, 0, 5)[4],
+            Overflow,
+            "1 of 5 is 20% > 10%"
+        );
         let mut o = Outlier::new(
             OutlierConfig {
                 always_eject_one_host: true,
@@ -249,11 +256,15 @@ mod tests {
             5,
         );
         assert_eq!(
-            fail(&mut o, 0, 0, 5)[4],
+            fail(&mut o, Nanos::ZERO, 0, 5)[4],
             Ejected,
             "the first one always may go"
         );
-        assert_eq!(fail(&mut o, 0, 1, 5)[4], Overflow, "only the first");
+        assert_eq!(
+            fail(&mut o, Nanos::ZERO, 1, 5)[4],
+            Overflow,
+            "only the first"
+        );
         o.sweep(30 * S);
         assert_eq!(fail(&mut o, 31 * S, 1, 5)[4], Ejected, "none ejected again");
     }
@@ -261,13 +272,13 @@ mod tests {
     #[test]
     fn ejection_time_grows_by_base_and_stops_at_max() {
         let mut o = Outlier::new(all_hosts(), 1);
-        let mut now = 0;
+        let mut now = Nanos::ZERO;
         let mut times = Vec::new();
         for _ in 0..13 {
             assert_eq!(fail(&mut o, now, 0, 5)[4], Ejected);
             let until = o.instances[0].ejected_until.unwrap();
-            times.push((until - now) / S);
-            assert_eq!(o.sweep(until - 1), 0, "not yet");
+            times.push((until - now).0 / S.0);
+            assert_eq!(o.sweep(until - Nanos(1)), 0, "not yet");
             assert_eq!(o.sweep(until), 1, "time is up");
             now = until; // failing again right away: no sweep has lowered the multiplier
         }
@@ -293,7 +304,7 @@ mod tests {
         // Late failures while it is out run the count past 5 without asking again; un-ejecting
         // clears it.
         let mut o = Outlier::new(all_hosts(), 2);
-        fail(&mut o, 0, 0, 5);
+        fail(&mut o, Nanos::ZERO, 0, 5);
         assert_eq!(fail(&mut o, S, 0, 7), vec![Nothing; 7], "already ejected");
         assert_eq!(o.ejections(0), 1);
         o.sweep(30 * S);
@@ -304,7 +315,7 @@ mod tests {
     #[test]
     fn the_multiplier_falls_by_one_per_sweep_an_interval_after_un_ejection() {
         let mut o = Outlier::new(all_hosts(), 1);
-        fail(&mut o, 0, 0, 5); // multiplier 1, until 30 s
+        fail(&mut o, Nanos::ZERO, 0, 5); // multiplier 1, until 30 s
         o.sweep(30 * S);
         fail(&mut o, 35 * S, 0, 5); // multiplier 2, until 95 s
         assert_eq!(o.instances[0].ejected_until, Some(95 * S));

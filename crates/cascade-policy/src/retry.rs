@@ -11,6 +11,7 @@
 
 use super::backoff::Backoff;
 use crate::outcome::{Outcome, OutcomeSet};
+use crate::time::Nanos;
 use rand::Rng;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -24,8 +25,8 @@ pub struct RetryPolicy {
     pub retry_after: bool,
     /// How an honoured Retry-After and the backoff make the wait.
     pub retry_after_wait: RetryAfterWait,
-    /// Timeout of the attempts after the first (ns), when it differs from the policy's.
-    pub timeout: Option<u64>,
+    /// Timeout of the attempts after the first, when it differs from the policy's.
+    pub timeout: Option<Nanos>,
 }
 
 /// How an honoured Retry-After sets the wait before the retry.
@@ -49,17 +50,17 @@ pub struct RetryInput {
     pub attempt: u32,
     /// The call may be sent again: idempotent, or carrying an idempotency key.
     pub retry_allowed: bool,
-    /// The Retry-After the failed reply carried (ns), if any.
-    pub retry_after: Option<u64>,
-    /// When the attempt ended (ns).
-    pub now: u64,
-    /// The call's deadline (ns; `u64::MAX` for none).
-    pub deadline: u64,
-    /// The least time an attempt needs left to be started (the policy's `min_attempt`, ns).
-    pub min_attempt: u64,
-    /// The call's previous backoff (ns, 0 before the first retry): decorrelated jitter grows
+    /// The Retry-After the failed reply carried, if any.
+    pub retry_after: Option<Nanos>,
+    /// When the attempt ended.
+    pub now: Nanos,
+    /// The call's deadline (`Nanos::MAX`, `deadline::NO_DEADLINE`, for none).
+    pub deadline: Nanos,
+    /// The least time an attempt needs left to be started (the policy's `min_attempt`).
+    pub min_attempt: Nanos,
+    /// The call's previous backoff (zero before the first retry): decorrelated jitter grows
     /// from it.
-    pub last_delay: u64,
+    pub last_delay: Nanos,
 }
 
 /// Why a retry is not made.
@@ -97,7 +98,7 @@ impl RetryPolicy {
         &self,
         input: &RetryInput,
         jitter: &mut R,
-    ) -> Result<u64, NoRetry> {
+    ) -> Result<Nanos, NoRetry> {
         if !self.retries(input.outcome) {
             return Err(NoRetry::NotRetryable);
         }
@@ -116,7 +117,7 @@ impl RetryPolicy {
             _ => backoff(jitter),
         };
         let (start, deadline) = (input.now.saturating_add(wait), input.deadline);
-        if start >= deadline || deadline - start < input.min_attempt.max(1) {
+        if start >= deadline || deadline - start < input.min_attempt.max(Nanos(1)) {
             return Err(NoRetry::NoTimeLeft);
         }
         Ok(wait)
@@ -129,8 +130,8 @@ mod tests {
     use crate::backoff::{Jitter, Schedule};
     use rand::SeedableRng;
 
-    const MS: u64 = 1_000_000;
-    const NONE: u64 = u64::MAX;
+    const MS: Nanos = Nanos::from_ms(1);
+    const NONE: Nanos = Nanos::MAX;
 
     /// `attempts` in all, the default kinds, a constant backoff of `backoff_ms` without jitter.
     fn policy(attempts: u32, backoff_ms: u64) -> RetryPolicy {
@@ -156,14 +157,14 @@ mod tests {
             attempt,
             retry_allowed: true,
             retry_after: None,
-            now: 0,
+            now: Nanos::ZERO,
             deadline: NONE,
-            min_attempt: 0,
-            last_delay: 0,
+            min_attempt: Nanos::ZERO,
+            last_delay: Nanos::ZERO,
         }
     }
 
-    fn decide(p: &RetryPolicy, input: RetryInput) -> Result<u64, NoRetry> {
+    fn decide(p: &RetryPolicy, input: RetryInput) -> Result<Nanos, NoRetry> {
         p.decide(&input, &mut rand_pcg::Pcg64Mcg::seed_from_u64(1))
     }
 
@@ -223,7 +224,7 @@ mod tests {
     #[test]
     fn retry_after_replaces_the_backoff_when_honoured_and_fitting() {
         let mut p = policy(3, 40);
-        let overloaded = |retry_after_ms: u64, deadline: u64| RetryInput {
+        let overloaded = |retry_after_ms: u64, deadline: Nanos| RetryInput {
             retry_after: Some(retry_after_ms * MS),
             deadline,
             ..failed(1, Outcome::Overloaded)
@@ -252,7 +253,7 @@ mod tests {
         assert_eq!(wait, p.backoff.delay(2, 100 * MS, &mut seed()));
         assert_ne!(
             wait,
-            p.backoff.delay(2, 0, &mut seed()),
+            p.backoff.delay(2, Nanos::ZERO, &mut seed()),
             "the last delay counts"
         );
         // A call that cannot retry leaves its stream where it was.
@@ -302,7 +303,7 @@ mod tests {
         // same stream), then the larger wins.
         p.backoff.jitter = Jitter::Full;
         let seed = || rand_pcg::Pcg64Mcg::seed_from_u64(1);
-        let drawn = p.backoff.delay(3, 0, &mut seed());
+        let drawn = p.backoff.delay(3, Nanos::ZERO, &mut seed());
         assert!(drawn < 400 * MS);
         assert_eq!(decide(&p, third(1)), Ok(drawn.max(MS)));
         assert_eq!(decide(&p, third(399)), Ok(drawn.max(399 * MS)));

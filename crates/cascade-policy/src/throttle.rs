@@ -6,6 +6,7 @@
 
 use super::window::SlidingCounts;
 use crate::outcome::Outcome;
+use crate::time::Nanos;
 
 const REQUESTS: usize = 0;
 const ACCEPTS: usize = 1;
@@ -13,8 +14,7 @@ const ACCEPTS: usize = 1;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThrottleConfig {
     pub k: f64,
-    /// ns
-    pub window: u64,
+    pub window: Nanos,
 }
 
 #[derive(Debug, Clone)]
@@ -33,21 +33,21 @@ impl Throttle {
     }
 
     /// The rejection probability now, from the window's counts.
-    pub fn reject_probability(&self, now: u64) -> f64 {
+    pub fn reject_probability(&self, now: Nanos) -> f64 {
         let [requests, accepts] = self.counts.totals(now);
         ((requests - self.k * accepts) / (requests + 1.0)).max(0.0)
     }
 
     /// A request is about to be sent; `u` is a uniform draw in [0, 1). Returns true when it is
     /// rejected locally. Either way it counts as a request.
-    pub fn reject(&mut self, now: u64, u: f64) -> bool {
+    pub fn reject(&mut self, now: Nanos, u: f64) -> bool {
         let p = self.reject_probability(now);
         self.counts.add(now, REQUESTS, 1.0);
         u < p
     }
 
     /// The backend accepted a request.
-    pub fn accepted(&mut self, now: u64) {
+    pub fn accepted(&mut self, now: Nanos) {
         self.counts.add(now, ACCEPTS, 1.0);
     }
 
@@ -71,7 +71,7 @@ impl Throttle {
 mod tests {
     use super::*;
 
-    const S: u64 = 1_000_000_000;
+    const S: Nanos = Nanos::from_secs(1);
 
     #[test]
     fn rejects_by_the_sre_formula() {
@@ -79,27 +79,27 @@ mod tests {
             k: 2.0,
             window: 120 * S,
         });
-        assert_eq!(t.reject_probability(0), 0.0);
+        assert_eq!(t.reject_probability(Nanos::ZERO), 0.0);
         // 100 requests, 20 accepted: p = (100 - 40) / 101.
         for i in 0..100 {
-            t.reject(i, 0.999_999);
+            t.reject(Nanos(i), 0.999_999);
             if i < 20 {
-                t.accepted(i);
+                t.accepted(Nanos(i));
             }
         }
-        assert!((t.reject_probability(100) - 60.0 / 101.0).abs() < 1e-12);
+        assert!((t.reject_probability(Nanos(100)) - 60.0 / 101.0).abs() < 1e-12);
         // A healthy backend (accepts >= requests / K) is never throttled.
         let mut t = Throttle::new(&ThrottleConfig {
             k: 2.0,
             window: 120 * S,
         });
         for i in 0..100 {
-            assert!(!t.reject(i, 0.0));
+            assert!(!t.reject(Nanos(i), 0.0));
             if i % 2 == 0 {
-                t.accepted(i);
+                t.accepted(Nanos(i));
             }
         }
-        assert_eq!(t.reject_probability(100), 0.0);
+        assert_eq!(t.reject_probability(Nanos(100)), 0.0);
     }
 
     #[test]
@@ -109,9 +109,9 @@ mod tests {
             window: 10 * S,
         });
         for _ in 0..50 {
-            t.reject(0, 0.5);
+            t.reject(Nanos::ZERO, 0.5);
         }
-        assert!(t.reject_probability(0) > 0.9);
+        assert!(t.reject_probability(Nanos::ZERO) > 0.9);
         assert_eq!(
             t.reject_probability(10 * S),
             0.0,

@@ -5,6 +5,7 @@
 //! initial limit is not clamped, as in the library.
 
 use super::windowed::Sample;
+use crate::time::Nanos;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AimdConfig {
@@ -13,8 +14,8 @@ pub struct AimdConfig {
     pub max_limit: u32,
     /// In [0.5, 1) in the library.
     pub backoff_ratio: f64,
-    /// ns; a slower sample counts as a drop.
-    pub timeout: u64,
+    /// A slower sample counts as a drop.
+    pub timeout: Nanos,
 }
 
 impl Default for AimdConfig {
@@ -25,7 +26,7 @@ impl Default for AimdConfig {
             min_limit: 20,
             max_limit: 200,
             backoff_ratio: 0.9,
-            timeout: 5_000_000_000,
+            timeout: Nanos::from_secs(5),
         }
     }
 }
@@ -65,9 +66,9 @@ impl Aimd {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
 
-    fn s(rtt: u64, inflight: u32, dropped: bool) -> Sample {
+    fn s(rtt: Nanos, inflight: u32, dropped: bool) -> Sample {
         Sample {
             rtt,
             inflight,
@@ -100,7 +101,7 @@ mod tests {
         a.update(s(10 * MS, 30, true));
         assert_eq!(a.limit(), 24, "27 × 0.9 = 24.3");
         // Slower than the 5 s timeout counts as a drop, even when app-limited.
-        a.update(s(5_000 * MS + 1, 0, false));
+        a.update(s(5_000 * MS + Nanos(1), 0, false));
         assert_eq!(a.limit(), 21, "24 × 0.9 = 21.6");
         a.update(s(5_000 * MS, 21, false));
         assert_eq!(a.limit(), 22, "exactly the timeout is not slow");

@@ -90,7 +90,7 @@ impl Gradient2 {
     }
 
     pub fn update(&mut self, s: Sample) {
-        let short = s.rtt as f64;
+        let short = s.rtt.0 as f64;
         let long = self.long_rtt.add(short);
         if long / short > 2.0 {
             self.long_rtt.value *= 0.95;
@@ -120,8 +120,9 @@ impl Gradient2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Nanos;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
 
     fn s(rtt_ms: u64, inflight: u32) -> Sample {
         Sample {
@@ -144,7 +145,7 @@ mod tests {
         assert_eq!(g.limit(), 20);
         // long = (10 + 20) / 2 = 15: 1.5 · 15 / 20 = 1.125, capped at 1: 0.8·20.8 + 0.2·24.8.
         g.update(s(20, 20));
-        assert!(close(g.long_rtt.value, 15.0 * MS as f64));
+        assert!(close(g.long_rtt.value, 15.0 * MS.0 as f64));
         assert!(close(g.estimated, 21.6));
         assert_eq!(g.limit(), 21);
         // long = 70/3 ≈ 23.3: gradient 1.5 · 23.3 / 40 = 0.875; 0.8·21.6 + 0.2·(21.6·0.875 + 4).
@@ -163,7 +164,7 @@ mod tests {
         }
         assert_eq!(g.estimated, 20.0);
         assert!(
-            close(g.long_rtt.value, 5.5 * MS as f64),
+            close(g.long_rtt.value, 5.5 * MS.0 as f64),
             "the mean of 1..=10 ms"
         );
         g.update(s(100, 20));
@@ -193,7 +194,7 @@ mod tests {
         g.update(s(30, 0));
         g.update(s(10, 0));
         assert!(
-            close(g.long_rtt.value, 20.0 * MS as f64),
+            close(g.long_rtt.value, 20.0 * MS.0 as f64),
             "20 / 10 is not over 2"
         );
     }

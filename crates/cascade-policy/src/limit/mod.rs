@@ -31,6 +31,7 @@ pub use vegas::{Vegas, VegasConfig};
 pub use windowed::{Sample, WindowConfig, Windowed};
 
 use crate::outcome::Outcome;
+use crate::time::Nanos;
 use std::num::NonZeroU32;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -111,10 +112,10 @@ impl Limiter {
         NonZeroU32::new(self.inflight).map(|inflight| LimitPermit { inflight })
     }
 
-    /// The call that took `permit` ended at `now` after `rtt` ns: its permit comes back with
+    /// The call that took `permit` ended at `now` after `rtt`: its permit comes back with
     /// a sample. `u` is a uniform draw in [0, 1) (Vegas's probe jitter uses it when one is
     /// due; the others never).
-    pub fn release(&mut self, now: u64, rtt: u64, permit: LimitPermit, dropped: bool, u: f64) {
+    pub fn release(&mut self, now: Nanos, rtt: Nanos, permit: LimitPermit, dropped: bool, u: f64) {
         self.inflight = self.inflight.saturating_sub(1);
         let sample = Sample {
             rtt,
@@ -125,7 +126,7 @@ impl Limiter {
     }
 
     /// Feeds a sample to the window, or straight to the algorithm.
-    fn learn(&mut self, now: u64, sample: Sample, u: f64) {
+    fn learn(&mut self, now: Nanos, sample: Sample, u: f64) {
         let sample = match &mut self.window {
             Some(w) => w.add(now, sample),
             None => Some(sample),
@@ -188,12 +189,12 @@ pub fn sample_of(outcome: Outcome) -> Option<bool> {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-    const S: u64 = 1_000_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const S: Nanos = Nanos::from_secs(1);
 
     /// Feeds a sample as a call started with `inflight` in flight would give it (the
     /// algorithms' tests need counts no run of permits here would make).
-    fn sample(l: &mut Limiter, now: u64, rtt: u64, inflight: u32, dropped: bool, u: f64) {
+    fn sample(l: &mut Limiter, now: Nanos, rtt: Nanos, inflight: u32, dropped: bool, u: f64) {
         let sample = Sample {
             rtt,
             inflight,
@@ -246,13 +247,13 @@ mod tests {
             assert_eq!(l.limit(), 20, "still inside the window");
         }
         // Closing it with eleven samples: one AIMD step (+1), not eleven.
-        sample(&mut l, 2 * S + 1, 10 * MS, 10, false, 0.0);
+        sample(&mut l, 2 * S + Nanos(1), 10 * MS, 10, false, 0.0);
         assert_eq!(l.limit(), 21);
         // A window with a drop backs off once: 21 × 0.9 = 18.9 → 18, raised to min 20.
         for i in 1..=10 {
             sample(&mut l, 2 * S + i * 10 * MS, 10 * MS, 10, i == 3, 0.0);
         }
-        sample(&mut l, 3 * S + 2, 10 * MS, 10, false, 0.0);
+        sample(&mut l, 3 * S + Nanos(2), 10 * MS, 10, false, 0.0);
         assert_eq!(l.limit(), 20);
     }
 

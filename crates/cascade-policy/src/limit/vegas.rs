@@ -15,6 +15,7 @@
 //! probe; here it is drawn from the `u` given with the first sample after those points.
 
 use super::windowed::Sample;
+use crate::time::Nanos;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VegasConfig {
@@ -49,8 +50,8 @@ fn log10_int(limit: u32) -> u32 {
 pub struct Vegas {
     cfg: VegasConfig,
     estimated: f64,
-    /// ns; 0 until the first sample.
-    rtt_noload: u64,
+    /// Zero until the first sample.
+    rtt_noload: Nanos,
     probe_count: u64,
     /// In [0.5, 1); `None` until the next sample draws it.
     probe_jitter: Option<f64>,
@@ -61,7 +62,7 @@ impl Vegas {
         Vegas {
             estimated: f64::from(cfg.initial_limit),
             cfg,
-            rtt_noload: 0,
+            rtt_noload: Nanos::ZERO,
             probe_count: 0,
             probe_jitter: None,
         }
@@ -78,12 +79,13 @@ impl Vegas {
             self.rtt_noload = s.rtt;
             return;
         }
-        if self.rtt_noload == 0 || s.rtt < self.rtt_noload {
+        if self.rtt_noload == Nanos::ZERO || s.rtt < self.rtt_noload {
             self.rtt_noload = s.rtt;
             return;
         }
         // rtt ≥ rtt_noload > 0 here, so the ratio is in (0, 1].
-        let queue = (self.estimated * (1.0 - self.rtt_noload as f64 / s.rtt as f64)).ceil() as i64;
+        let queue =
+            (self.estimated * (1.0 - self.rtt_noload.0 as f64 / s.rtt.0 as f64)).ceil() as i64;
         let est = self.estimated;
         let log = log10_int(est as u32);
         let new = if s.dropped {
@@ -115,9 +117,9 @@ impl Vegas {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
 
-    fn s(rtt: u64, inflight: u32, dropped: bool) -> Sample {
+    fn s(rtt: Nanos, inflight: u32, dropped: bool) -> Sample {
         Sample {
             rtt,
             inflight,
@@ -161,10 +163,10 @@ mod tests {
         v.update(s(10 * MS, 10, false), 0.0);
         assert_eq!(v.limit(), 26);
         // queue = ⌈26 · (1 − 10/12.5)⌉ = ⌈5.2⌉ = 6: not < α (3), not > β (6): unchanged.
-        v.update(s(12_500_000, 26, false), 0.0);
+        v.update(s(Nanos(12_500_000), 26, false), 0.0);
         assert_eq!(v.limit(), 26);
         // queue = ⌈26 · (1 − 10/10.5)⌉ = ⌈1.24⌉ = 2 < α: 26 + 1.
-        v.update(s(10_500_000, 26, false), 0.0);
+        v.update(s(Nanos(10_500_000), 26, false), 0.0);
         assert_eq!(v.limit(), 27);
         // queue = ⌈27 · (1 − 10/20)⌉ = 14 > β: 27 − 1.
         v.update(s(20 * MS, 27, false), 0.0);
@@ -178,10 +180,10 @@ mod tests {
             ..VegasConfig::default()
         });
         // log = 2: queue = ⌈100 · (1 − 10/10.2)⌉ = ⌈1.96⌉ = 2 ≤ threshold 2: 100 + 12.
-        v.update(s(10_200_000, 100, false), 0.0);
+        v.update(s(Nanos(10_200_000), 100, false), 0.0);
         assert_eq!(v.limit(), 112);
         // queue = ⌈112 · (1 − 10/10.5)⌉ = ⌈5.33⌉ = 6, not < α 6, not > β 12: unchanged.
-        v.update(s(10_500_000, 112, false), 0.0);
+        v.update(s(Nanos(10_500_000), 112, false), 0.0);
         assert_eq!(v.limit(), 112);
     }
 

@@ -12,27 +12,27 @@
 //! `limit/WindowedLimit.java`, whose builder defaults `sampleWindowFactory` to
 //! `AverageSampleWindowFactory`, and `limit/window/ImmutableAverageSampleWindow.java`.)
 
+use crate::time::Nanos;
+
 /// `WindowedLimit`'s builder settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowConfig {
-    /// ns
-    pub min_window: u64,
-    /// ns
-    pub max_window: u64,
+    pub min_window: Nanos,
+    pub max_window: Nanos,
     /// Samples a window needs to count.
     pub window_size: u32,
-    /// ns; faster samples are ignored.
-    pub min_rtt_threshold: u64,
+    /// Faster samples are ignored.
+    pub min_rtt_threshold: Nanos,
 }
 
 impl Default for WindowConfig {
     /// The library's: 1 s windows, 10 samples, 100 µs.
     fn default() -> WindowConfig {
         WindowConfig {
-            min_window: 1_000_000_000,
-            max_window: 1_000_000_000,
+            min_window: Nanos::from_secs(1),
+            max_window: Nanos::from_secs(1),
             window_size: 10,
-            min_rtt_threshold: 100_000,
+            min_rtt_threshold: Nanos::from_micros(100),
         }
     }
 }
@@ -40,8 +40,7 @@ impl Default for WindowConfig {
 /// What the algorithm is given: one call's sample, or one window's aggregate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
-    /// ns
-    pub rtt: u64,
+    pub rtt: Nanos,
     pub inflight: u32,
     pub dropped: bool,
 }
@@ -50,8 +49,9 @@ pub struct Sample {
 pub struct Windowed {
     cfg: WindowConfig,
     /// 0 at the start, so the very first sample closes a window of one (too small to count).
-    next_update: u64,
-    min_rtt: u64,
+    next_update: Nanos,
+    min_rtt: Nanos,
+    /// The window's RTTs added up (ns), for the integer mean.
     sum: u64,
     max_inflight: u32,
     count: u32,
@@ -62,8 +62,8 @@ impl Windowed {
     pub fn new(cfg: WindowConfig) -> Windowed {
         Windowed {
             cfg,
-            next_update: 0,
-            min_rtt: u64::MAX,
+            next_update: Nanos::ZERO,
+            min_rtt: Nanos::MAX,
             sum: 0,
             max_inflight: 0,
             count: 0,
@@ -73,12 +73,12 @@ impl Windowed {
 
     /// Adds a call that ended at `now`; returns the window's aggregate when this call closed a
     /// window that is big enough.
-    pub fn add(&mut self, now: u64, s: Sample) -> Option<Sample> {
+    pub fn add(&mut self, now: Nanos, s: Sample) -> Option<Sample> {
         if s.rtt < self.cfg.min_rtt_threshold {
             return None;
         }
         self.min_rtt = self.min_rtt.min(s.rtt);
-        self.sum = self.sum.saturating_add(s.rtt);
+        self.sum = self.sum.saturating_add(s.rtt.0);
         self.max_inflight = self.max_inflight.max(s.inflight);
         self.count += 1;
         self.dropped |= s.dropped;
@@ -87,14 +87,13 @@ impl Windowed {
         }
         let (min_rtt, count) = (self.min_rtt, self.count);
         let closed = Sample {
-            rtt: self.sum / u64::from(count),
+            rtt: Nanos(self.sum / u64::from(count)),
             inflight: self.max_inflight,
             dropped: self.dropped,
         };
         *self = Windowed::new(self.cfg.clone());
         // Java's min(max(..)) order, so a min_window above max_window gives max_window.
-        let length = min_rtt
-            .saturating_mul(2)
+        let length = Nanos(min_rtt.0.saturating_mul(2))
             .max(self.cfg.min_window)
             .min(self.cfg.max_window);
         self.next_update = now.saturating_add(length);
@@ -106,10 +105,10 @@ impl Windowed {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-    const S: u64 = 1_000_000_000;
+    const MS: Nanos = Nanos::from_ms(1);
+    const S: Nanos = Nanos::from_secs(1);
 
-    fn sample(rtt: u64, inflight: u32) -> Sample {
+    fn sample(rtt: Nanos, inflight: u32) -> Sample {
         Sample {
             rtt,
             inflight,
@@ -140,16 +139,16 @@ mod tests {
         }
         // The tenth, ending after 2 s, is counted in and closes it with exactly window_size:
         // (10 + 11 + … + 18 + 22 ms + 7 ns) / 10 = 14.8 ms (integer division drops the 0.7 ns).
-        let got = w.add(2 * S + 1, sample(22 * MS + 7, 2));
+        let got = w.add(2 * S + Nanos(1), sample(22 * MS + Nanos(7), 2));
         assert_eq!(
             got,
             Some(Sample {
-                rtt: 14_800_000,
+                rtt: Nanos(14_800_000),
                 inflight: 6,
                 dropped: true
             })
         );
-        assert_eq!(w.next_update, 3 * S + 1);
+        assert_eq!(w.next_update, 3 * S + Nanos(1));
     }
 
     #[test]
@@ -160,7 +159,7 @@ mod tests {
             w.add(S + i * MS, sample(10 * MS, 1));
         }
         // Nine samples in the window when it closes: not enough; the next starts empty.
-        assert_eq!(w.add(2 * S + 1, sample(10 * MS, 1)), None);
+        assert_eq!(w.add(2 * S + Nanos(1), sample(10 * MS, 1)), None);
         assert_eq!((w.count, w.sum), (0, 0));
     }
 
@@ -172,20 +171,24 @@ mod tests {
         };
         let mut w = Windowed::new(cfg);
         let fast = Sample {
-            rtt: 99_999,
+            rtt: Nanos(99_999),
             inflight: 50,
             dropped: true,
         };
         assert_eq!(w.add(S, fast), None);
-        assert_eq!((w.count, w.next_update), (0, 0), "not even counted");
-        w.add(S, sample(100_000, 1));
+        assert_eq!(
+            (w.count, w.next_update),
+            (0, Nanos::ZERO),
+            "not even counted"
+        );
+        w.add(S, sample(Nanos(100_000), 1));
         assert_eq!(
             w.next_update,
             2 * S,
             "exactly 100 µs counts: it closed a window"
         );
         // A 2 s minimum RTT makes the next window 4 s (between 1 s and 5 s).
-        w.add(2 * S + 1, sample(2 * S, 1));
-        assert_eq!(w.next_update, 6 * S + 1);
+        w.add(2 * S + Nanos(1), sample(2 * S, 1));
+        assert_eq!(w.next_update, 6 * S + Nanos(1));
     }
 }

@@ -8,6 +8,7 @@ use crate::outcome::Outcome;
 use crate::random::unit;
 use crate::retry::{RetryInput, RetryPolicy};
 use crate::throttle::Throttle;
+use crate::time::Nanos;
 use rand::Rng;
 
 impl<R: Rng> PathPolicies<R> {
@@ -72,9 +73,9 @@ impl<R: Rng> PathPolicies<R> {
     #[inline(always)]
     fn sample_limit(
         &mut self,
-        now: u64,
+        now: Nanos,
         outcome: Outcome,
-        took: u64,
+        took: Nanos,
         permit: Option<LimitPermit>,
     ) -> i64 {
         let (Some(permit), Some(limiter)) = (permit, self.limit.as_mut()) else {

@@ -7,19 +7,20 @@ use super::{BreakerPass, PathPolicies};
 use crate::breaker::Transition;
 use crate::limit::LimitPermit;
 use crate::outcome::Outcome;
+use crate::time::Nanos;
 use rand::Rng;
 
 /// A call over, as its path's policies learn it.
 #[derive(Debug)]
 pub struct CallEnd {
-    pub now: u64,
+    pub now: Nanos,
     /// How the call ended; `None` for a call dropped because whoever waited for it is gone
     /// (nothing to judge).
     pub outcome: Option<Outcome>,
     /// The failure a fallback answered: a breaker judges the dependency, not the rescue.
     pub fell_back_from: Option<Outcome>,
-    /// From the call's start to its end (ns).
-    pub took: u64,
+    /// From the call's start to its end.
+    pub took: Nanos,
     /// The breaker pass the call still holds: a breaker's around the whole call
     /// (`breaker_wraps_call`), or an attempt's that was let through but never sent (a
     /// deadline or `min_attempt` ended the call while it waited for a bulkhead permit).

@@ -3,6 +3,7 @@
 
 use super::PathPolicies;
 use crate::hedge::HedgeConfig;
+use crate::time::Nanos;
 use rand::Rng;
 
 /// A hedge timer's verdict.
@@ -14,7 +15,7 @@ pub enum HedgeVerdict {
     /// pay for a copy.
     BudgetExhausted,
     /// Send a copy now; the next one, if any, goes at this instant.
-    Send { next: Option<u64> },
+    Send { next: Option<Nanos> },
 }
 
 impl<R: Rng> PathPolicies<R> {
@@ -24,11 +25,11 @@ impl<R: Rng> PathPolicies<R> {
     #[inline]
     pub fn first_hedge(
         &mut self,
-        now: u64,
+        now: Nanos,
         cfg: &HedgeConfig,
         retry_allowed: bool,
-        expiry: u64,
-    ) -> Option<u64> {
+        expiry: Nanos,
+    ) -> Option<Nanos> {
         if !retry_allowed {
             return None;
         }
@@ -40,7 +41,13 @@ impl<R: Rng> PathPolicies<R> {
     /// A hedge timer fires at `now` for an attempt that has sent `sent` copies and is waited
     /// for until `expiry`: whether a copy goes now (the policy's count, then the budget), and
     /// when the next one does.
-    pub fn hedge_due(&mut self, now: u64, cfg: &HedgeConfig, sent: u32, expiry: u64) -> HedgeVerdict {
+    pub fn hedge_due(
+        &mut self,
+        now: Nanos,
+        cfg: &HedgeConfig,
+        sent: u32,
+        expiry: Nanos,
+    ) -> HedgeVerdict {
         if sent >= cfg.max {
             return HedgeVerdict::Enough;
         }

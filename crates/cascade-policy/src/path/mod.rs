@@ -18,9 +18,10 @@
 //! use cascade_policy::outcome::{Outcome, OutcomeSet};
 //! use cascade_policy::path::{AttemptEnd, PathPolicies, RetryVerdict};
 //! use cascade_policy::retry::{RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use cascade_policy::Nanos;
 //! use rand::SeedableRng;
 //!
-//! const MS: u64 = 1_000_000;
+//! const MS: Nanos = Nanos::from_ms(1);
 //! let stream = |n| rand_pcg::Pcg64Mcg::seed_from_u64(n);
 //! // A path with a retry policy and nothing else; a service seeds each stream.
 //! let mut path = PathPolicies {
@@ -51,8 +52,8 @@
 //!     timeout: None,
 //! };
 //! // No breaker, no bulkhead (`None`, of no waiter type: `()`).
-//! path.admit_call::<()>(0, false, None, &mut None).unwrap();
-//! let admitted = path.admit::<()>(0, None, None, &mut None).unwrap();
+//! path.admit_call::<()>(Nanos::ZERO, false, None, &mut None).unwrap();
+//! let admitted = path.admit::<()>(Nanos::ZERO, None, None, &mut None).unwrap();
 //! // The attempt is sent; 20 ms later it fails with a 503.
 //! let now = 20 * MS;
 //! let end = AttemptEnd {
@@ -70,8 +71,8 @@
 //!     retry_after: None,
 //!     now,
 //!     deadline: 1_000 * MS,
-//!     min_attempt: 0,
-//!     last_delay: 0,
+//!     min_attempt: Nanos::ZERO,
+//!     last_delay: Nanos::ZERO,
 //! };
 //! let learned = path.attempt_ended(end, Some((&retry, input)));
 //! assert_eq!(learned.retry, RetryVerdict::After(50 * MS));
@@ -93,6 +94,7 @@ use crate::limit::{LimitPermit, Limiter};
 use crate::outcome::Outcome;
 use crate::random::unit;
 use crate::throttle::Throttle;
+use crate::time::Nanos;
 use rand::Rng;
 
 /// The state one caller keeps for one call path's policies, and the random streams they draw
@@ -206,10 +208,10 @@ impl Refusal {
 /// An ended attempt, as its policies learn it.
 #[derive(Debug)]
 pub struct AttemptEnd {
-    pub now: u64,
+    pub now: Nanos,
     pub outcome: Outcome,
-    /// From send to end (ns).
-    pub took: u64,
+    /// From send to end.
+    pub took: Nanos,
     /// What it held: the breaker that admitted it (a per-attempt one) and its limit permit.
     pub breaker: Option<BreakerPass>,
     pub limit: Option<LimitPermit>,
@@ -235,8 +237,8 @@ pub enum RetryVerdict {
     GiveUp,
     /// The policy would retry but the budget does not pay for it.
     BudgetExhausted,
-    /// Wait this long (ns), then make the next attempt.
-    After(u64),
+    /// Wait this long, then make the next attempt.
+    After(Nanos),
 }
 
 impl<R: Rng> PathPolicies<R> {
@@ -248,7 +250,7 @@ impl<R: Rng> PathPolicies<R> {
     #[inline(always)]
     pub fn admit_call<W: PartialEq>(
         &mut self,
-        now: u64,
+        now: Nanos,
         breaker_wraps_call: bool,
         bulkhead: BulkheadAsk<'_, W>,
         asked: &mut Option<BreakerAsked>,
@@ -276,7 +278,7 @@ impl<R: Rng> PathPolicies<R> {
     #[inline(always)]
     fn take_place<W: PartialEq>(
         &mut self,
-        now: u64,
+        now: Nanos,
         bulkhead: BulkheadAsk<'_, W>,
         pass: Option<BreakerPass>,
         limit: Option<LimitPermit>,
@@ -302,7 +304,7 @@ impl<R: Rng> PathPolicies<R> {
     #[inline(always)]
     fn ask_breaker(
         &mut self,
-        now: u64,
+        now: Nanos,
         index: u32,
         asked: &mut Option<BreakerAsked>,
     ) -> Result<BreakerPass, Refusal> {
@@ -323,7 +325,7 @@ impl<R: Rng> PathPolicies<R> {
     #[inline(always)]
     pub fn admit<W: PartialEq>(
         &mut self,
-        now: u64,
+        now: Nanos,
         breaker: Option<BreakerAsk>,
         bulkhead: BulkheadAsk<'_, W>,
         asked: &mut Option<BreakerAsked>,
@@ -370,7 +372,6 @@ impl<R: Rng> PathPolicies<R> {
             self.breakers[index as usize].release_unused(permit);
         }
     }
-
 }
 
 #[cfg(test)]

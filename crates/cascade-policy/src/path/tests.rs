@@ -4,16 +4,17 @@ use super::*;
 use crate::backoff::{Backoff, Jitter, Schedule};
 use crate::breaker::{BreakerConfig, Window};
 use crate::budget::BudgetConfig;
-use crate::limit::{AimdConfig, LimitAlgorithm, LimitConfig};
 use crate::bulkhead::{Bulkhead, BulkheadConfig, BulkheadRelease, Wraps};
 use crate::hedge::{HedgeConfig, HedgeDelay};
+use crate::limit::{AimdConfig, LimitAlgorithm, LimitConfig};
 use crate::outcome::OutcomeSet;
 use crate::retry::{RetryInput, RetryPolicy};
 use crate::throttle::ThrottleConfig;
+use crate::time::Nanos;
 use std::convert::Infallible;
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
+const MS: Nanos = Nanos::from_ms(1);
+const S: Nanos = Nanos::from_secs(1);
 
 /// A stream that always draws `0`: every throttle test rejects once its probability is
 /// above zero, and every jitter is at the bottom of its range.
@@ -39,7 +40,7 @@ fn breaker() -> Breaker {
         min_calls: 100,
         failure_rate: 1.0,
         slow_call_rate: 2.0,
-        slow_call_duration: u64::MAX,
+        slow_call_duration: Nanos::MAX,
         consecutive_failures: 1,
         open: S,
         open_multiplier: 1.0,
@@ -76,12 +77,16 @@ const ASK: Option<BreakerAsk> = Some(BreakerAsk {
 
 /// Trips the path's breaker at 0 and lets its open time pass: the next ask is the probe.
 fn half_open(p: &mut PathPolicies<Zero>) {
-    let pass = p.admit(0, ASK, NONE, &mut None).unwrap().breaker.unwrap();
-    p.breakers[0].record(0, Outcome::Unavailable, MS, pass.permit);
+    let pass = p
+        .admit(Nanos::ZERO, ASK, NONE, &mut None)
+        .unwrap()
+        .breaker
+        .unwrap();
+    p.breakers[0].record(Nanos::ZERO, Outcome::Unavailable, MS, pass.permit);
     assert!(p.breakers[0].is_open());
 }
 
-fn ended(now: u64, outcome: Outcome, admitted: Admitted) -> AttemptEnd {
+fn ended(now: Nanos, outcome: Outcome, admitted: Admitted) -> AttemptEnd {
     AttemptEnd {
         now,
         outcome,
@@ -102,7 +107,7 @@ fn a_refusal_after_the_breaker_gives_its_probe_back() {
         k: 2.0,
         window: 10 * S,
     });
-    throttle.reject(0, 1.0);
+    throttle.reject(Nanos::ZERO, 1.0);
     p.throttle = Some(throttle);
     let mut asked = None;
     assert_eq!(p.admit(S, ASK, NONE, &mut asked), Err(Refusal::Throttled));
@@ -149,10 +154,13 @@ fn an_open_breaker_refuses_before_the_other_guards_count_anything() {
         k: 2.0,
         window: 10 * S,
     }));
-    assert_eq!(p.admit(S / 2, ASK, NONE, &mut None), Err(Refusal::BreakerOpen));
+    assert_eq!(
+        p.admit(500 * MS, ASK, NONE, &mut None),
+        Err(Refusal::BreakerOpen)
+    );
     let throttle = p.throttle.as_ref().unwrap();
     assert_eq!(
-        throttle.reject_probability(S / 2),
+        throttle.reject_probability(500 * MS),
         0.0,
         "no request counted"
     );
@@ -162,7 +170,7 @@ fn an_open_breaker_refuses_before_the_other_guards_count_anything() {
         first_try_unasked: true,
     });
     let mut asked = None;
-    let admitted = p.admit(S / 2, first_try, NONE, &mut asked).unwrap();
+    let admitted = p.admit(500 * MS, first_try, NONE, &mut asked).unwrap();
     assert_eq!((admitted.breaker, asked), (None, None));
 }
 
@@ -191,17 +199,17 @@ fn an_attempt_end_teaches_each_policy_then_the_retry_decides_within_its_budget()
         attempt,
         retry_allowed: true,
         retry_after: None,
-        now: 0,
+        now: Nanos::ZERO,
         deadline: S,
-        min_attempt: 0,
-        last_delay: 0,
+        min_attempt: Nanos::ZERO,
+        last_delay: Nanos::ZERO,
     };
-    let admitted = p.admit_call(0, false, NONE, &mut None).unwrap();
+    let admitted = p.admit_call(Nanos::ZERO, false, NONE, &mut None).unwrap();
     assert_eq!(admitted.breaker, None);
     assert_eq!(admitted.bulkhead, BulkheadPlace::Unasked);
     // The first failure trips the breaker (one in a row) and costs a token (2 → 1): at
     // half the bucket, no retry is paid for.
-    let a = p.admit(0, ASK, NONE, &mut None).unwrap();
+    let a = p.admit(Nanos::ZERO, ASK, NONE, &mut None).unwrap();
     let learned = p.attempt_ended(ended(MS, Outcome::Unavailable, a), Some((&retry, input(1))));
     assert_eq!(learned.breaker, Transition::Opened);
     assert_eq!(learned.retry, RetryVerdict::BudgetExhausted);
@@ -254,8 +262,14 @@ fn a_full_bulkhead_refuses_last_and_gives_back_the_probe_and_the_limit_permit() 
     p.limit = Some(limit_of_one());
     let mut b = bulkhead();
     // Two callers already hold the bulkhead's permit and its one place in line.
-    assert_eq!(b.acquire(0, 10), crate::bulkhead::Admission::Granted);
-    assert_eq!(b.acquire(0, 11), crate::bulkhead::Admission::Queued);
+    assert_eq!(
+        b.acquire(Nanos::ZERO, 10),
+        crate::bulkhead::Admission::Granted
+    );
+    assert_eq!(
+        b.acquire(Nanos::ZERO, 11),
+        crate::bulkhead::Admission::Queued
+    );
     // The probe passes the breaker and takes the limit's one permit, then the bulkhead has
     // neither a permit nor a place: both come back.
     let mut asked = None;
@@ -263,7 +277,9 @@ fn a_full_bulkhead_refuses_last_and_gives_back_the_probe_and_the_limit_permit() 
     assert_eq!(refused, Err(Refusal::BulkheadFull));
     assert_eq!(Refusal::BulkheadFull.outcome(), Outcome::BulkheadFull);
     assert_eq!(asked.map(|a| a.probe), Some(true));
-    let again = p.admit(S, ASK, NONE, &mut None).expect("probe place and permit free");
+    let again = p
+        .admit(S, ASK, NONE, &mut None)
+        .expect("probe place and permit free");
     assert!(again.breaker.is_some() && again.limit.is_some());
     assert_eq!(again.bulkhead, BulkheadPlace::Unasked);
 }
@@ -272,9 +288,13 @@ fn a_full_bulkhead_refuses_last_and_gives_back_the_probe_and_the_limit_permit() 
 fn a_bulkhead_with_room_in_line_lets_the_attempt_wait_holding_what_it_was_granted() {
     let mut p = path();
     let mut b = bulkhead();
-    let first = p.admit(0, ASK, Some((&mut b, 1)), &mut None).unwrap();
+    let first = p
+        .admit(Nanos::ZERO, ASK, Some((&mut b, 1)), &mut None)
+        .unwrap();
     assert_eq!(first.bulkhead, BulkheadPlace::Held);
-    let second = p.admit(0, ASK, Some((&mut b, 2)), &mut None).unwrap();
+    let second = p
+        .admit(Nanos::ZERO, ASK, Some((&mut b, 2)), &mut None)
+        .unwrap();
     assert_eq!(second.bulkhead, BulkheadPlace::Waiting);
     assert!(second.breaker.is_some(), "kept while it waits");
     // The permit comes back: handed to the waiter, whom the caller resumes.
@@ -286,12 +306,15 @@ fn a_call_level_bulkhead_refusal_gives_the_call_breakers_pass_back() {
     let mut p = path();
     half_open(&mut p);
     let mut b = bulkhead();
-    b.acquire(0, 10);
-    b.acquire(0, 11);
+    b.acquire(Nanos::ZERO, 10);
+    b.acquire(Nanos::ZERO, 11);
     let refused = p.admit_call(S, true, Some((&mut b, 12)), &mut None);
     assert_eq!(refused, Err(Refusal::BulkheadFull));
     let admitted = p.admit_call(S, true, NONE, &mut None).unwrap();
-    assert!(admitted.breaker.is_some(), "the probe's place was given back");
+    assert!(
+        admitted.breaker.is_some(),
+        "the probe's place was given back"
+    );
 }
 
 fn call_end(outcome: Option<Outcome>, breaker: Option<BreakerPass>, wraps_call: bool) -> CallEnd {
@@ -311,12 +334,18 @@ fn call_end(outcome: Option<Outcome>, breaker: Option<BreakerPass>, wraps_call: 
 fn a_call_end_judges_a_breaker_around_the_call_and_gives_back_any_other_pass() {
     // Around the call: the failure is judged (one in a row trips it).
     let mut p = path();
-    let pass = p.admit_call(0, true, NONE, &mut None).unwrap().breaker;
+    let pass = p
+        .admit_call(Nanos::ZERO, true, NONE, &mut None)
+        .unwrap()
+        .breaker;
     let t = p.call_ended(call_end(Some(Outcome::Unavailable), pass, true));
     assert_eq!(t, Transition::Opened);
     // A fallback's rescue is not what the breaker judges: the failure it answered is.
     let mut p = path();
-    let pass = p.admit_call(0, true, NONE, &mut None).unwrap().breaker;
+    let pass = p
+        .admit_call(Nanos::ZERO, true, NONE, &mut None)
+        .unwrap()
+        .breaker;
     let mut end = call_end(Some(Outcome::Degraded), pass, true);
     end.fell_back_from = Some(Outcome::Unavailable);
     assert_eq!(p.call_ended(end), Transition::Opened);
@@ -332,7 +361,10 @@ fn a_call_end_judges_a_breaker_around_the_call_and_gives_back_any_other_pass() {
         half_open(&mut p);
         let pass = p.admit(S, ASK, NONE, &mut None).unwrap().breaker;
         assert_eq!(p.admit(S, ASK, NONE, &mut None), Err(Refusal::BreakerOpen));
-        assert_eq!(p.call_ended(call_end(outcome, pass, wraps_call)), Transition::None);
+        assert_eq!(
+            p.call_ended(call_end(outcome, pass, wraps_call)),
+            Transition::None
+        );
         assert!(p.admit(S, ASK, NONE, &mut None).is_ok(), "{outcome:?}");
     }
 }
@@ -341,13 +373,19 @@ fn a_call_end_judges_a_breaker_around_the_call_and_gives_back_any_other_pass() {
 fn a_call_end_forgets_a_limit_permit_no_answer_came_back_for() {
     let mut p = path();
     p.limit = Some(limit_of_one());
-    p.admit_call(0, false, NONE, &mut None).unwrap();
-    let admitted = p.admit(0, None, NONE, &mut None).unwrap();
-    assert_eq!(p.admit(0, None, NONE, &mut None), Err(Refusal::Limited));
+    p.admit_call(Nanos::ZERO, false, NONE, &mut None).unwrap();
+    let admitted = p.admit(Nanos::ZERO, None, NONE, &mut None).unwrap();
+    assert_eq!(
+        p.admit(Nanos::ZERO, None, NONE, &mut None),
+        Err(Refusal::Limited)
+    );
     let mut end = call_end(Some(Outcome::Ok), None, false);
     end.limit = admitted.limit;
     p.call_ended(end);
-    assert!(p.admit(0, None, NONE, &mut None).is_ok(), "the permit is free");
+    assert!(
+        p.admit(Nanos::ZERO, None, NONE, &mut None).is_ok(),
+        "the permit is free"
+    );
 }
 
 fn hedging(max: u32, uses_retry_budget: bool) -> HedgeConfig {
@@ -366,11 +404,24 @@ fn hedges_go_on_schedule_up_to_their_count_and_before_the_attempt_expires() {
     let mut p = path();
     p.hedge = Some(LatencyTracker::new(S));
     let cfg = hedging(2, false);
-    assert_eq!(p.first_hedge(0, &cfg, true, S), Some(10 * MS));
-    assert_eq!(p.first_hedge(0, &cfg, false, S), None, "not idempotent");
-    assert_eq!(p.first_hedge(0, &cfg, true, 10 * MS), None, "expires first");
+    assert_eq!(p.first_hedge(Nanos::ZERO, &cfg, true, S), Some(10 * MS));
+    assert_eq!(
+        p.first_hedge(Nanos::ZERO, &cfg, false, S),
+        None,
+        "not idempotent"
+    );
+    assert_eq!(
+        p.first_hedge(Nanos::ZERO, &cfg, true, 10 * MS),
+        None,
+        "expires first"
+    );
     let due = p.hedge_due(10 * MS, &cfg, 0, S);
-    assert_eq!(due, HedgeVerdict::Send { next: Some(20 * MS) });
+    assert_eq!(
+        due,
+        HedgeVerdict::Send {
+            next: Some(20 * MS)
+        }
+    );
     let last = p.hedge_due(20 * MS, &cfg, 1, S);
     assert_eq!(last, HedgeVerdict::Send { next: None });
     assert_eq!(p.hedge_due(30 * MS, &cfg, 2, S), HedgeVerdict::Enough);
@@ -386,8 +437,8 @@ fn a_hedge_asks_the_retry_budget_when_told_to() {
     }));
     // A failure halves the bucket: no retry, and no hedge asking the same budget, is paid.
     p.budget.as_mut().unwrap().on_attempt(false, true);
-    let due = p.hedge_due(0, &hedging(1, true), 0, S);
+    let due = p.hedge_due(Nanos::ZERO, &hedging(1, true), 0, S);
     assert_eq!(due, HedgeVerdict::BudgetExhausted);
-    let own = p.hedge_due(0, &hedging(1, false), 0, S);
+    let own = p.hedge_due(Nanos::ZERO, &hedging(1, false), 0, S);
     assert_eq!(own, HedgeVerdict::Send { next: None });
 }

@@ -9,8 +9,9 @@ use super::raw_parts::{RawBreaker, RawWindow};
 use crate::breaker::{BreakerConfig, BreakerPolicy, BreakerScope, Window};
 use crate::bulkhead::Wraps;
 use crate::outcome::{Outcome, OutcomeSet};
+use crate::time::Nanos;
 
-const S: u64 = 1_000_000_000;
+const S: Nanos = Nanos::from_secs(1);
 
 /// Failure kinds a breaker counts unless `count` is given.
 pub const DEFAULT_BREAKER_COUNT: [Outcome; 6] = [
@@ -35,7 +36,7 @@ impl BreakerPolicy {
             }
             Some(RawWindow::Calls(n)) => Window::Calls(*n),
             Some(RawWindow::Time(text)) => match parse_duration(text) {
-                Ok(ns) if ns >= 10 => Window::Time(ns),
+                Ok(ns) if ns >= 10 => Window::Time(Nanos(ns)),
                 Ok(_) => return Err(TableError::at("window", "must be longer than zero")),
                 Err(e) => {
                     return Err(TableError::at(
@@ -53,8 +54,8 @@ impl BreakerPolicy {
                 Err(TableError::at(f, "must be in (0, 1]"))
             }
         };
-        let open = b.open.map_or(60 * S, |d| d.0);
-        if open == 0 {
+        let open = b.open.map_or(60 * S, Nanos::from);
+        if open == Nanos::ZERO {
             return Err(TableError::at("open", "must be longer than zero"));
         }
         let open_multiplier = b.open_multiplier.unwrap_or(1.0);
@@ -63,11 +64,11 @@ impl BreakerPolicy {
         }
         let open_max = b.open_max.map_or(
             if open_multiplier > 1.0 {
-                10 * open
+                open * 10
             } else {
                 open
             },
-            |d| d.0,
+            Nanos::from,
         );
         if open_max < open {
             return Err(TableError::at("open_max", "must be at least `open`"));
@@ -85,7 +86,7 @@ impl BreakerPolicy {
             min_calls: b.min_calls.unwrap_or(100),
             failure_rate: rate(b.failure_rate, 0.5, "failure_rate")?,
             slow_call_rate: rate(b.slow_call_rate, 1.0, "slow_call_rate")?,
-            slow_call_duration: b.slow_call_duration.map_or(60 * S, |d| d.0),
+            slow_call_duration: b.slow_call_duration.map_or(60 * S, Nanos::from),
             consecutive_failures: b.consecutive_failures.unwrap_or(0),
             open,
             open_multiplier,
@@ -110,7 +111,7 @@ impl BreakerPolicy {
         if config.min_calls == 0 {
             return Err(TableError::at("min_calls", "must be at least 1"));
         }
-        if config.slow_call_duration == 0 {
+        if config.slow_call_duration == Nanos::ZERO {
             return Err(TableError::at(
                 "slow_call_duration",
                 "must be longer than zero",

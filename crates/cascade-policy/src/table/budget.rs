@@ -6,8 +6,9 @@ use super::error::{Checked, TableError};
 use super::names::stray_key;
 use super::raw::{BudgetKind, EarnOnKind, RawBudget};
 use crate::budget::{BudgetConfig, EarnOn};
+use crate::time::Nanos;
 
-const S: u64 = 1_000_000_000;
+const S: Nanos = Nanos::from_secs(1);
 
 impl BudgetConfig {
     /// The budget a `retry.budget` value describes; errors name the field relative to it.
@@ -69,8 +70,8 @@ impl BudgetConfig {
                 if !(min_per_s >= 0.0 && min_per_s.is_finite()) {
                     return Err(TableError::at("min_per_s", "must be zero or more"));
                 }
-                let window = t.window.map_or(10 * S, |d| d.0);
-                if window < 10 {
+                let window = t.window.map_or(10 * S, Nanos::from);
+                if window < Nanos(10) {
                     return Err(TableError::at("window", "must be longer than zero"));
                 }
                 Ok(BudgetConfig::Ratio {

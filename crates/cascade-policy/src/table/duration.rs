@@ -2,9 +2,19 @@
 //! nanoseconds (`Dur`). The one parser of the scenario language's durations; cascade's
 //! `time::parse_duration` is this one.
 
+use crate::time::Nanos;
+
 /// A duration written as a string with a unit (`"250ms"`), held as nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Dur(pub u64);
+
+/// A table's duration as the policies take it, when a table is compiled into configs.
+impl From<Dur> for Nanos {
+    #[inline]
+    fn from(d: Dur) -> Nanos {
+        Nanos(d.0)
+    }
+}
 
 /// Parses a duration: a decimal number with a unit (`250ms`, `1.5s`, `2us`, `3m`, `1h`), a
 /// compound humantime form (`1m 30s`), or a bare `0`. Returns nanoseconds.

@@ -8,8 +8,9 @@ use super::raw_parts::{RawAccrual, RawBulkhead, RawThrottle};
 use crate::accrual::AccrualConfig;
 use crate::bulkhead::BulkheadConfig;
 use crate::throttle::ThrottleConfig;
+use crate::time::Nanos;
 
-const S: u64 = 1_000_000_000;
+const S: Nanos = Nanos::from_secs(1);
 
 impl BulkheadConfig {
     /// The bulkhead a `bulkhead` table describes; errors name the field relative to it.
@@ -19,14 +20,14 @@ impl BulkheadConfig {
             return Err(TableError::at("max_concurrent", "must be at least 1"));
         }
         let queue = b.queue.unwrap_or(0);
-        let max_wait = b.max_wait.map_or(0, |d| d.0);
-        if queue == 0 && max_wait > 0 {
+        let max_wait = b.max_wait.map_or(Nanos::ZERO, Nanos::from);
+        if queue == 0 && max_wait > Nanos::ZERO {
             return Err(TableError::at(
                 "max_wait",
                 "waiting needs room to wait: set `queue` too",
             ));
         }
-        if queue > 0 && max_wait == 0 {
+        if queue > 0 && max_wait == Nanos::ZERO {
             return Err(TableError::at(
                 "max_wait",
                 "a bulkhead queue needs `max_wait`, how long a call may wait for a permit",
@@ -56,8 +57,8 @@ impl ThrottleConfig {
                 "must be positive (the SRE book uses 2)",
             ));
         }
-        let window = t.window.map_or(120 * S, |d| d.0);
-        if window < 10 {
+        let window = t.window.map_or(120 * S, Nanos::from);
+        if window < Nanos(10) {
             return Err(TableError::at("window", "must be longer than zero"));
         }
         Ok(ThrottleConfig { k, window })
@@ -76,14 +77,14 @@ impl AccrualConfig {
                 "must be at least 1 (Finagle's default is 5)",
             ));
         }
-        let mark_dead_for = a.mark_dead_for.map_or(d.mark_dead_for, |t| t.0);
-        if mark_dead_for == 0 {
+        let mark_dead_for = a.mark_dead_for.map_or(d.mark_dead_for, Nanos::from);
+        if mark_dead_for == Nanos::ZERO {
             return Err(TableError::at("mark_dead_for", "must be longer than zero"));
         }
         // Without a maximum of its own, a mark longer than Finagle's 300 s stays constant.
         let mark_dead_max = a
             .mark_dead_max
-            .map_or(d.mark_dead_max.max(mark_dead_for), |t| t.0);
+            .map_or(d.mark_dead_max.max(mark_dead_for), Nanos::from);
         if mark_dead_max < mark_dead_for {
             return Err(TableError::at(
                 "mark_dead_max",

@@ -5,8 +5,9 @@ use super::duration::parse_duration;
 use super::error::{Checked, TableError};
 use super::raw_parts::RawHedge;
 use crate::hedge::{HedgeConfig, HedgeDelay};
+use crate::time::Nanos;
 
-const S: u64 = 1_000_000_000;
+const S: Nanos = Nanos::from_secs(1);
 
 impl HedgeConfig {
     /// The hedging a `hedge` table describes; errors name the field relative to it.
@@ -26,7 +27,7 @@ impl HedgeConfig {
                 ));
             }
             None => match parse_duration(delay) {
-                Ok(ns) => HedgeDelay::Fixed(ns),
+                Ok(ns) => HedgeDelay::Fixed(Nanos(ns)),
                 Err(e) => {
                     return Err(TableError::at(
                         "delay",
@@ -56,8 +57,8 @@ impl HedgeConfig {
         if h.min_samples == Some(0) {
             return Err(TableError::at("min_samples", "must be at least 1"));
         }
-        let period = h.period.map_or(S, |d| d.0);
-        if period == 0 {
+        let period = h.period.map_or(S, Nanos::from);
+        if period == Nanos::ZERO {
             return Err(TableError::at("period", "must be longer than zero"));
         }
         let uses_retry_budget = h.uses_retry_budget.unwrap_or(false);

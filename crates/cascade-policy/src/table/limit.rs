@@ -8,6 +8,7 @@ use super::raw_parts::{RawLimit, RawLimitWindow};
 use crate::limit::{
     AimdConfig, Gradient2Config, LimitAlgorithm, LimitConfig, VegasConfig, WindowConfig,
 };
+use crate::time::Nanos;
 
 /// A limit's algorithm, as `algorithm = "..."` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +84,7 @@ impl LimitConfig {
                     min_limit: l.min.unwrap_or(d.min_limit),
                     max_limit: l.max.unwrap_or(d.max_limit),
                     backoff_ratio,
-                    timeout: l.timeout.map_or(d.timeout, |t| t.0),
+                    timeout: l.timeout.map_or(d.timeout, Nanos::from),
                 })
             }
             Algorithm::Vegas => {
@@ -146,9 +147,9 @@ impl WindowConfig {
     /// `limit.window`: one aggregate sample per window; errors relative to it.
     pub fn from_table(w: &RawLimitWindow) -> Checked<WindowConfig> {
         let d = WindowConfig::default();
-        let min_window = w.min.map_or(d.min_window, |t| t.0);
-        let max_window = w.max.map_or(d.max_window, |t| t.0);
-        if min_window == 0 || max_window < min_window {
+        let min_window = w.min.map_or(d.min_window, Nanos::from);
+        let max_window = w.max.map_or(d.max_window, Nanos::from);
+        if min_window == Nanos::ZERO || max_window < min_window {
             return Err(TableError::at("", "needs 0 < min <= max"));
         }
         let window_size = w.size.unwrap_or(d.window_size);
@@ -159,7 +160,7 @@ impl WindowConfig {
             min_window,
             max_window,
             window_size,
-            min_rtt_threshold: w.min_rtt.map_or(d.min_rtt_threshold, |t| t.0),
+            min_rtt_threshold: w.min_rtt.map_or(d.min_rtt_threshold, Nanos::from),
         })
     }
 }

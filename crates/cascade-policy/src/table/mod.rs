@@ -26,11 +26,11 @@
 //! ```
 //! use cascade_policy::breaker::Breaker;
 //! use cascade_policy::table::{Dur, PolicyConfig, Preset, RawBreaker, RawPolicy, RawRetry};
+//! use cascade_policy::Nanos;
 //!
-//! const MS: u64 = 1_000_000;
 //! let table = RawPolicy {
 //!     preset: Some(Preset::Resilience4j), // fills the keys the parts leave out
-//!     timeout: Some(Dur(250 * MS)),
+//!     timeout: Some(Dur(250_000_000)), // "250ms" as a table writes it: nanoseconds
 //!     retry: Some(RawRetry { attempts: Some(2), ..RawRetry::default() }),
 //!     breaker: Some(RawBreaker { failure_rate: Some(0.25), ..RawBreaker::default() }),
 //!     ..RawPolicy::default()
@@ -38,12 +38,12 @@
 //! let policy = PolicyConfig::new(&table).expect("a valid table");
 //! let retry = policy.retry.expect("the table has a retry");
 //! assert_eq!(retry.attempts, 2); // written
-//! assert_eq!(retry.backoff.base, 500 * MS); // resilience4j's waitDuration
+//! assert_eq!(retry.backoff.base, Nanos::from_ms(500)); // resilience4j's waitDuration
 //! let breaker = policy.breaker.expect("the table has a breaker");
 //! assert_eq!(breaker.config.failure_rate, 0.25);
 //! assert_eq!(breaker.config.min_calls, 100); // resilience4j's minimumNumberOfCalls
 //! let mut breaker = Breaker::new(breaker.config);
-//! assert!(breaker.try_acquire(0).0.is_some()); // closed: the first call passes
+//! assert!(breaker.try_acquire(Nanos::ZERO).0.is_some()); // closed: the first call passes
 //!
 //! // An invalid value is refused with the field's path relative to the table.
 //! let bad = RawPolicy {

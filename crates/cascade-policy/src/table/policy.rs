@@ -16,6 +16,7 @@ use crate::limit::LimitConfig;
 use crate::outcome::{Outcome, OutcomeSet};
 use crate::retry::RetryPolicy;
 use crate::throttle::ThrottleConfig;
+use crate::time::Nanos;
 
 /// One call path's policies as a `[policy.NAME]` table describes them, every default filled
 /// and every range checked. `T` is what a fallback's `to` names once resolved: a service's
@@ -23,12 +24,12 @@ use crate::throttle::ThrottleConfig;
 /// (`PolicyConfig::resolving`; cascade's scenario compiler, a service index).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig<T = String> {
-    /// Per-attempt timeout, ns.
-    pub timeout: Option<u64>,
-    /// Kept back from the caller's deadline for its own work after the call, ns.
-    pub reserve: u64,
-    /// No attempt starts with less than this left before the deadline, ns.
-    pub min_attempt: u64,
+    /// Per-attempt timeout.
+    pub timeout: Option<Nanos>,
+    /// Kept back from the caller's deadline for its own work after the call.
+    pub reserve: Nanos,
+    /// No attempt starts with less than this left before the deadline.
+    pub min_attempt: Nanos,
     /// A give-up stops the callee's work.
     pub cancel: bool,
     /// `false`: the call takes no deadline from its caller's request.
@@ -49,8 +50,8 @@ pub struct PolicyConfig<T = String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FallbackConfig<T = String> {
     pub on: OutcomeSet,
-    /// ns, for a canned answer.
-    pub latency: u64,
+    /// For a canned answer.
+    pub latency: Nanos,
     pub to: Option<(T, Option<String>)>,
 }
 
@@ -92,9 +93,9 @@ impl<T> PolicyConfig<T> {
                 .transpose()
         }
         let policy = PolicyConfig {
-            timeout: p.timeout.map(|d| d.0),
-            reserve: p.reserve.map_or(0, |d| d.0),
-            min_attempt: p.min_attempt.map_or(0, |d| d.0),
+            timeout: p.timeout.map(Nanos::from),
+            reserve: p.reserve.map_or(Nanos::ZERO, Nanos::from),
+            min_attempt: p.min_attempt.map_or(Nanos::ZERO, Nanos::from),
             cancel: p.cancel.unwrap_or(false),
             propagate_deadline: p.propagate_deadline != Some(false),
             retry,
@@ -176,7 +177,7 @@ fn fallback<T>(
     };
     Ok(FallbackConfig {
         on: OutcomeSet::of(&on),
-        latency: f.latency.map_or(0, |d| d.0),
+        latency: f.latency.map_or(Nanos::ZERO, Nanos::from),
         to,
     })
 }

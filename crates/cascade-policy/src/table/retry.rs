@@ -9,9 +9,10 @@ use crate::backoff::{Backoff, Jitter, Schedule};
 use crate::budget::BudgetConfig;
 use crate::outcome::OutcomeSet;
 use crate::retry::{DEFAULT_RETRY_ON, NEVER_RETRIED, RetryAfterWait, RetryPolicy};
+use crate::time::Nanos;
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
+const MS: Nanos = Nanos::from_ms(1);
+const S: Nanos = Nanos::from_secs(1);
 
 impl RetryPolicy {
     /// The retry a `retry` table describes, its defaults filled and its ranges checked (its
@@ -55,8 +56,8 @@ pub fn retry_and_budget(r: &RawRetry) -> Checked<(RetryPolicy, Option<BudgetConf
         None => DEFAULT_RETRY_ON.to_vec(),
         Some(names) => outcomes("on", names, &NEVER_RETRIED, "is never retried")?,
     };
-    let base = r.base.map_or(100 * MS, |d| d.0);
-    let max = r.max.map_or(10 * S, |d| d.0);
+    let base = r.base.map_or(100 * MS, Nanos::from);
+    let max = r.max.map_or(10 * S, Nanos::from);
     if max < base {
         return Err(TableError::at("max", "must be at least `base`"));
     }
@@ -123,7 +124,7 @@ pub fn retry_and_budget(r: &RawRetry) -> Checked<(RetryPolicy, Option<BudgetConf
             Some(d) if d.0 == 0 => {
                 return Err(TableError::at("timeout", "must be longer than zero"));
             }
-            t => t.map(|d| d.0),
+            t => t.map(Nanos::from),
         },
     };
     Ok((retry, budget))

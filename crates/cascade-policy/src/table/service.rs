@@ -5,14 +5,15 @@ use super::error::{Checked, TableError};
 use super::raw_service::{RawCodel, RawOutlier};
 use crate::codel::CodelConfig;
 use crate::outlier::OutlierConfig;
+use crate::time::Nanos;
 
 impl CodelConfig {
     /// CoDel as a `codel` table describes it; errors name the field relative to it.
     pub fn from_table(c: &RawCodel) -> Checked<CodelConfig> {
         let d = CodelConfig::default();
-        let target = c.target.map_or(d.target, |t| t.0);
-        let interval = c.interval.map_or(d.interval, |t| t.0);
-        if target == 0 {
+        let target = c.target.map_or(d.target, Nanos::from);
+        let interval = c.interval.map_or(d.interval, Nanos::from);
+        if target == Nanos::ZERO {
             return Err(TableError::at("target", "must be longer than zero"));
         }
         if interval < target {
@@ -34,18 +35,20 @@ impl OutlierConfig {
         if consecutive_failures == 0 {
             return Err(TableError::at("consecutive_failures", "must be at least 1"));
         }
-        let interval = o.interval.map_or(d.interval, |t| t.0);
-        if interval == 0 {
+        let interval = o.interval.map_or(d.interval, Nanos::from);
+        if interval == Nanos::ZERO {
             return Err(TableError::at("interval", "must be longer than zero"));
         }
-        let base_ejection_time = o.base_ejection_time.map_or(d.base_ejection_time, |t| t.0);
-        if base_ejection_time == 0 {
+        let base_ejection_time = o
+            .base_ejection_time
+            .map_or(d.base_ejection_time, Nanos::from);
+        if base_ejection_time == Nanos::ZERO {
             return Err(TableError::at(
                 "base_ejection_time",
                 "must be longer than zero",
             ));
         }
-        let max_ejection_time = o.max_ejection_time.map_or(d.max_ejection_time, |t| t.0);
+        let max_ejection_time = o.max_ejection_time.map_or(d.max_ejection_time, Nanos::from);
         if max_ejection_time < base_ejection_time {
             return Err(TableError::at(
                 "max_ejection_time",

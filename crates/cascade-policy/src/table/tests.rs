@@ -5,9 +5,10 @@
 use super::*;
 use crate::budget::BudgetConfig;
 use crate::hedge::HedgeDelay;
+use crate::time::Nanos;
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
+const MS: Nanos = Nanos::from_ms(1);
+const S: Nanos = Nanos::from_secs(1);
 
 fn refused(table: RawPolicy) -> (String, String) {
     let e = PolicyConfig::new(&table).expect_err("refused");
@@ -17,7 +18,10 @@ fn refused(table: RawPolicy) -> (String, String) {
 #[test]
 fn an_empty_table_compiles_to_no_policies_and_cascades_defaults() {
     let c = PolicyConfig::new(&RawPolicy::default()).unwrap();
-    assert_eq!((c.timeout, c.reserve, c.min_attempt), (None, 0, 0));
+    assert_eq!(
+        (c.timeout, c.reserve, c.min_attempt),
+        (None, Nanos::ZERO, Nanos::ZERO)
+    );
     assert!(c.propagate_deadline && !c.cancel);
     assert!(c.retry.is_none() && c.breaker.is_none() && c.hedge.is_none());
     let retry = PolicyConfig::new(&RawPolicy {
@@ -120,8 +124,8 @@ fn a_limit_refuses_another_algorithms_key_and_suggests_a_name() {
 #[test]
 fn a_service_protection_checks_its_own_table() {
     let e = CodelConfig::from_table(&RawCodel {
-        target: Some(Dur(10 * MS)),
-        interval: Some(Dur(5 * MS)),
+        target: Some(Dur((10 * MS).0)),
+        interval: Some(Dur((5 * MS).0)),
     })
     .unwrap_err();
     assert_eq!(e.path, "interval");
@@ -178,8 +182,8 @@ fn each_check_refuses_at_its_field() {
         ),
         (
             retry(RawRetry {
-                base: Some(Dur(2 * S)),
-                max: Some(Dur(S)),
+                base: Some(Dur((2 * S).0)),
+                max: Some(Dur(S.0)),
                 ..RawRetry::default()
             }),
             "retry.max",
