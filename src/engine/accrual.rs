@@ -6,6 +6,7 @@ use super::ejection::host_failed;
 use super::sim::{Simulation, spec_of};
 use super::state::SpecId;
 use crate::model::Outcome;
+use cascade_policy::Nanos;
 use cascade_policy::accrual::Change;
 use cascade_policy::random::unit;
 
@@ -33,7 +34,7 @@ impl Simulation {
         else {
             return;
         };
-        if host.on_send(now) {
+        if host.on_send(Nanos(now)) {
             self.rec.edges[edge].accrual_probes += 1;
         }
     }
@@ -59,7 +60,7 @@ impl Simulation {
         let Some(host) = state.accrual.get_mut(instance as usize) else {
             return;
         };
-        let change = host.record(cfg, now, host_failed(outcome), || unit(rng));
+        let change = host.record(cfg, Nanos(now), host_failed(outcome), || unit(rng));
         let acc = &mut self.rec.edges[edge];
         match change {
             Change::MarkedDead { removal: true, .. } => acc.accrual_removals += 1,

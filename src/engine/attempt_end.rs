@@ -8,6 +8,7 @@
 use super::queue::EventQueue;
 use super::state::{BreakerPass, Call, Event};
 use crate::model::{CallSpec, Outcome};
+use cascade_policy::Nanos;
 use cascade_policy::limit::LimitPermit;
 use cascade_policy::path::AttemptEnd;
 use cascade_policy::retry::RetryInput;
@@ -57,9 +58,9 @@ impl EndedAttempt {
     #[inline(always)]
     pub(super) fn policies_learn(&mut self, now: u64, outcome: Outcome) -> AttemptEnd {
         AttemptEnd {
-            now,
+            now: Nanos(now),
             outcome,
-            took: self.took,
+            took: Nanos(self.took),
             breaker: self.breaker.take(),
             limit: self.limit.take(),
             was_retry: self.was_retry,
@@ -79,11 +80,11 @@ impl EndedAttempt {
             outcome,
             attempt: self.attempt,
             retry_allowed: spec.retry_allowed(),
-            retry_after,
-            now,
-            deadline: self.deadline,
-            min_attempt: spec.policy.min_attempt,
-            last_delay: self.last_delay,
+            retry_after: retry_after.map(Nanos),
+            now: Nanos(now),
+            deadline: Nanos(self.deadline),
+            min_attempt: Nanos(spec.policy.min_attempt),
+            last_delay: Nanos(self.last_delay),
         }
     }
 }

@@ -6,6 +6,7 @@ use super::ejection::{Marked, eligible};
 use super::sim::Simulation;
 use super::state::ServiceState;
 use crate::model::BalancerKind;
+use cascade_policy::Nanos;
 use rand::RngExt;
 
 impl Simulation {
@@ -65,7 +66,10 @@ fn choose(
     } = state;
     let n = instances.len() as u32;
     if n == 1 {
-        return (0, marked.is_some_and(|m| !m.hosts[0].available(m.now)));
+        return (
+            0,
+            marked.is_some_and(|m| !m.hosts[0].available(Nanos(m.now))),
+        );
     }
     let ok = eligible(outlier, down, n, marked);
     let outstanding = |i: u32| {

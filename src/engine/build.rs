@@ -159,7 +159,7 @@ impl Simulation {
     fn start_clients(&mut self) {
         for (s, svc) in self.model.services.iter().enumerate() {
             if let Some(o) = &svc.outlier {
-                self.queue.push(o.interval, Event::OutlierSweep(s as u32));
+                self.queue.push(o.interval.0, Event::OutlierSweep(s as u32));
             }
         }
         for c in 0..self.model.clients.len() {

@@ -6,6 +6,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::Outcome;
+use cascade_policy::Nanos;
 use cascade_policy::deadline::attempt_may_start;
 
 impl Simulation {
@@ -93,7 +94,7 @@ impl Simulation {
                 call.holds_permit = true;
                 call.phase = CallPhase::Attempting;
                 let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
-                if !attempt_may_start(self.now, call.deadline, min_attempt) {
+                if !attempt_may_start(Nanos(self.now), Nanos(call.deadline), Nanos(min_attempt)) {
                     // The attempt is never sent: the breaker that let it through gets its
                     // pass back (a half-open probe's place) before any fallback runs.
                     self.release_unused_breaker(cr);
@@ -124,7 +125,7 @@ impl Simulation {
         let left = self
             .policy_mut(slot)
             .and_then(|p| p.bulkhead)
-            .is_some_and(|b| self.bulkheads[b as usize].abandon(now, &(cr, attempt)));
+            .is_some_and(|b| self.bulkheads[b as usize].abandon(Nanos(now), &(cr, attempt)));
         // Not waiting any more means a permit was handed over at this very instant: the
         // `Resume` already queued carries on.
         if left {

@@ -6,8 +6,11 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::{BreakerScope, Outcome, Wraps};
+use cascade_policy::Nanos;
 use cascade_policy::deadline::{attempt_expiry, attempt_may_start, call_deadline};
-use cascade_policy::path::{Admitted, BreakerAsk, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal};
+use cascade_policy::path::{
+    Admitted, BreakerAsk, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal,
+};
 
 impl Simulation {
     /// Starts a logical call; returns its reference (stale at once if it ended at once).
@@ -23,7 +26,7 @@ impl Simulation {
         // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
         let policy = &spec.policy;
         let propagates = !policy.ignores_caller_deadline;
-        let deadline = call_deadline(caller_deadline, policy.reserve, propagates);
+        let deadline = call_deadline(Nanos(caller_deadline), Nanos(policy.reserve), propagates).0;
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
             Parent::Job(j) | Parent::Detached(j) => self
@@ -93,7 +96,7 @@ impl Simulation {
             .filter(|_| spec.policy.bulkhead_wraps_call())
             .map(|b| (&mut self.bulkheads[b as usize], (cr, 0)));
         let mut asked = None;
-        let admitted = state.admit_call(now, wraps_call, bulkhead, &mut asked);
+        let admitted = state.admit_call(Nanos(now), wraps_call, bulkhead, &mut asked);
         self.count_breaker_asked(edge, asked);
         match admitted {
             Ok(CallAdmitted { breaker, bulkhead }) => {
@@ -127,7 +130,7 @@ impl Simulation {
         // A call whose deadline has passed already waits not at all: the timer fires now,
         // never at the deadline in the past (the clock would run backwards).
         let until = now
-            .saturating_add(self.bulkheads[b as usize].max_wait())
+            .saturating_add(self.bulkheads[b as usize].max_wait().0)
             .min(call.deadline)
             .max(now);
         call.phase = CallPhase::WaitingPermit;
@@ -148,7 +151,7 @@ impl Simulation {
         let deadline = call.deadline;
         let spec = spec_of(&self.specs, call.spec);
         let policy = &spec.policy;
-        if !attempt_may_start(now, deadline, policy.min_attempt) {
+        if !attempt_may_start(Nanos(now), Nanos(deadline), Nanos(policy.min_attempt)) {
             // Too little time left to start: fail fast without sending anything.
             self.finish_call(cr, Outcome::DeadlineExceeded);
             return;
@@ -204,7 +207,7 @@ impl Simulation {
             .filter(|_| !bulkhead_wraps_call)
             .map(|b| (&mut self.bulkheads[b as usize], (cr, attempt)));
         let mut asked = None;
-        let admitted = state.admit(now, ask, bulkhead, &mut asked);
+        let admitted = state.admit(Nanos(now), ask, bulkhead, &mut asked);
         self.count_breaker_asked(edge, asked);
         let place = match admitted {
             Ok(Admitted {
@@ -275,7 +278,15 @@ impl Simulation {
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
         let policy = &spec.policy;
         let retry_timeout = policy.retry.as_ref().and_then(|r| r.timeout);
-        let expiry = attempt_expiry(now, attempt, policy.timeout, retry_timeout, call.deadline);
+        let timeout = policy.timeout.map(Nanos);
+        let expiry = attempt_expiry(
+            Nanos(now),
+            attempt,
+            timeout,
+            retry_timeout,
+            Nanos(call.deadline),
+        )
+        .0;
         call.attempt_expiry = expiry;
         let edge_acc = &mut self.rec.edges[spec.edge];
         edge_acc.attempts += 1;

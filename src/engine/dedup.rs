@@ -8,6 +8,7 @@ use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::model::Outcome;
+use cascade_policy::Nanos;
 use cascade_policy::dedup::{Arrival, Released};
 
 impl Simulation {
@@ -24,14 +25,14 @@ impl Simulation {
             return false;
         }
         let record = &mut self.ops.get_mut(op).expect("held by its job").dedup;
-        match record.arrive(now, jr) {
+        match record.arrive(Nanos(now), jr) {
             Arrival::Execute => false,
             Arrival::Wait => {
                 job.state = JobState::Awaiting;
                 true
             }
             Arrival::Answer { outcome, work_ns } => {
-                self.answer_from_store(jr, outcome, work_ns);
+                self.answer_from_store(jr, outcome, work_ns.0);
                 true
             }
         }
@@ -61,7 +62,7 @@ impl Simulation {
         };
         let (outcome, work_ns) = (job.outcome, now.saturating_sub(job.started));
         let record = &mut self.ops.get_mut(op).expect("held by its job").dedup;
-        match record.answered(jr, now, window, outcome, work_ns) {
+        match record.answered(jr, Nanos(now), Nanos(window), outcome, Nanos(work_ns)) {
             None => {}
             Some(Released::Answer {
                 waiters,
@@ -70,7 +71,7 @@ impl Simulation {
             }) => {
                 for w in waiters {
                     if self.is_awaiting(w) {
-                        self.answer_from_store(w, outcome, work_ns);
+                        self.answer_from_store(w, outcome, work_ns.0);
                     }
                 }
             }

@@ -6,6 +6,7 @@ use super::arena::Ref;
 use super::sim::Simulation;
 use super::state::*;
 use crate::model::{Discipline, Outcome};
+use cascade_policy::Nanos;
 
 impl Simulation {
     /// Gives a freed worker the next queued job, skipping those already expired if asked to.
@@ -118,7 +119,7 @@ impl Simulation {
                 continue;
             }
             if let Some(codel) = inst.codel.as_mut()
-                && codel.on_dequeue(now, now - job.arrived)
+                && codel.on_dequeue(Nanos(now), Nanos(now - job.arrived))
             {
                 acc.shed_codel += 1;
                 job.state = JobState::Replying;

@@ -7,6 +7,7 @@ use super::lifecycle::ABSENT;
 use super::sim::Simulation;
 use super::state::Event;
 use crate::model::Outcome;
+use cascade_policy::Nanos;
 use cascade_policy::accrual::Accrual;
 use cascade_policy::outlier::{Detection, Outlier};
 
@@ -19,7 +20,8 @@ impl Simulation {
         let Some(detector) = self.services[s].outlier.as_mut() else {
             return;
         };
-        if detector.record(self.now, instance as usize, !host_failed(outcome)) == Detection::Ejected
+        if detector.record(Nanos(self.now), instance as usize, !host_failed(outcome))
+            == Detection::Ejected
         {
             let acc = &mut self.rec.services[s];
             acc.ejections += 1;
@@ -36,14 +38,14 @@ impl Simulation {
         let Some(detector) = self.services[s].outlier.as_mut() else {
             return;
         };
-        let back = detector.sweep(now);
+        let back = detector.sweep(Nanos(now));
         let acc = &mut self.rec.services[s];
         self.rec.levels[s]
             .ejected
             .add(now, -i64::from(back), &mut acc.ejected_area);
         if let Some(o) = &self.model.services[s].outlier {
             self.queue
-                .push(now + o.interval, Event::OutlierSweep(s as u32));
+                .push(now + o.interval.0, Event::OutlierSweep(s as u32));
         }
     }
 }
@@ -161,6 +163,6 @@ impl Eligible<'_> {
                 .is_none_or(|d| d[i as usize] & self.down_mask == 0)
             && self
                 .marked
-                .is_none_or(|m| m.hosts[i as usize].available(m.now))
+                .is_none_or(|m| m.hosts[i as usize].available(Nanos(m.now)))
     }
 }

@@ -10,6 +10,7 @@ use super::sim::{Simulation, spec_of};
 use super::state::*;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
+use cascade_policy::Nanos;
 use cascade_policy::breaker::Transition;
 use cascade_policy::path::{CallEnd, RetryVerdict};
 
@@ -61,7 +62,7 @@ impl Simulation {
         match learned.retry {
             RetryVerdict::After(wait) => {
                 let counted_by_budget = state.budget.is_some();
-                self.back_off(cr, ended.attempt, wait, counted_by_budget);
+                self.back_off(cr, ended.attempt, wait.0, counted_by_budget);
             }
             RetryVerdict::BudgetExhausted => {
                 rec.edges[edge].budget_exhausted += 1;
@@ -247,16 +248,16 @@ impl Simulation {
         };
         if let Some(b) = state.bulkhead {
             if call.phase == CallPhase::WaitingPermit {
-                self.bulkheads[b as usize].abandon(now, &(cr, call.attempt));
+                self.bulkheads[b as usize].abandon(Nanos(now), &(cr, call.attempt));
             } else if call.holds_permit && permit_back {
                 hand_back_permit(&mut self.bulkheads, b, &mut self.queue, now);
             }
         }
         let transition = state.call_ended(CallEnd {
-            now,
+            now: Nanos(now),
             outcome,
             fell_back_from: call.fallback_from,
-            took: now - call.started,
+            took: Nanos(now - call.started),
             breaker: call.breaker.take(),
             breaker_wraps_call: spec.policy.breaker_wraps(Wraps::Call),
             limit: call.limit.take(),
@@ -338,7 +339,7 @@ pub(super) fn hand_back_permit(
     queue: &mut EventQueue<Event>,
     now: u64,
 ) {
-    if let Some((next, next_attempt)) = bulkheads[b as usize].release(now) {
+    if let Some((next, next_attempt)) = bulkheads[b as usize].release(Nanos(now)) {
         queue.push(
             now,
             Event::Resume {

@@ -4,6 +4,7 @@
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
+use cascade_policy::Nanos;
 use cascade_policy::path::HedgeVerdict;
 
 impl Simulation {
@@ -17,8 +18,8 @@ impl Simulation {
         else {
             return;
         };
-        if let Some(at) = state.first_hedge(now, cfg, spec.retry_allowed(), expiry) {
-            self.queue.push(at, Event::Hedge { call: cr, attempt });
+        if let Some(at) = state.first_hedge(Nanos(now), cfg, spec.retry_allowed(), Nanos(expiry)) {
+            self.queue.push(at.0, Event::Hedge { call: cr, attempt });
         }
     }
 
@@ -49,7 +50,7 @@ impl Simulation {
         };
         let (slot, edge, expiry) = (call.slot, spec.edge, call.attempt_expiry);
         let sent = u32::from(call.hedges_sent);
-        match self.policies[slot as usize].hedge_due(now, cfg, sent, expiry) {
+        match self.policies[slot as usize].hedge_due(Nanos(now), cfg, sent, Nanos(expiry)) {
             HedgeVerdict::Enough => return,
             HedgeVerdict::BudgetExhausted => {
                 self.rec.edges[edge].hedge_budget_exhausted += 1;
@@ -57,7 +58,7 @@ impl Simulation {
             }
             HedgeVerdict::Send { next } => {
                 if let Some(at) = next {
-                    self.queue.push(at, Event::Hedge { call: cr, attempt });
+                    self.queue.push(at.0, Event::Hedge { call: cr, attempt });
                 }
             }
         }

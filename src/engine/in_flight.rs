@@ -3,6 +3,7 @@
 
 use super::sim::{Simulation, spec_of};
 use super::state::*;
+use cascade_policy::Nanos;
 
 impl Simulation {
     /// What is still in flight, per client (requests), edge (logical calls) and service
@@ -64,7 +65,7 @@ impl Simulation {
         for pool in &self.pools {
             let (mut held, mut queued) = (0.0, 0.0);
             for &b in &pool.instances {
-                let (h, q) = self.bulkheads[b as usize].means(end);
+                let (h, q) = self.bulkheads[b as usize].means(Nanos(end));
                 (held, queued) = (held + h, queued + q);
             }
             out.push((format!("{}.{in_use}", pool.prefix), held));

@@ -7,6 +7,7 @@
 use super::rng::stream;
 use super::state::{NO_SLOT, PolicyState};
 use crate::model::{BreakerScope, CallSpec, Model};
+use cascade_policy::Nanos;
 use cascade_policy::breaker::Breaker;
 use cascade_policy::budget::Budget;
 use cascade_policy::bulkhead::Bulkhead;
@@ -117,7 +118,7 @@ impl Pools {
             None => {
                 pool.instances.push(next);
                 self.bulkheads
-                    .push(Bulkhead::measured_from(cfg.clone(), warmup));
+                    .push(Bulkhead::measured_from(cfg.clone(), Nanos(warmup)));
                 Some(next)
             }
         }
@@ -173,7 +174,7 @@ pub(super) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicySta
             Budget::new(&cascade_policy::budget::BudgetConfig::Ratio {
                 ratio,
                 min_per_s: 0.0,
-                window: 10_000_000_000,
+                window: Nanos::from_secs(10),
             })
         }),
     }

@@ -7,6 +7,7 @@
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
+use cascade_policy::Nanos;
 
 impl Simulation {
     /// Delivers job `jr`'s reply to its caller.
@@ -44,7 +45,7 @@ impl Simulation {
         if slot != NO_SLOT {
             let state = &mut self.policies[slot as usize];
             if let Some(tracker) = state.hedge.as_mut() {
-                tracker.record(now, now - sent);
+                tracker.record(Nanos(now), Nanos(now - sent));
             }
             if !state.accrual.is_empty() {
                 self.accrual_record(call_spec, slot, instance, outcome);

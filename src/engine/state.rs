@@ -5,8 +5,8 @@ use super::rng::Stream;
 use crate::model::{Criticality, Outcome};
 use std::collections::VecDeque;
 
-/// "No deadline": later than any simulated time.
-pub use cascade_policy::deadline::NO_DEADLINE;
+/// "No deadline": later than any simulated time; the policy crate's, on the engine's `u64` clock.
+pub const NO_DEADLINE: u64 = cascade_policy::deadline::NO_DEADLINE.0;
 
 /// Which `CallSpec` of the model a call follows: its dense `CallSpec::id`, an index into
 /// `Simulation::specs`.

@@ -32,8 +32,8 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
         retry.push((
             "retry_back_off",
             Y::map(vec![
-                ("base_interval", Y::text(proto_seconds(b.base))),
-                ("max_interval", Y::text(proto_seconds(b.max))),
+                ("base_interval", Y::text(proto_seconds(b.base.0))),
+                ("max_interval", Y::text(proto_seconds(b.max.0))),
             ]),
         ));
         if r.retry_after {

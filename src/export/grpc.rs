@@ -31,8 +31,8 @@ pub fn export(name: &str, p: &Policy) -> String {
             .collect();
         let mut retry = json!({
             "maxAttempts": r.attempts,
-            "initialBackoff": proto_seconds(b.base),
-            "maxBackoff": proto_seconds(b.max),
+            "initialBackoff": proto_seconds(b.base.0),
+            "maxBackoff": proto_seconds(b.max.0),
             "backoffMultiplier": multiplier,
             "retryableStatusCodes": codes,
         });
@@ -47,7 +47,7 @@ pub fn export(name: &str, p: &Policy) -> String {
     {
         method.insert(
             "hedgingPolicy".into(),
-            json!({ "maxAttempts": h.max + 1, "hedgingDelay": proto_seconds(d) }),
+            json!({ "maxAttempts": h.max + 1, "hedgingDelay": proto_seconds(d.0) }),
         );
     }
     let mut config = Map::new();

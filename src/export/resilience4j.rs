@@ -36,14 +36,14 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
             }
             Window::Time(ns) => {
                 k.push(("slidingWindowType", Y::text("TIME_BASED")));
-                k.push(("slidingWindowSize", Y::num(ns / NS_PER_S)));
+                k.push(("slidingWindowSize", Y::num(ns.0 / NS_PER_S)));
             }
         }
         k.push(("minimumNumberOfCalls", Y::num(c.min_calls)));
         k.push(("failureRateThreshold", Y::num(c.failure_rate * 100.0)));
         k.push(("slowCallRateThreshold", Y::num(c.slow_call_rate * 100.0)));
-        k.push(("slowCallDurationThreshold", dur(c.slow_call_duration)));
-        k.push(("waitDurationInOpenState", dur(c.open)));
+        k.push(("slowCallDurationThreshold", dur(c.slow_call_duration.0)));
+        k.push(("waitDurationInOpenState", dur(c.open.0)));
         k.push((
             "permittedNumberOfCallsInHalfOpenState",
             Y::num(c.half_open_calls),
@@ -52,7 +52,7 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
             k.push(("enableExponentialBackoff", Y::Plain("true".into())));
             k.push(("exponentialBackoffMultiplier", Y::num(c.open_multiplier)));
             if c.open_max < R4J_NO_CAP {
-                k.push(("exponentialMaxWaitDurationInOpenState", dur(c.open_max)));
+                k.push(("exponentialMaxWaitDurationInOpenState", dur(c.open_max.0)));
             }
         }
         modules.push(("circuitbreaker", instance(name, k)));
@@ -61,13 +61,13 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
         let b = &r.backoff;
         let mut k = vec![
             ("maxAttempts", Y::num(r.attempts)),
-            ("waitDuration", dur(b.base)),
+            ("waitDuration", dur(b.base.0)),
         ];
         if let Schedule::Exponential { multiplier } = b.schedule {
             k.push(("enableExponentialBackoff", Y::Plain("true".into())));
             k.push(("exponentialBackoffMultiplier", Y::num(multiplier)));
             if b.max < R4J_NO_CAP {
-                k.push(("exponentialMaxWaitDuration", dur(b.max)));
+                k.push(("exponentialMaxWaitDuration", dur(b.max.0)));
             }
         }
         if let Jitter::Proportional { factor } = b.jitter {
@@ -88,7 +88,7 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
         } else {
             let k = vec![
                 ("maxConcurrentCalls", Y::num(b.max_concurrent)),
-                ("maxWaitDuration", dur(b.max_wait)),
+                ("maxWaitDuration", dur(b.max_wait.0)),
             ];
             modules.push(("bulkhead", instance(name, k)));
         }

@@ -257,14 +257,18 @@ pub fn possessive(name: &str) -> String {
 pub fn longest_timeout(spec: &CallSpec) -> Option<u64> {
     let first = spec.policy.timeout?;
     match spec.policy.retry.as_ref() {
-        Some(r) if r.attempts > 1 => r.timeout.or(Some(first)).map(|t| t.max(first)),
+        Some(r) if r.attempts > 1 => r.timeout.map_or(Some(first), |t| Some(t.0.max(first))),
         _ => Some(first),
     }
 }
 
 /// The timeout of attempt `k` (1-based).
 pub fn attempt_timeout(spec: &CallSpec, k: u32) -> Option<u64> {
-    let retry = spec.policy.retry.as_ref().and_then(|r| r.timeout);
+    let retry = spec
+        .policy
+        .retry
+        .as_ref()
+        .and_then(|r| r.timeout.map(|t| t.0));
     if k > 1 {
         retry.or(spec.policy.timeout)
     } else {

@@ -8,6 +8,7 @@ use super::facts::{Facts, Site};
 use super::{BREAKER_MIN_CALLS, BUDGET_FLOOR, BULKHEAD_BELOW_LITTLE, Finding, dur, per_s};
 use crate::model::{BreakerScope, BudgetConfig, Wraps};
 use crate::number::sig3;
+use cascade_policy::Nanos;
 use cascade_policy::breaker::Window;
 
 /// How the path's calls are split among the copies of a policy's state, for a message: empty
@@ -56,7 +57,7 @@ pub fn breaker_min_calls(facts: &Facts, out: &mut Vec<Finding>) {
                 ),
             }),
             Window::Calls(_) => {}
-            Window::Time(w) => {
+            Window::Time(Nanos(w)) => {
                 let Some(peak) = facts.site_rate(site).peak else {
                     continue;
                 };

@@ -22,7 +22,7 @@ pub fn timeout_below_median(facts: &Facts, out: &mut Vec<Finding>) {
                 "timeout",
             ));
             let retry = spec.policy.retry.as_ref().filter(|r| r.attempts > 1);
-            let later = retry.and_then(|r| r.timeout);
+            let later = retry.and_then(|r| r.timeout.map(|t| t.0));
             timeouts.push((
                 later,
                 format!("policy.{name}.retry.timeout"),
@@ -80,7 +80,7 @@ pub fn hedge_below_median(facts: &Facts, out: &mut Vec<Finding>) {
 fn fixed_hedge<'a>(site: &Site<'a>) -> Option<(&'a str, u64)> {
     let policy = &site.spec.policy;
     match policy.hedge.as_ref()?.delay {
-        HedgeDelay::Fixed(d) => Some((policy.name.as_deref()?, d)),
+        HedgeDelay::Fixed(d) => Some((policy.name.as_deref()?, d.0)),
         HedgeDelay::Percentile(_) => None,
     }
 }

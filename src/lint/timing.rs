@@ -23,7 +23,7 @@ pub fn retry_cannot_fit(facts: &Facts, out: &mut Vec<Finding>) {
         }
         let need = spec.policy.min_attempt.max(1);
         let fits = |start: u64| start < d && d - start >= need;
-        let least = |k: u32| retry.backoff.least(k);
+        let least = |k: u32| retry.backoff.least(k).0;
         let attempts = retry.attempts;
         let field = format!("policy.{name}.retry");
         let call = facts.call_name(site);

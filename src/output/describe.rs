@@ -102,7 +102,7 @@ pub fn retries(p: &Policy) -> String {
     let mut s = format!(
         "{} attempts, {schedule} {}{jitter}",
         r.attempts,
-        dur(r.backoff.base)
+        dur(r.backoff.base.0)
     );
     if !r.on.is_empty() {
         s += &format!("; on {}", kinds(r.on));
@@ -156,14 +156,14 @@ pub fn breaker(p: &Policy) -> String {
     };
     let window = match b.window {
         Window::Calls(n) => format!("{n} calls"),
-        Window::Time(ns) => dur(ns),
+        Window::Time(ns) => dur(ns.0),
     };
     let mut s = if b.consecutive_failures > 0 {
         format!("{} consecutive failures", b.consecutive_failures)
     } else {
         format!("{} failing over {window}", pct(b.failure_rate))
     };
-    s += &format!(", open {}", dur(b.open));
+    s += &format!(", open {}", dur(b.open.0));
     if matches!(wraps, crate::model::Wraps::Call) {
         s += ", around the call";
     }
@@ -180,7 +180,7 @@ pub fn bulkhead(p: &Policy) -> String {
             "{} concurrent, queue {} (wait {})",
             b.max_concurrent,
             b.queue,
-            dur(b.max_wait)
+            dur(b.max_wait.0)
         ),
         Some(b) => format!("{} concurrent", b.max_concurrent),
     }
@@ -191,7 +191,7 @@ pub fn hedge(p: &Policy) -> String {
         None => "none".into(),
         Some(h) => {
             let after = match h.delay {
-                HedgeDelay::Fixed(ns) => dur(ns),
+                HedgeDelay::Fixed(ns) => dur(ns.0),
                 HedgeDelay::Percentile(q) => format!("p{}", short(q * 100.0)),
             };
             let shared = if h.uses_retry_budget {

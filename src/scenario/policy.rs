@@ -26,9 +26,9 @@ pub fn compile_policy(
         .map_err(|e| src.error_at(&e.path_under(&format!("policy.{name}")), e.message))?;
     Ok(Policy {
         name: Some(name.to_string()),
-        timeout: c.timeout,
-        reserve: c.reserve,
-        min_attempt: c.min_attempt,
+        timeout: c.timeout.map(|t| t.0),
+        reserve: c.reserve.0,
+        min_attempt: c.min_attempt.0,
         cancel: c.cancel,
         ignores_caller_deadline: !c.propagate_deadline,
         retry: c.retry,
@@ -36,7 +36,7 @@ pub fn compile_policy(
         breaker: c.breaker,
         fallback: c.fallback.map(|f| Fallback {
             on: f.on,
-            latency: f.latency,
+            latency: f.latency.0,
             to: f.to,
         }),
         hedge: c.hedge,

@@ -3,11 +3,12 @@
 //! count (MaxRetryAttempts 3 is 4 attempts).
 
 use cascade::model::{BudgetConfig, Policy};
+use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::breaker::Window;
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
+const MS: Nanos = Nanos::from_ms(1);
+const S: Nanos = Nanos::from_secs(1);
 
 /// Compiles `[policy.p]` written as `policy` and returns it.
 fn policy(policy: &str) -> Policy {
@@ -71,7 +72,10 @@ fn resilience4j_retry_breaker_and_bulkhead() {
         (60 * S, 60 * S, 10)
     );
     let bh = p.bulkhead.as_ref().unwrap();
-    assert_eq!((bh.max_concurrent, bh.queue, bh.max_wait), (25, 0, 0));
+    assert_eq!(
+        (bh.max_concurrent, bh.queue, bh.max_wait),
+        (25, 0, Nanos::ZERO)
+    );
     assert_eq!(p.timeout, None, "a preset adds no timeout");
     assert!(
         p.throttle.is_none() && p.hedge.is_none(),
@@ -176,7 +180,7 @@ fn grpc_finagle_aws_and_tower() {
     assert!(r.retry_after);
     assert_eq!(
         p.hedge.as_ref().unwrap().delay,
-        cascade::model::HedgeDelay::Fixed(0)
+        cascade::model::HedgeDelay::Fixed(Nanos::ZERO)
     );
 
     let p = policy("retry = { preset = \"finagle\" }");

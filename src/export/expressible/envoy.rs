@@ -2,6 +2,7 @@
 
 use super::{MS, Notes, drop_part, keep_kinds};
 use crate::model::{BudgetConfig, Policy, Wraps};
+use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::bulkhead::{BulkheadConfig, BulkheadRelease};
 use cascade_policy::outcome::Outcome;
@@ -12,7 +13,7 @@ pub(crate) const ENVOY_MAX_REQUESTS: u32 = 1024;
 /// Envoy's default `max_retries`, the cap on retries in flight a cluster always has.
 const ENVOY_MAX_RETRIES: u32 = 3;
 /// Envoy's smallest `base_interval`.
-const ENVOY_MIN_BASE: u64 = MS;
+const ENVOY_MIN_BASE: Nanos = MS;
 
 /// Restricts `q` to what the format expresses, noting in `n` each setting changed or dropped.
 pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
@@ -146,7 +147,7 @@ fn plain_bulkhead(max_concurrent: u32) -> BulkheadConfig {
     BulkheadConfig {
         max_concurrent,
         queue: 0,
-        max_wait: 0,
+        max_wait: Nanos::ZERO,
         release: BulkheadRelease::default(),
         wraps: Wraps::default(),
         pool: None,

@@ -2,6 +2,7 @@
 
 use super::{Notes, keep_kinds};
 use crate::model::{BudgetConfig, HedgeDelay, Policy};
+use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::outcome::Outcome;
 use cascade_policy::retry::RetryAfterWait;
@@ -61,8 +62,8 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
                 "gRPC's jitter is ×U(0.8, 1.2) (proportional, 0.2)",
             );
         }
-        if b.base == 0 {
-            b.base = 1;
+        if b.base == Nanos::ZERO {
+            b.base = Nanos(1);
             n.add(
                 "retry.base",
                 "gRPC requires initialBackoff and maxBackoff > 0: 1 ns is written for 0",

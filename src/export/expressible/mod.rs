@@ -12,12 +12,13 @@ mod resilience4j;
 use super::retried;
 use crate::import::Format;
 use crate::model::Policy;
+use cascade_policy::Nanos;
 use cascade_policy::outcome::Outcome;
 use cascade_policy::outcome::OutcomeSet;
 pub(crate) use resilience4j::{R4J_NO_CAP, R4J_UNBOUNDED_QUEUE};
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
+const MS: Nanos = Nanos::from_ms(1);
+const S: Nanos = Nanos::from_secs(1);
 
 /// A policy restricted to what a format expresses, and what was left out or changed.
 #[derive(Debug, Clone, PartialEq)]

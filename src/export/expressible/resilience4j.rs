@@ -2,6 +2,7 @@
 
 use super::{Notes, S, drop_part, retried};
 use crate::model::{BreakerScope, Policy, Wraps};
+use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::breaker::Window;
 use cascade_policy::bulkhead::BulkheadRelease;
@@ -12,9 +13,9 @@ use cascade_policy::retry::RetryAfterWait;
 /// The queue import writes for a semaphore bulkhead's unbounded waiters.
 pub(crate) const R4J_UNBOUNDED_QUEUE: u32 = 1000;
 /// The wait import writes for a thread-pool bulkhead's queued task (no limit but the deadline).
-const R4J_THREAD_POOL_WAIT: u64 = 3600 * S;
+const R4J_THREAD_POOL_WAIT: Nanos = Nanos::from_secs(3600);
 /// What import writes for resilience4j's "no cap": a day.
-pub(crate) const R4J_NO_CAP: u64 = 86_400 * S;
+pub(crate) const R4J_NO_CAP: Nanos = Nanos::from_secs(86_400);
 /// The kinds a resilience4j retry retries: every exception.
 pub(crate) const R4J_RETRIED: [Outcome; 5] = [
     Outcome::Timeout,
@@ -29,7 +30,7 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
     if let Some(b) = &mut q.breaker {
         let c = &mut b.config;
         if let Window::Time(ns) = c.window {
-            let whole = (ns / S).max(1) * S;
+            let whole = (ns.0 / S.0).max(1) * S;
             if whole != ns {
                 c.window = Window::Time(whole);
                 n.add(
@@ -101,11 +102,11 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
         let b = &mut r.backoff;
         match b.schedule {
             // A fixed wait's max is unused; cascade wants it above 0.
-            Schedule::Constant => b.max = b.base.max(1),
+            Schedule::Constant => b.max = b.base.max(Nanos(1)),
             Schedule::Exponential { .. } => b.max = b.max.min(R4J_NO_CAP),
             Schedule::Linear => {
                 b.schedule = Schedule::Constant;
-                b.max = b.base.max(1);
+                b.max = b.base.max(Nanos(1));
                 n.add(
                     "retry.backoff",
                     "resilience4j's Spring properties give a fixed or an exponential wait: the fixed wait is written",
