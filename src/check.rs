@@ -166,7 +166,7 @@ fn unjudged_fault(metric: &str, m: &RunMetrics) -> Option<String> {
         ));
     }
     let part = inner.strip_prefix("client.")?;
-    let known = crate::metrics::recovery::VERDICT_METRICS
+    let known = crate::metrics::names::VERDICT_METRICS
         .iter()
         .any(|v| part.ends_with(&format!(".{v}")));
     known.then(|| {
