@@ -114,6 +114,11 @@ pub fn fault(i: impl Display) -> String {
     format!("fault.{i}")
 }
 
+/// `fault.<i>.<what>`: a verdict on the whole episode (`recovered`, `recovery_s`, …).
+pub fn fault_metric(i: impl Display, what: &str) -> String {
+    metric(&fault(i), what)
+}
+
 /// `fault.<i>.<part>`: the verdict on one part's goodput (`part` a `client` or `client_op`
 /// prefix).
 pub fn fault_part(i: impl Display, part: &str) -> String {
@@ -268,6 +273,8 @@ mod tests {
             matched(&metric(&service("db"), m));
         }
         for o in Outcome::failures() {
+            // The tables after a run name a kind as `Outcome::name` does.
+            assert_eq!(error_metric(*o), format!("errors.{}", o.name()));
             for prefix in [client("web"), service("db"), edge("web.db")] {
                 matched(&metric(&prefix, error_metric(*o)));
             }
