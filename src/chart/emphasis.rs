@@ -9,7 +9,7 @@ use crate::output::read_run::RunData;
 pub fn rank_services(run: &RunData, services: &[String]) -> Vec<String> {
     let named = named_services(run);
     let swing = |s: &str| -> f64 {
-        let Some(v) = run.series(&names::service_metric(&s, "goodput_rps")) else {
+        let Some(v) = run.series(&names::service_metric(s, "goodput_rps")) else {
             return 0.0;
         };
         let measured = run

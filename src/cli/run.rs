@@ -272,7 +272,7 @@ fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) ->
         .map(|c| {
             result
                 .metrics
-                .get(&format!("client.{}.requests", c.name))
+                .get(&cascade::metrics::names::client_metric(&c.name, "requests"))
                 .unwrap_or(0.0) as u64
         })
         .sum();

@@ -20,9 +20,9 @@ fn default_patterns(results: &Results) -> Vec<String> {
     clients
         .flat_map(|c| {
             [
-                names::client_metric(&c, "success_ratio"),
-                names::client_metric(&c, "goodput_rps"),
-                names::client_metric(&c, "latency_p99_ms"),
+                names::client_metric(c, "success_ratio"),
+                names::client_metric(c, "goodput_rps"),
+                names::client_metric(c, "latency_p99_ms"),
                 format!("edge.{c}.*.amplification"),
             ]
         })

@@ -158,7 +158,7 @@ fn at_the_end(run: &RunData) -> Option<String> {
     let tail = |metric: &str| -> f64 {
         run.entities("client")
             .iter()
-            .filter_map(|c| run.series(&names::client_metric(&c, metric)))
+            .filter_map(|c| run.series(&names::client_metric(c, metric)))
             .map(|v| v[n - k..].iter().sum::<f64>() / k as f64)
             .sum()
     };
