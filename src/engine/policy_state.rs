@@ -107,7 +107,7 @@ impl Pools {
             .named
             .entry((who.clone(), name.clone()))
             .or_insert_with(|| NamedPool {
-                prefix: crate::model::callers::pool_prefix(who, name),
+                prefix: crate::metrics::names::pool(who, name),
                 instances: Vec::new(),
             });
         // The pool's settings agree on every path (checked when compiled): the first made

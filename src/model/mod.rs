@@ -27,9 +27,6 @@ pub const PENDING_PER_IN_FLIGHT: u64 = 4;
 #[derive(Debug, Clone)]
 pub struct Model {
     pub name: String,
-    /// The scenario text after every override (`--set`, a variant's `set`, a sweep point's
-    /// values): compiling it again gives this model, so outputs carry it as `scenario.toml`.
-    pub source: String,
     pub seed: u64,
     /// Measured time after warm-up, ns.
     pub duration: u64,
