@@ -423,6 +423,14 @@ pub struct Fallback {
     pub to: Option<(usize, Option<String>)>,
 }
 
+impl Fallback {
+    /// Whether it answers a call that failed with `outcome`: a kind it is `on`, and once per
+    /// call (`fell_back`: the call already fell back, and this is its fallback's failure).
+    pub fn answers(&self, outcome: Outcome, fell_back: bool) -> bool {
+        self.on.contains(outcome) && !fell_back
+    }
+}
+
 /// A breaker and where it sits (compiled from its table by the policy crate).
 pub use cascade_policy::breaker::BreakerPolicy;
 

@@ -61,20 +61,32 @@ mod tests {
     fn an_attempt_starts_only_with_min_attempt_left() {
         assert!(attempt_may_start(0, 100 * MS, 100 * MS));
         assert!(!attempt_may_start(1, 100 * MS, 100 * MS));
-        assert!(!attempt_may_start(100 * MS, 100 * MS, 0), "the deadline itself is past");
+        assert!(
+            !attempt_may_start(100 * MS, 100 * MS, 0),
+            "the deadline itself is past"
+        );
         assert!(attempt_may_start(0, NO_DEADLINE, u64::MAX - 1));
     }
 
     #[test]
     fn an_attempt_expires_at_its_timeout_or_the_deadline_whichever_is_first() {
         // Seed 000's numbers: 180 ms attempts, the second capped by the 450 ms deadline.
-        assert_eq!(attempt_expiry(60 * MS, 1, Some(180 * MS), None, 450 * MS), 240 * MS);
-        assert_eq!(attempt_expiry(280 * MS, 2, Some(180 * MS), None, 450 * MS), 450 * MS);
+        assert_eq!(
+            attempt_expiry(60 * MS, 1, Some(180 * MS), None, 450 * MS),
+            240 * MS
+        );
+        assert_eq!(
+            attempt_expiry(280 * MS, 2, Some(180 * MS), None, 450 * MS),
+            450 * MS
+        );
         // Acme's 550 ms first try, then 140 ms retries.
         let (t, rt) = (Some(550 * MS), Some(140 * MS));
         assert_eq!(attempt_expiry(0, 1, t, rt, NO_DEADLINE), 550 * MS);
         assert_eq!(attempt_expiry(600 * MS, 2, t, rt, NO_DEADLINE), 740 * MS);
         assert_eq!(attempt_expiry(0, 1, None, None, NO_DEADLINE), NO_DEADLINE);
-        assert_eq!(attempt_expiry(u64::MAX - 1, 1, t, None, NO_DEADLINE), NO_DEADLINE);
+        assert_eq!(
+            attempt_expiry(u64::MAX - 1, 1, t, None, NO_DEADLINE),
+            NO_DEADLINE
+        );
     }
 }

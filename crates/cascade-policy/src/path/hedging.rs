@@ -40,7 +40,13 @@ impl<R: Rng> PathPolicies<R> {
     /// A hedge timer fires at `now` for an attempt that has sent `sent` copies and is waited
     /// for until `expiry`: whether a copy goes now (the policy's count, then the budget), and
     /// when the next one does.
-    pub fn hedge_due(&mut self, now: u64, cfg: &HedgeConfig, sent: u32, expiry: u64) -> HedgeVerdict {
+    pub fn hedge_due(
+        &mut self,
+        now: u64,
+        cfg: &HedgeConfig,
+        sent: u32,
+        expiry: u64,
+    ) -> HedgeVerdict {
         if sent >= cfg.max {
             return HedgeVerdict::Enough;
         }

@@ -4,9 +4,9 @@ use super::*;
 use crate::backoff::{Backoff, Jitter, Schedule};
 use crate::breaker::{BreakerConfig, Window};
 use crate::budget::BudgetConfig;
-use crate::limit::{AimdConfig, LimitAlgorithm, LimitConfig};
 use crate::bulkhead::{Bulkhead, BulkheadConfig, BulkheadRelease, Wraps};
 use crate::hedge::{HedgeConfig, HedgeDelay};
+use crate::limit::{AimdConfig, LimitAlgorithm, LimitConfig};
 use crate::outcome::OutcomeSet;
 use crate::retry::{RetryInput, RetryPolicy};
 use crate::throttle::ThrottleConfig;
@@ -34,7 +34,11 @@ impl rand::rand_core::TryRng for Zero {
 }
 
 fn breaker() -> Breaker {
-    Breaker::new(BreakerConfig {
+    Breaker::new(breaker_config())
+}
+
+fn breaker_config() -> BreakerConfig {
+    BreakerConfig {
         window: Window::Calls(10),
         min_calls: 100,
         failure_rate: 1.0,
@@ -46,7 +50,7 @@ fn breaker() -> Breaker {
         open_max: S,
         half_open_calls: 1,
         count: OutcomeSet::of(&[Outcome::Unavailable]),
-    })
+    }
 }
 
 fn path() -> PathPolicies<Zero> {
@@ -149,7 +153,10 @@ fn an_open_breaker_refuses_before_the_other_guards_count_anything() {
         k: 2.0,
         window: 10 * S,
     }));
-    assert_eq!(p.admit(S / 2, ASK, NONE, &mut None), Err(Refusal::BreakerOpen));
+    assert_eq!(
+        p.admit(S / 2, ASK, NONE, &mut None),
+        Err(Refusal::BreakerOpen)
+    );
     let throttle = p.throttle.as_ref().unwrap();
     assert_eq!(
         throttle.reject_probability(S / 2),
@@ -263,7 +270,9 @@ fn a_full_bulkhead_refuses_last_and_gives_back_the_probe_and_the_limit_permit() 
     assert_eq!(refused, Err(Refusal::BulkheadFull));
     assert_eq!(Refusal::BulkheadFull.outcome(), Outcome::BulkheadFull);
     assert_eq!(asked.map(|a| a.probe), Some(true));
-    let again = p.admit(S, ASK, NONE, &mut None).expect("probe place and permit free");
+    let again = p
+        .admit(S, ASK, NONE, &mut None)
+        .expect("probe place and permit free");
     assert!(again.breaker.is_some() && again.limit.is_some());
     assert_eq!(again.bulkhead, BulkheadPlace::Unasked);
 }
@@ -291,7 +300,10 @@ fn a_call_level_bulkhead_refusal_gives_the_call_breakers_pass_back() {
     let refused = p.admit_call(S, true, Some((&mut b, 12)), &mut None);
     assert_eq!(refused, Err(Refusal::BulkheadFull));
     let admitted = p.admit_call(S, true, NONE, &mut None).unwrap();
-    assert!(admitted.breaker.is_some(), "the probe's place was given back");
+    assert!(
+        admitted.breaker.is_some(),
+        "the probe's place was given back"
+    );
 }
 
 fn call_end(outcome: Option<Outcome>, breaker: Option<BreakerPass>, wraps_call: bool) -> CallEnd {
@@ -332,7 +344,10 @@ fn a_call_end_judges_a_breaker_around_the_call_and_gives_back_any_other_pass() {
         half_open(&mut p);
         let pass = p.admit(S, ASK, NONE, &mut None).unwrap().breaker;
         assert_eq!(p.admit(S, ASK, NONE, &mut None), Err(Refusal::BreakerOpen));
-        assert_eq!(p.call_ended(call_end(outcome, pass, wraps_call)), Transition::None);
+        assert_eq!(
+            p.call_ended(call_end(outcome, pass, wraps_call)),
+            Transition::None
+        );
         assert!(p.admit(S, ASK, NONE, &mut None).is_ok(), "{outcome:?}");
     }
 }
@@ -347,7 +362,10 @@ fn a_call_end_forgets_a_limit_permit_no_answer_came_back_for() {
     let mut end = call_end(Some(Outcome::Ok), None, false);
     end.limit = admitted.limit;
     p.call_ended(end);
-    assert!(p.admit(0, None, NONE, &mut None).is_ok(), "the permit is free");
+    assert!(
+        p.admit(0, None, NONE, &mut None).is_ok(),
+        "the permit is free"
+    );
 }
 
 fn hedging(max: u32, uses_retry_budget: bool) -> HedgeConfig {
@@ -370,7 +388,12 @@ fn hedges_go_on_schedule_up_to_their_count_and_before_the_attempt_expires() {
     assert_eq!(p.first_hedge(0, &cfg, false, S), None, "not idempotent");
     assert_eq!(p.first_hedge(0, &cfg, true, 10 * MS), None, "expires first");
     let due = p.hedge_due(10 * MS, &cfg, 0, S);
-    assert_eq!(due, HedgeVerdict::Send { next: Some(20 * MS) });
+    assert_eq!(
+        due,
+        HedgeVerdict::Send {
+            next: Some(20 * MS)
+        }
+    );
     let last = p.hedge_due(20 * MS, &cfg, 1, S);
     assert_eq!(last, HedgeVerdict::Send { next: None });
     assert_eq!(p.hedge_due(30 * MS, &cfg, 2, S), HedgeVerdict::Enough);
@@ -390,4 +413,30 @@ fn a_hedge_asks_the_retry_budget_when_told_to() {
     assert_eq!(due, HedgeVerdict::BudgetExhausted);
     let own = p.hedge_due(0, &hedging(1, false), 0, S);
     assert_eq!(own, HedgeVerdict::Send { next: None });
+}
+
+#[test]
+fn an_attempt_asks_the_breaker_of_its_scope_and_a_retry_only_breaker_skips_first_tries() {
+    use crate::breaker::{BreakerPolicy, BreakerScope};
+    let policy = |wraps, scope, retries_only| BreakerPolicy {
+        config: breaker_config(),
+        wraps,
+        scope,
+        retries_only,
+    };
+    let ask = |index, first_try_unasked| {
+        Some(BreakerAsk {
+            index,
+            first_try_unasked,
+        })
+    };
+    let edge = policy(Wraps::Attempt, BreakerScope::Edge, false);
+    assert_eq!(edge.ask_for(1, 3), ask(0, false));
+    let per_host = policy(Wraps::Attempt, BreakerScope::Instance, false);
+    assert_eq!(per_host.ask_for(2, 3), ask(3, false));
+    let brooker = policy(Wraps::Attempt, BreakerScope::Edge, true);
+    assert_eq!(brooker.ask_for(1, 0), ask(0, true));
+    assert_eq!(brooker.ask_for(2, 0), ask(0, false));
+    let around_the_call = policy(Wraps::Call, BreakerScope::Edge, false);
+    assert_eq!(around_the_call.ask_for(1, 0), None);
 }
