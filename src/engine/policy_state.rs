@@ -85,7 +85,7 @@ impl Pools {
         let mut caller_of = vec![String::new(); model.call_specs];
         for caller in model.callers() {
             for spec in caller.calls {
-                caller_of[spec.id] = crate::metrics::names::caller(caller.kind, &caller.name);
+                caller_of[spec.id] = crate::metrics::names::caller(caller.kind, caller.name);
             }
         }
         Pools {
