@@ -3,6 +3,7 @@
 
 use crate::error::ScenarioError;
 use crate::metrics::RunMetrics;
+use crate::metrics::names;
 use crate::scenario::{Expect, Op};
 
 impl Expect {
@@ -158,21 +159,21 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
 fn unjudged_fault(metric: &str, m: &RunMetrics) -> Option<String> {
     let rest = metric.strip_prefix("fault.")?;
     let (i, inner) = rest.split_once('.')?;
-    let judged = m.get(&format!("fault.{i}.judged"))?;
+    let judged = m.get(&names::fault_metric(i, "judged"))?;
     if judged == 0.0 {
-        let baseline = m.get(&format!("fault.{i}.baseline_s")).unwrap_or(0.0);
+        let baseline = m.get(&names::fault_metric(i, "baseline_s")).unwrap_or(0.0);
         return Some(format!(
             "fault {i} was not judged in this run (fault.{i}.judged = 0, a baseline of {baseline} s): no steady span before it that no fault touches, or the fault before it never came back, so `{metric}` does not exist; the fault table of `cascade run` says which. Gate `fault.{i}.judged`, or name a steady span with the fault's `baseline`"
         ));
     }
     let part = inner.strip_prefix("client.")?;
-    let known = crate::metrics::recovery::VERDICT_METRICS
+    let known = crate::metrics::names::VERDICT_METRICS
         .iter()
         .any(|v| part.ends_with(&format!(".{v}")));
     known.then(|| {
         format!(
             "`{metric}` does not exist in this run: a client's or operation's fault verdict exists only when it sent requests in the baseline's buckets (fault.{i}.baseline_s = {} s)",
-            m.get(&format!("fault.{i}.baseline_s")).unwrap_or(0.0)
+            m.get(&names::fault_metric(i, "baseline_s")).unwrap_or(0.0)
         )
     })
 }

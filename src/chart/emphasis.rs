@@ -1,6 +1,7 @@
 //! Which services a timeline draws first when it cannot draw them all: those a fault or an
 //! expectation names, then those whose goodput moved most, then the rest in scenario order.
 
+use crate::metrics::names;
 use crate::model::fault::Target;
 use crate::output::read_run::RunData;
 
@@ -8,7 +9,7 @@ use crate::output::read_run::RunData;
 pub fn rank_services(run: &RunData, services: &[String]) -> Vec<String> {
     let named = named_services(run);
     let swing = |s: &str| -> f64 {
-        let Some(v) = run.series(&format!("service.{s}.goodput_rps")) else {
+        let Some(v) = run.series(&names::service_metric(s, "goodput_rps")) else {
             return 0.0;
         };
         let measured = run

@@ -9,6 +9,7 @@ use super::latency::{Curve, LatencyChart, PERCENTILES};
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
 use super::{Chart, ChartOptions, Kind, file_name, palette};
+use crate::metrics::names;
 use crate::number::short;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::SweepData;
@@ -48,7 +49,7 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
                 points: PERCENTILES
                     .iter()
                     .enumerate()
-                    .filter_map(|(k, (m, _))| Some((k, r.metric(&format!("client.{c}.{m}"))?)))
+                    .filter_map(|(k, (m, _))| Some((k, r.metric(&names::client_metric(&c, m))?)))
                     .collect(),
             })
             .collect();

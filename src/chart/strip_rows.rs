@@ -3,6 +3,7 @@
 //! time-average count per bucket). `strips.rs` draws them.
 
 use super::strips::{Bar, Row};
+use crate::metrics::names;
 use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
@@ -26,7 +27,7 @@ pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
         None => edges
             .iter()
             .filter(|e| {
-                run.series(&format!("edge.{e}.breaker_open_s"))
+                run.series(&names::edge_metric(e, "breaker_open_s"))
                     .is_some_and(|v| v.iter().any(|x| *x > 0.0))
             })
             .collect(),
@@ -35,7 +36,7 @@ pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
         .into_iter()
         .map(|e| {
             let bars: Vec<Bar> = run
-                .series(&format!("edge.{e}.breaker_open_s"))
+                .series(&names::edge_metric(e, "breaker_open_s"))
                 .map(|v| {
                     run.times
                         .iter()
@@ -74,13 +75,13 @@ pub fn instances(run: &RunData, services: &[String]) -> Vec<Row> {
     let b = run.bucket_s;
     let mut rows = Vec::new();
     for s in services {
-        let Some(existing) = run.series(&format!("service.{s}.instances_mean")) else {
+        let Some(existing) = run.series(&names::service_metric(s, "instances_mean")) else {
             continue;
         };
         if let Some(row) = count_row(run, s, existing) {
             rows.push(row);
         }
-        let Some(not_ready) = run.series(&format!("service.{s}.not_ready_s")) else {
+        let Some(not_ready) = run.series(&names::service_metric(s, "not_ready_s")) else {
             continue;
         };
         if not_ready.iter().all(|x| *x <= 0.0) {

@@ -9,6 +9,7 @@ use super::palette;
 use super::strip_rows;
 use super::strips::{self, Bar, Row};
 use super::style::{Dash, Style, Styles};
+use crate::metrics::names;
 use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
@@ -125,14 +126,14 @@ impl Timeline {
         let mut load = Vec::new();
         for c in &clients {
             let style = styles.fresh();
-            if let Some(v) = run.series(&format!("client.{c}.offered_rps")) {
+            if let Some(v) = run.series(&names::client_metric(c, "offered_rps")) {
                 let offered = styles.claim(Style {
                     dash: Dash::Dashed,
                     ..style
                 });
                 load.push(line(format!("{c} offered"), offered, mid(v, 1.0)));
             }
-            if let Some(v) = run.series(&format!("client.{c}.goodput_rps")) {
+            if let Some(v) = run.series(&names::client_metric(c, "goodput_rps")) {
                 load.push(line(format!("{c} goodput"), style, mid(v, 1.0)));
             }
         }
@@ -148,7 +149,7 @@ impl Timeline {
         by_callee.sort_by_key(|e| callee_rank(e));
         let mut folded_edges = Vec::new();
         for e in by_callee {
-            let Some(v) = run.series(&format!("edge.{e}.attempts")) else {
+            let Some(v) = run.series(&names::edge_metric(e, "attempts")) else {
                 continue;
             };
             let label = format!("{} attempts", e.replacen('.', "→", 1));
@@ -163,7 +164,7 @@ impl Timeline {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| {
-                    let v = run.series(&format!("service.{s}.{metric}"))?;
+                    let v = run.series(&names::service_metric(s, metric))?;
                     Some(Line {
                         label: s.clone(),
                         color: palette::series(i),
@@ -177,7 +178,7 @@ impl Timeline {
             .iter()
             .enumerate()
             .filter_map(|(i, c)| {
-                let v = run.series(&format!("client.{c}.latency_p99_ms"))?;
+                let v = run.series(&names::client_metric(c, "latency_p99_ms"))?;
                 Some(Line {
                     label: format!("{c} p99"),
                     color: palette::series(i),

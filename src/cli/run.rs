@@ -78,7 +78,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut models = cascade::scenario::load_with_variants(&args.scenario.scenario, &overrides)?;
     check_metric_patterns(&args.metrics, &models)?;
     args.lints.warn(&models)?;
-    let (_, cascade::scenario::Scenario { model, expects, .. }) = models.remove(0);
+    let (
+        _,
+        cascade::scenario::Scenario {
+            model,
+            expects,
+            source,
+            ..
+        },
+    ) = models.remove(0);
     let started = Instant::now();
     // Progress in simulated seconds over the base run and its variants, one after another.
     let end_s = (model.warmup + model.duration) / 1_000_000_000;
@@ -119,6 +127,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .enumerate()
         .map(|(k, (name, scenario))| {
             let m = scenario.model;
+            let text = scenario.source.text.clone();
             let started = Instant::now();
             let measured = cascade::Simulation::new(m.clone())
                 .with_observer(observe(k as u64 + 1))
@@ -126,10 +135,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 .map_err(|e| e.in_run(|p| p.variant = name.clone()))?;
             let r = cascade::judge(&m, measured);
             let facts = facts_of(&m, &r, started.elapsed().as_secs_f64());
-            Ok((name.expect("variants are named"), m, r, facts))
+            Ok(VariantRun {
+                name: name.expect("variants are named"),
+                model: m,
+                scenario_text: text,
+                result: r,
+                facts,
+            })
         })
-        .collect::<cascade::Result<Vec<(String, cascade::Model, cascade::RunResult, RunFacts)>>>(
-        )?;
+        .collect::<cascade::Result<Vec<VariantRun>>>()?;
     progress.finish();
     let out = args
         .out
@@ -138,9 +152,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let (Some(path), Some(csv)) = (&args.trace, &trace) {
         cascade::atomic::write_atomic(path, csv.as_bytes())?;
     }
-    let mut runs: Vec<RunOutput> = vec![(None, &model, &result.metrics, &facts)];
-    for (name, m, r, f) in &variants {
-        runs.push((Some(name.as_str()), m, &r.metrics, f));
+    let mut runs: Vec<RunOutput> = vec![RunOutput {
+        sub: None,
+        model: &model,
+        scenario_text: &source.text,
+        metrics: &result.metrics,
+        facts: &facts,
+    }];
+    for v in &variants {
+        runs.push(RunOutput {
+            sub: Some(v.name.as_str()),
+            model: &v.model,
+            scenario_text: &v.scenario_text,
+            metrics: &v.result.metrics,
+            facts: &v.facts,
+        });
     }
     write_runs(&out, &runs)?;
     if !args.quiet {
@@ -149,7 +175,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         if !variants.is_empty() {
             let named: Vec<(&str, &cascade::metrics::RunMetrics)> = variants
                 .iter()
-                .map(|(n, _, r, _)| (n.as_str(), &r.metrics))
+                .map(|v| (v.name.as_str(), &v.result.metrics))
                 .collect();
             let names = if args.metrics.is_empty() {
                 default_variant_metrics(&model, &result.metrics)
@@ -181,6 +207,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// A variant's run, done: what its directory and the comparison table need.
+struct VariantRun {
+    name: String,
+    model: cascade::Model,
+    scenario_text: String,
+    result: cascade::RunResult,
+    facts: RunFacts,
 }
 
 /// The `--trace-*` filters, checked against the model before the run starts.
@@ -237,7 +272,7 @@ fn facts_of(model: &cascade::Model, result: &cascade::RunResult, wall_s: f64) ->
         .map(|c| {
             result
                 .metrics
-                .get(&format!("client.{}.requests", c.name))
+                .get(&cascade::metrics::names::client_metric(&c.name, "requests"))
                 .unwrap_or(0.0) as u64
         })
         .sum();

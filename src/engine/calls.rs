@@ -5,12 +5,10 @@
 use super::arena::Ref;
 use super::sim::{Simulation, spec_of};
 use super::state::*;
-use crate::model::{BreakerScope, Outcome, Wraps};
+use crate::model::{Outcome, Wraps};
 use cascade_policy::Nanos;
 use cascade_policy::deadline::{attempt_expiry, attempt_may_start, call_deadline};
-use cascade_policy::path::{
-    Admitted, BreakerAsk, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal,
-};
+use cascade_policy::path::{Admitted, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal};
 
 impl Simulation {
     /// Starts a logical call; returns its reference (stale at once if it ended at once).
@@ -187,20 +185,8 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
         let bulkhead_wraps_call = policy.bulkhead_wraps_call();
-        let per_attempt_breaker = policy
-            .breaker
-            .as_ref()
-            .filter(|b| b.wraps == Wraps::Attempt)
-            .map(|b| (b.scope, b.retries_only));
+        let ask = (policy.breaker.as_ref()).and_then(|b| b.ask_for(attempt, instance));
         self.calls.get_mut(cr).expect("live").instance = instance;
-        let ask = per_attempt_breaker.map(|(scope, retries_only)| BreakerAsk {
-            index: if scope == BreakerScope::Instance {
-                instance
-            } else {
-                0
-            },
-            first_try_unasked: retries_only && attempt == 1,
-        });
         // A permit around the whole call (`wraps = "call"`) is already held.
         let state = &mut self.policies[slot as usize];
         let bulkhead = (state.bulkhead)

@@ -93,7 +93,7 @@ impl Simulation {
             .policy
             .fallback
             .as_ref()
-            .is_some_and(|f| f.on.contains(outcome) && call.fallback_from.is_none());
+            .is_some_and(|f| f.answers(outcome, call.fallback_from.is_some()));
         if falls_back {
             self.fall_back(cr, outcome);
         } else {

@@ -3,6 +3,7 @@
 
 use super::sim::{Simulation, spec_of};
 use super::state::*;
+use crate::metrics::names;
 use cascade_policy::Nanos;
 
 impl Simulation {
@@ -49,7 +50,10 @@ impl Simulation {
         }
         let order = slots.order(&self.model);
         let named = |(prefix, slot): &(String, usize), counts: &[u64]| {
-            (format!("{prefix}.in_flight_end"), counts[*slot] as f64)
+            (
+                names::metric(prefix, names::IN_FLIGHT_END),
+                counts[*slot] as f64,
+            )
         };
         (order.clients.iter().map(|e| named(e, &clients)))
             .chain(order.services.iter().map(|e| named(e, &services)))
@@ -60,7 +64,7 @@ impl Simulation {
     /// Each named pool's permits held and callers waiting, time averages summed over its
     /// caller's instances (`<caller>.pool.<name>.in_use_mean`, `.waiting_mean`).
     pub(super) fn pool_means(&self, end: u64) -> Vec<(String, f64)> {
-        let [in_use, waiting] = crate::model::callers::POOL_METRICS;
+        let [in_use, waiting] = names::POOL_METRICS;
         let mut out = Vec::new();
         for pool in &self.pools {
             let (mut held, mut queued) = (0.0, 0.0);
@@ -68,8 +72,8 @@ impl Simulation {
                 let (h, q) = self.bulkheads[b as usize].means(Nanos(end));
                 (held, queued) = (held + h, queued + q);
             }
-            out.push((format!("{}.{in_use}", pool.prefix), held));
-            out.push((format!("{}.{waiting}", pool.prefix), queued));
+            out.push((names::metric(&pool.prefix, in_use), held));
+            out.push((names::metric(&pool.prefix, waiting), queued));
         }
         out
     }

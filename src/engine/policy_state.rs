@@ -86,7 +86,7 @@ impl Pools {
         let mut caller_of = vec![String::new(); model.call_specs];
         for caller in model.callers() {
             for spec in caller.calls {
-                caller_of[spec.id] = format!("{}.{}", caller.kind, caller.name);
+                caller_of[spec.id] = crate::metrics::names::caller(caller.kind, caller.name);
             }
         }
         Pools {
@@ -108,7 +108,7 @@ impl Pools {
             .named
             .entry((who.clone(), name.clone()))
             .or_insert_with(|| NamedPool {
-                prefix: crate::model::callers::pool_prefix(who, name),
+                prefix: crate::metrics::names::pool(who, name),
                 instances: Vec::new(),
             });
         // The pool's settings agree on every path (checked when compiled): the first made

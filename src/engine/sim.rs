@@ -59,8 +59,7 @@ pub struct Simulation {
     pub(super) observer: Option<Box<dyn FnMut(u64) + Send>>,
 }
 
-/// The run's own facts in every summary: whether it diverged, and when it stopped.
-pub const RUN_METRICS: [&str; 2] = ["run.diverged", "run.stopped_at_s"];
+pub use crate::metrics::names::RUN_METRICS;
 
 /// What a finished run measured, and how much work the engine did. The verdicts on its
 /// faults are computed from it above the engine (`cascade::judge`): the engine measures.

@@ -3,6 +3,7 @@
 //! when the bucket closes, so per-bucket counts add up to the summary's by construction.
 
 use super::level::Area;
+use super::names::{self, PROBE_KINDS, SHED_METRICS, error_metric};
 use cascade_policy::hist::LatencyHist;
 use cascade_policy::outcome::{OUTCOME_COUNT, Outcome};
 
@@ -52,26 +53,6 @@ impl Outcomes {
         emit("ok_ratio", ratio(ok, self.finished() as f64));
         emit("goodput_rps", ratio(goodput as f64, span_ns as f64 / 1e9));
         self.emit_errors(emit);
-    }
-}
-
-/// `errors.<kind>` for a failure kind.
-pub fn error_metric(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Ok => "errors.ok",
-        Outcome::Degraded => "errors.degraded",
-        Outcome::Timeout => "errors.timeout",
-        Outcome::DeadlineExceeded => "errors.deadline_exceeded",
-        Outcome::Unavailable => "errors.unavailable",
-        Outcome::Overloaded => "errors.overloaded",
-        Outcome::Internal => "errors.internal",
-        Outcome::Invalid => "errors.invalid",
-        Outcome::Refused => "errors.refused",
-        Outcome::BreakerOpen => "errors.breaker_open",
-        Outcome::BulkheadFull => "errors.bulkhead_full",
-        Outcome::Throttled => "errors.throttled",
-        Outcome::Shed => "errors.shed",
-        Outcome::Limited => "errors.limited",
     }
 }
 
@@ -283,15 +264,7 @@ impl ServiceAcc {
         emit("unanswered", self.unanswered as f64);
         emit("rejected", self.rejected as f64);
         emit("dropped_expired", self.dropped_expired as f64);
-        for (name, n) in [
-            "shed.critical_plus",
-            "shed.critical",
-            "shed.sheddable_plus",
-            "shed.sheddable",
-        ]
-        .iter()
-        .zip(self.shed)
-        {
+        for (name, n) in SHED_METRICS.iter().zip(self.shed) {
             emit(name, n as f64);
         }
         emit("shed_codel", self.shed_codel as f64);
@@ -337,11 +310,10 @@ impl ServiceAcc {
 
     fn emit_orchestration(&self, span: f64, emit: Emit) {
         emit("restarts", self.restarts as f64);
-        const KINDS: [&str; 3] = ["liveness", "readiness", "startup"];
         for k in (0..3).filter(|&k| self.probe_kinds[k]) {
-            emit(&format!("probes.{}", KINDS[k]), self.probes[k] as f64);
+            emit(&names::probes(PROBE_KINDS[k]), self.probes[k] as f64);
             emit(
-                &format!("probe_failures.{}", KINDS[k]),
+                &names::probe_failures(PROBE_KINDS[k]),
                 self.probe_failures[k] as f64,
             );
         }

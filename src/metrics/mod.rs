@@ -3,8 +3,9 @@
 pub mod acc;
 pub mod catalogue;
 pub mod direction;
-mod entity_names;
+mod emission;
 pub mod level;
+pub mod names;
 pub mod recorder;
 pub mod recovery;
 pub mod select;

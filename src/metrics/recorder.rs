@@ -3,7 +3,7 @@
 
 use super::RunMetrics;
 use super::acc::{ClientAcc, EdgeAcc, Outcomes, ServiceAcc, StepCount};
-use super::entity_names::{Names, StepMetric, emit_entities, reaching_clients, step_metrics};
+use super::emission::{EmissionOrder, StepMetric, emit_entities, reaching_clients, step_metrics};
 use super::level::Level;
 use crate::metrics::level::Area;
 use crate::model::Model;
@@ -52,7 +52,7 @@ pub struct Recorder {
     /// Per edge: how many of its breakers are half-open.
     pub breakers_half_open: Vec<Level>,
     totals: (Vec<ClientAcc>, Vec<ServiceAcc>, Vec<EdgeAcc>),
-    names_of: Names,
+    names_of: EmissionOrder,
     /// Per service slot, the clients whose calls can reach its service.
     reach: Vec<Vec<usize>>,
     /// (part, whole) of the edges, service slots and client slots that are parts of a whole.
@@ -169,7 +169,7 @@ impl Recorder {
         }
         let by_service = reaching_clients(model);
         let order = slots.order(model);
-        let names_of = Names {
+        let names_of = EmissionOrder {
             clients: order.clients,
             services: order.services,
             edges: order.edges,
@@ -412,7 +412,6 @@ impl Recorder {
             &mut |n, v| summary.push((n.to_string(), v)),
         );
         for w in &self.windows {
-            let prefix = format!("window.{}.", w.name);
             emit_entities(
                 &self.names_of,
                 &self.reach,
@@ -420,7 +419,7 @@ impl Recorder {
                 &w.totals.1,
                 &w.totals.2,
                 w.span,
-                &mut |n, v| summary.push((format!("{prefix}{n}"), v)),
+                &mut |n, v| summary.push((super::names::window_metric(&w.name, n), v)),
             );
         }
         RunMetrics {

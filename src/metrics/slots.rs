@@ -4,6 +4,7 @@
 //! never recorded twice on the hot path. Edges need no table here: an operation's edge is an
 //! edge of the model (`Edge::total`).
 
+use super::names;
 use crate::model::Model;
 
 pub struct Slots {
@@ -25,7 +26,7 @@ impl Slots {
         let mut services: Vec<(String, Option<usize>)> = model
             .services
             .iter()
-            .map(|s| (format!("service.{}", s.name), None))
+            .map(|s| (names::service(&s.name), None))
             .collect();
         let mut service_base = Vec::new();
         for (i, s) in model.services.iter().enumerate() {
@@ -36,13 +37,13 @@ impl Slots {
             // Operation 1 lands on the first free slot.
             service_base.push(services.len() as u32 - 1);
             for op in &s.operations {
-                services.push((format!("service.{}.op.{}", s.name, op.name), Some(i)));
+                services.push((names::service_op(&s.name, &op.name), Some(i)));
             }
         }
         let mut clients: Vec<(String, Option<usize>)> = model
             .clients
             .iter()
-            .map(|c| (format!("client.{}", c.name), None))
+            .map(|c| (names::client(&c.name), None))
             .collect();
         let mut client_base = Vec::new();
         for (i, c) in model.clients.iter().enumerate() {
@@ -53,7 +54,7 @@ impl Slots {
             client_base.push(clients.len() as u32);
             for call in c.calls() {
                 let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
-                clients.push((format!("client.{}.op.{}", c.name, op.name), Some(i)));
+                clients.push((names::client_op(&c.name, &op.name), Some(i)));
             }
         }
         Slots {
@@ -71,7 +72,7 @@ impl Slots {
         let edges: Vec<(String, Option<usize>)> = model
             .edges
             .iter()
-            .map(|e| (format!("edge.{}", e.name), e.total))
+            .map(|e| (names::edge(&e.name), e.total))
             .collect();
         Order {
             clients: grouped(&self.clients),

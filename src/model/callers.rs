@@ -4,18 +4,10 @@
 
 use super::{CallSpec, Model};
 
-/// The metric prefix of pool `name` of the caller `who` (`service.api`).
-pub fn pool_prefix(who: &str, name: &str) -> String {
-    format!("{who}.pool.{name}")
-}
-
-/// The metrics of a named pool, after its prefix: permits held and callers waiting, time
-/// averages over the measured part of the run, summed over the caller's instances.
-pub const POOL_METRICS: [&str; 2] = ["in_use_mean", "waiting_mean"];
-
 /// A client or a service, as the maker of calls.
 pub struct Caller<'a> {
-    /// `"client"` or `"service"`, and its name: the metric prefix is `<kind>.<name>`.
+    /// `"client"` or `"service"`, and its name (`metrics::names::caller` makes its metrics'
+    /// prefix of them).
     pub kind: &'static str,
     pub name: &'a str,
     /// Processes of it (1 for a client): each keeps its own copy of what its paths share.
@@ -51,20 +43,5 @@ impl Model {
             .iter()
             .filter_map(|c| c.fallback.map(|f| &self.fallbacks[f]));
         main.iter().copied().chain(fallbacks).collect()
-    }
-
-    /// Every named pool's metric prefix (`bulkhead.pool`: `service.api.pool.pg`), in caller
-    /// then name order, each once.
-    pub fn named_pools(&self) -> Vec<String> {
-        let mut pools = std::collections::BTreeSet::new();
-        for caller in self.callers() {
-            let named = caller
-                .calls
-                .iter()
-                .filter_map(|c| c.policy.bulkhead.as_ref()?.pool.clone());
-            let who = format!("{}.{}", caller.kind, caller.name);
-            pools.extend(named.map(|p| pool_prefix(&who, &p)));
-        }
-        pools.into_iter().collect()
     }
 }

@@ -27,9 +27,6 @@ pub const PENDING_PER_IN_FLIGHT: u64 = 4;
 #[derive(Debug, Clone)]
 pub struct Model {
     pub name: String,
-    /// The scenario text after every override (`--set`, a variant's `set`, a sweep point's
-    /// values): compiling it again gives this model, so outputs carry it as `scenario.toml`.
-    pub source: String,
     pub seed: u64,
     /// Measured time after warm-up, ns.
     pub duration: u64,
@@ -424,6 +421,14 @@ pub struct Fallback {
     pub latency: u64,
     /// The service to call instead, and the policy for that call.
     pub to: Option<(usize, Option<String>)>,
+}
+
+impl Fallback {
+    /// Whether it answers a call that failed with `outcome`: a kind it is `on`, and once per
+    /// call (`fell_back`: the call already fell back, and this is its fallback's failure).
+    pub fn answers(&self, outcome: Outcome, fell_back: bool) -> bool {
+        self.on.contains(outcome) && !fell_back
+    }
 }
 
 /// A breaker and where it sits (compiled from its table by the policy crate).

@@ -113,9 +113,17 @@ pub const RUN_FILES: [&str; 4] = [
     "summary.json",
 ];
 
-/// One run to write: the subdirectory of the output (`None` for the base run), its model,
-/// metrics and facts.
-pub type RunOutput<'a> = (Option<&'a str>, &'a Model, &'a RunMetrics, &'a RunFacts);
+/// One run to write.
+pub struct RunOutput<'a> {
+    /// The subdirectory of the output: `None` for the base run, a variant's name otherwise.
+    pub sub: Option<&'a str>,
+    pub model: &'a Model,
+    /// The scenario text the model was compiled from, overrides applied
+    /// (`Scenario::source`'s text): written as `scenario.toml`.
+    pub scenario_text: &'a str,
+    pub metrics: &'a RunMetrics,
+    pub facts: &'a RunFacts,
+}
 
 /// Writes a run and its variants under `out`. The files of the previous run in each of these
 /// directories are removed first, all of them before any new one is written: a run killed
@@ -124,7 +132,7 @@ pub type RunOutput<'a> = (Option<&'a str>, &'a Model, &'a RunMetrics, &'a RunFac
 pub fn write_runs(out: &Path, runs: &[RunOutput]) -> Result<()> {
     let dirs: Vec<PathBuf> = runs
         .iter()
-        .map(|(sub, ..)| sub.map_or_else(|| out.to_path_buf(), |s| out.join(s)))
+        .map(|r| r.sub.map_or_else(|| out.to_path_buf(), |s| out.join(s)))
         .collect();
     for dir in &dirs {
         for f in RUN_FILES {
@@ -137,22 +145,22 @@ pub fn write_runs(out: &Path, runs: &[RunOutput]) -> Result<()> {
             }
         }
     }
-    for (dir, (_, model, metrics, facts)) in dirs.iter().zip(runs) {
-        write_run(dir, model, metrics, facts)?;
+    for (dir, run) in dirs.iter().zip(runs) {
+        write_run(dir, run)?;
     }
     Ok(())
 }
 
 /// Writes the files of a run into `dir`: the three above and `scenario.toml`, the effective
 /// scenario (overrides applied), from which `cascade report` redraws topology and faults.
-pub fn write_run(dir: &Path, model: &Model, metrics: &RunMetrics, facts: &RunFacts) -> Result<()> {
+pub fn write_run(dir: &Path, run: &RunOutput) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     for f in RUN_FILES {
         let text = match f {
-            "scenario.toml" => model.source.clone(),
-            "timeseries.csv" => timeseries_csv(metrics),
-            "run.json" => run_json(model, facts),
-            _ => summary_json(model, metrics),
+            "scenario.toml" => run.scenario_text.to_string(),
+            "timeseries.csv" => timeseries_csv(run.metrics),
+            "run.json" => run_json(run.model, run.facts),
+            _ => summary_json(run.model, run.metrics),
         };
         write_atomic(&dir.join(f), text.as_bytes())?;
     }

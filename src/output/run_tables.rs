@@ -2,6 +2,7 @@
 
 use super::text_table::Table;
 use crate::metrics::RunMetrics;
+use crate::metrics::names;
 use crate::metrics::recovery::{EpisodeVerdict, Unjudged};
 use crate::metrics::select::selects;
 use crate::metrics::slots::Slots;
@@ -17,7 +18,7 @@ fn errors(m: &RunMetrics, prefix: &str) -> String {
         .iter()
         .map(|o| {
             (
-                m.get(&format!("{prefix}.errors.{}", o.name()))
+                m.get(&names::metric(prefix, names::error_metric(*o)))
                     .unwrap_or(0.0),
                 o.name(),
             )
@@ -68,13 +69,13 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     for (name, p) in client_rows {
         t.row(vec![
             name,
-            count(g(format!("{p}.requests"))),
-            percent_fixed(g(format!("{p}.success_ratio"))),
-            sig3(g(format!("{p}.goodput_rps"))),
-            sig3(g(format!("{p}.latency_p50_ms"))),
-            sig3(g(format!("{p}.latency_p99_ms"))),
-            sig3(g(format!("{p}.latency_p999_ms"))),
-            sig3(g(format!("{p}.latency_max_ms"))),
+            count(g(names::metric(&p, "requests"))),
+            percent_fixed(g(names::metric(&p, "success_ratio"))),
+            sig3(g(names::metric(&p, "goodput_rps"))),
+            sig3(g(names::metric(&p, "latency_p50_ms"))),
+            sig3(g(names::metric(&p, "latency_p99_ms"))),
+            sig3(g(names::metric(&p, "latency_p999_ms"))),
+            sig3(g(names::metric(&p, "latency_max_ms"))),
             errors(m, &p),
         ]);
     }
@@ -96,16 +97,16 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     for (name, p) in service_rows {
         t.row(vec![
             name,
-            count(g(format!("{p}.arrivals"))),
-            count(g(format!("{p}.served"))),
-            count(g(format!("{p}.rejected"))),
-            count(g(format!("{p}.dropped_expired"))),
-            percent_fixed(g(format!("{p}.utilization"))),
-            sig3(g(format!("{p}.wait_mean_ms"))),
-            sig3(g(format!("{p}.wait_p99_ms"))),
-            sig3(g(format!("{p}.sojourn_mean_ms"))),
-            sig3(g(format!("{p}.queue_mean"))),
-            sig3(g(format!("{p}.wasted_work_s"))),
+            count(g(names::metric(&p, "arrivals"))),
+            count(g(names::metric(&p, "served"))),
+            count(g(names::metric(&p, "rejected"))),
+            count(g(names::metric(&p, "dropped_expired"))),
+            percent_fixed(g(names::metric(&p, "utilization"))),
+            sig3(g(names::metric(&p, "wait_mean_ms"))),
+            sig3(g(names::metric(&p, "wait_p99_ms"))),
+            sig3(g(names::metric(&p, "sojourn_mean_ms"))),
+            sig3(g(names::metric(&p, "queue_mean"))),
+            sig3(g(names::metric(&p, "wasted_work_s"))),
         ]);
     }
     out.push_str(&t.render());
@@ -121,10 +122,10 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     for (name, p) in edge_rows {
         t.row(vec![
             name,
-            count(g(format!("{p}.calls"))),
-            count(g(format!("{p}.attempts"))),
-            format!("{:.3}", g(format!("{p}.amplification"))),
-            count(g(format!("{p}.success"))),
+            count(g(names::metric(&p, "calls"))),
+            count(g(names::metric(&p, "attempts"))),
+            format!("{:.3}", g(names::metric(&p, "amplification"))),
+            count(g(names::metric(&p, "success"))),
             errors(m, &p),
         ]);
     }
@@ -312,29 +313,29 @@ fn target_name(model: &Model, target: Target) -> String {
 /// --metric` picks others: each client's goodput, success ratio and p99, each edge's
 /// amplification, each service's utilization and wasted work, each fault's recovery.
 pub fn default_variant_metrics(model: &Model, base: &RunMetrics) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+    let mut picked: Vec<String> = Vec::new();
     for c in &model.clients {
         for m in ["goodput_rps", "success_ratio", "latency_p99_ms"] {
-            names.push(format!("client.{}.{m}", c.name));
+            picked.push(names::client_metric(&c.name, m));
         }
     }
     for e in &model.edges {
-        names.push(format!("edge.{}.amplification", e.name));
+        picked.push(names::edge_metric(&e.name, "amplification"));
     }
     for s in &model.services {
         for m in ["utilization", "wasted_work_s"] {
-            names.push(format!("service.{}.{m}", s.name));
+            picked.push(names::service_metric(&s.name, m));
         }
     }
     for i in 0..model.faults.len() {
         for m in ["recovered", "recovery_s"] {
-            let name = format!("fault.{i}.{m}");
+            let name = names::fault_metric(i, m);
             if base.get(&name).is_some() {
-                names.push(name);
+                picked.push(name);
             }
         }
     }
-    names
+    picked
 }
 
 /// The metrics of the base and the variants that any of `patterns` selects

@@ -5,6 +5,7 @@
 use super::csv_text::CsvText;
 use super::text_table::{Rule, Table};
 use crate::error::{Error, Result};
+use crate::metrics::names;
 use crate::number::{exact as number, sig3};
 use crate::stats::summary::Summary;
 use crate::sweep::aggregate::Results;
@@ -19,9 +20,9 @@ fn default_patterns(results: &Results) -> Vec<String> {
     clients
         .flat_map(|c| {
             [
-                format!("client.{c}.success_ratio"),
-                format!("client.{c}.goodput_rps"),
-                format!("client.{c}.latency_p99_ms"),
+                names::client_metric(c, "success_ratio"),
+                names::client_metric(c, "goodput_rps"),
+                names::client_metric(c, "latency_p99_ms"),
                 format!("edge.{c}.*.amplification"),
             ]
         })

@@ -3,6 +3,7 @@
 use super::tables;
 use super::{Block, Doc, Section, topology};
 use crate::chart::{Chart, Kind};
+use crate::metrics::names;
 use crate::model::Model;
 use crate::number::{latency_ms, percent, short};
 use crate::output::describe;
@@ -64,7 +65,7 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
 fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     let mut items = Vec::new();
     for c in run.entities("client") {
-        let m = |k: &str| run.metric(&format!("client.{c}.{k}"));
+        let m = |k: &str| run.metric(&names::client_metric(&c, k));
         if let (Some(s), Some(g), Some(p)) =
             (m("success_ratio"), m("goodput_rps"), m("latency_p99_ms"))
         {
@@ -83,13 +84,18 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     if let Some(model) = &run.model {
         for (i, f) in model.faults.iter().enumerate() {
             let label = describe::fault_label(model, f);
-            match run.metric(&format!("fault.{i}.recovered")) {
+            match run.metric(&names::fault_metric(i, "recovered")) {
                 Some(x) if x >= 0.5 => items.push(format!(
                     "✓ F{i} {label}: recovered {} s after it ended",
-                    short(run.metric(&format!("fault.{i}.recovery_s")).unwrap_or(0.0))
+                    short(
+                        run.metric(&names::fault_metric(i, "recovery_s"))
+                            .unwrap_or(0.0)
+                    )
                 )),
                 Some(_) => {
-                    let watched = run.metric(&format!("fault.{i}.recovery_s")).unwrap_or(0.0);
+                    let watched = run
+                        .metric(&names::fault_metric(i, "recovery_s"))
+                        .unwrap_or(0.0);
                     let hold = model.recovery_hold as f64 / 1e9;
                     items.push(if watched < hold {
                         format!(
@@ -109,7 +115,7 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
         }
     }
     for e in run.entities("edge") {
-        let m = |k: &str| run.metric(&format!("edge.{e}.{k}"));
+        let m = |k: &str| run.metric(&names::edge_metric(&e, k));
         let call = e.replacen('.', " → ", 1);
         if let Some(a) = m("amplification").filter(|a| *a >= 1.5) {
             items.push(format!(
@@ -128,7 +134,7 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     }
     for s in run.entities("service") {
         if let Some(w) = run
-            .metric(&format!("service.{s}.wasted_work_s"))
+            .metric(&names::service_metric(&s, "wasted_work_s"))
             .filter(|w| *w > 0.0)
         {
             items.push(format!(
@@ -152,7 +158,7 @@ fn at_the_end(run: &RunData) -> Option<String> {
     let tail = |metric: &str| -> f64 {
         run.entities("client")
             .iter()
-            .filter_map(|c| run.series(&format!("client.{c}.{metric}")))
+            .filter_map(|c| run.series(&names::client_metric(c, metric)))
             .map(|v| v[n - k..].iter().sum::<f64>() / k as f64)
             .sum()
     };

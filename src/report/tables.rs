@@ -2,6 +2,7 @@
 //! the per-edge resilience matrix, the services' own protections, the fault schedule with each
 //! fault's verdict, the summary per client, service and edge, and the variants side by side.
 
+use crate::metrics::names;
 use crate::model::Model;
 use crate::number::{count, latency_ms, percent, short};
 use crate::output::describe;
@@ -145,7 +146,7 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
             },
         ];
         if let Some(r) = run {
-            let m = |k: &str| r.metric(&format!("fault.{i}.{k}"));
+            let m = |k: &str| r.metric(&names::fault_metric(i, k));
             row.push(
                 match (
                     m("goodput_before_rps"),
@@ -181,7 +182,7 @@ pub fn clients(r: &RunData) -> Table {
         &[false, true, true, true, true, true, true, true],
     );
     for c in r.entities("client") {
-        let m = |k: &str| format!("client.{c}.{k}");
+        let m = |k: &str| names::client_metric(&c, k);
         t.row(vec![
             c.clone(),
             cell(r, &m("requests"), count),
@@ -254,13 +255,13 @@ pub fn service_summary(r: &RunData) -> Table {
             .flat_map(|m| m.services.iter().filter(|svc| svc.name == s))
             .flat_map(|svc| svc.operations.iter().map(|o| o.name.clone()))
             .collect();
-        let rows = std::iter::once((s.clone(), format!("service.{s}"))).chain(
+        let rows = std::iter::once((s.clone(), names::service(&s))).chain(
             operations
                 .iter()
-                .map(|o| (format!("  {o}"), format!("service.{s}.op.{o}"))),
+                .map(|o| (format!("  {o}"), names::service_op(&s, o))),
         );
         for (name, prefix) in rows {
-            let m = |k: &str| format!("{prefix}.{k}");
+            let m = |k: &str| names::metric(&prefix, k);
             t.row(vec![
                 name,
                 cell(r, &m("arrivals"), count),
@@ -289,7 +290,7 @@ pub fn edge_summary(r: &RunData) -> Table {
         &[false, true, true, true, true, true, true],
     );
     for e in r.entities("edge") {
-        let m = |k: &str| format!("edge.{e}.{k}");
+        let m = |k: &str| names::edge_metric(&e, k);
         t.row(vec![
             e.replacen('.', " → ", 1),
             cell(r, &m("calls"), count),
@@ -315,26 +316,28 @@ pub fn variants(runs: &[RunData]) -> Table {
     type Format = fn(f64) -> String;
     let mut metrics: Vec<(String, Format)> = Vec::new();
     for c in base.entities("client") {
-        metrics.push((format!("client.{c}.success_ratio"), percent));
-        metrics.push((format!("client.{c}.goodput_rps"), |v| {
+        metrics.push((names::client_metric(&c, "success_ratio"), percent));
+        metrics.push((names::client_metric(&c, "goodput_rps"), |v| {
             format!("{}/s", short(v))
         }));
-        metrics.push((format!("client.{c}.latency_p99_ms"), latency_ms));
+        metrics.push((names::client_metric(&c, "latency_p99_ms"), latency_ms));
     }
     for e in base.entities("edge") {
-        metrics.push((format!("edge.{e}.amplification"), |v| format!("{v:.2}×")));
+        metrics.push((names::edge_metric(&e, "amplification"), |v| {
+            format!("{v:.2}×")
+        }));
     }
     for s in base.entities("service") {
-        metrics.push((format!("service.{s}.wasted_work_s"), |v| {
+        metrics.push((names::service_metric(&s, "wasted_work_s"), |v| {
             format!("{} s", short(v))
         }));
     }
     let faults = base.model.as_ref().map_or(0, |m| m.faults.len());
     for i in 0..faults {
-        metrics.push((format!("fault.{i}.recovered"), |v| {
+        metrics.push((names::fault_metric(i, "recovered"), |v| {
             if v >= 0.5 { "✓ yes" } else { "✗ no" }.to_string()
         }));
-        metrics.push((format!("fault.{i}.recovery_s"), |v| {
+        metrics.push((names::fault_metric(i, "recovery_s"), |v| {
             format!("{} s", short(v))
         }));
     }

@@ -155,9 +155,9 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
             ));
         }
     }
-    let expects = super::expect::compile_expects(src, raw, &faults, warmup, end, &mut windows)?;
+    let expects =
+        super::expect_compile::compile_expects(src, raw, &faults, warmup, end, &mut windows)?;
     let model = Model {
-        source: src.text.clone(),
         faults,
         name: meta.name.clone(),
         seed: meta.seed.unwrap_or(1),

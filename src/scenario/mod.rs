@@ -8,7 +8,7 @@ mod compile;
 mod dist;
 pub mod document;
 mod edit;
-mod expect;
+mod expect_compile;
 mod expectation;
 mod fault;
 mod fault_baseline;
@@ -60,7 +60,10 @@ pub struct Scenario {
     pub variants: Vec<Variant>,
     /// `[scenario] allow`: the lint ids not to warn about, each a known lint.
     pub allow: Vec<String>,
-    /// The text it was compiled from, kept to locate lint warnings (`Scenario::warnings`).
+    /// The text it was compiled from (its `text` after every override: `--set`, a variant's
+    /// `set`, a sweep point's values), kept beside the model rather than in it: lint warnings
+    /// are located in it (`Scenario::warnings`), a run's outputs carry its text as
+    /// `scenario.toml` (compiling that again gives this model), and a sweep hashes it.
     pub source: std::sync::Arc<Source>,
     /// The run this model is: `base`, or the `[[variant]]` `load_with_variants` compiled it
     /// for. The gate lints judge only the expectations on this run.

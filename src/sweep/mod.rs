@@ -80,6 +80,10 @@ pub fn replication_seed(seed: u64, rep: u32) -> u64 {
 /// so that naming costs nothing), each entity's `in_flight_end`, and each fault's recovery
 /// verdict. A superset of what a run reports, never less (tested against a run).
 pub fn metric_names(model: &Model) -> Vec<String> {
+    use crate::metrics::names::{
+        IN_FLIGHT_END, JUDGED_METRICS, POOL_METRICS, RUN_METRICS, VERDICT_METRICS, client,
+        client_op, fault, fault_part, metric, named_pools,
+    };
     let mut short = model.clone();
     short.warmup = 0;
     short.duration = model.bucket.max(1);
@@ -90,28 +94,26 @@ pub fn metric_names(model: &Model) -> Vec<String> {
         .map(|(n, _)| n)
         .collect();
     let order = crate::metrics::slots::Slots::of(model).order(model);
-    names.extend(order.prefixes().map(|p| format!("{p}.in_flight_end")));
-    for pool in model.named_pools() {
-        let each = crate::model::callers::POOL_METRICS.iter();
-        names.extend(each.map(|m| format!("{pool}.{m}")));
+    names.extend(order.prefixes().map(|p| metric(p, IN_FLIGHT_END)));
+    for pool in named_pools(model) {
+        names.extend(POOL_METRICS.iter().map(|m| metric(&pool, m)));
     }
-    names.extend(crate::engine::RUN_METRICS.iter().map(|n| n.to_string()));
+    names.extend(RUN_METRICS.iter().map(|n| n.to_string()));
     for i in 0..model.faults.len() {
-        let each = crate::metrics::recovery::JUDGED_METRICS.iter();
-        names.extend(each.map(|m| format!("fault.{i}.{m}")));
-        let mut parts = vec![format!("fault.{i}")];
+        let p = fault(i);
+        names.extend(JUDGED_METRICS.iter().map(|m| metric(&p, m)));
+        let mut parts = vec![p];
         for c in &model.clients {
-            parts.push(format!("fault.{i}.client.{}", c.name));
+            parts.push(fault_part(i, &client(&c.name)));
             if c.mix.is_some() {
                 for call in c.calls() {
                     let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
-                    parts.push(format!("fault.{i}.client.{}.op.{}", c.name, op.name));
+                    parts.push(fault_part(i, &client_op(&c.name, &op.name)));
                 }
             }
         }
         for p in parts {
-            let verdicts = crate::metrics::recovery::VERDICT_METRICS.iter();
-            names.extend(verdicts.map(|v| format!("{p}.{v}")));
+            names.extend(VERDICT_METRICS.iter().map(|v| metric(&p, v)));
         }
     }
     names
@@ -136,7 +138,7 @@ impl Plan {
         params: Vec<Param>,
         reps: u32,
     ) -> Result<Plan> {
-        let base = crate::scenario::load(scenario, overrides)?.model;
+        let base = crate::scenario::load(scenario, overrides)?;
         grid::check_size(&params).map_err(crate::Error::Usage)?;
         let grid = grid::points(&params);
         let mut models = Vec::new();
@@ -157,9 +159,9 @@ impl Plan {
             models.extend(compiled.into_iter().map(|(_, s)| s.model));
         }
         Ok(Plan {
-            scenario: base.name,
-            seed: base.seed,
-            source: base.source,
+            scenario: base.model.name,
+            seed: base.model.seed,
+            source: base.source.text.clone(),
             params,
             variants,
             left_out: Vec::new(),

@@ -191,7 +191,7 @@ fn a_fault_after_one_that_never_came_back_is_not_judged_and_a_gate_on_it_fails_s
     assert_eq!(metric(&m, "fault.0.recovered"), 0.0);
     assert_eq!(metric(&m, "fault.1.judged"), 0.0);
     assert_eq!(metric(&m, "fault.1.baseline_s"), 0.0);
-    for name in cascade::metrics::recovery::VERDICT_METRICS {
+    for name in cascade::metrics::names::VERDICT_METRICS {
         assert!(
             m.get(&format!("fault.1.{name}")).is_none(),
             "fault.1.{name}"

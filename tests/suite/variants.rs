@@ -173,7 +173,7 @@ fn a_variant_sets_strings_exactly_as_written() {
     );
     let d = write("escape", &text);
     let models = cascade::scenario::load_with_variants(&d.join("v.toml"), &[]).unwrap();
-    let effective: toml_edit::DocumentMut = models[3].1.model.source.parse().unwrap();
+    let effective: toml_edit::DocumentMut = models[3].1.source.text.parse().unwrap();
     assert_eq!(
         effective["scenario"]["description"].as_str(),
         Some("esc \u{1b} nul \u{0} quote \" tab \t")

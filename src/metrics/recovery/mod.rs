@@ -38,6 +38,8 @@ pub use episodes::{Episode, Unjudged, episodes};
 pub use judge::Judged;
 
 use super::RunMetrics;
+use super::names;
+use super::names::{JUDGED_METRICS, VERDICT_METRICS};
 use crate::model::Model;
 use judge::{Span, judge};
 
@@ -160,22 +162,22 @@ struct PartSeries {
 /// Every client's series, each followed by its mix's operations'.
 fn part_series(model: &Model, m: &RunMetrics, n: usize) -> Vec<PartSeries> {
     let series = |p: &str, k: &str| {
-        m.series_of(&format!("{p}.{k}"))
+        m.series_of(&names::metric(p, k))
             .unwrap_or_else(|| vec![0.0; n])
     };
     let mut out = Vec::new();
     for c in &model.clients {
-        let mut names = vec![(format!("client.{}", c.name), format!("client {}", c.name))];
+        let mut parts = vec![(names::client(&c.name), format!("client {}", c.name))];
         if c.mix.is_some() {
             for call in c.calls() {
                 let op = &model.services[call.to].operations[usize::from(call.operation) - 1];
-                names.push((
-                    format!("client.{}.op.{}", c.name, op.name),
+                parts.push((
+                    names::client_op(&c.name, &op.name),
                     format!("client {} op {}", c.name, op.name),
                 ));
             }
         }
-        for (metric_prefix, label) in names {
+        for (metric_prefix, label) in parts {
             out.push(PartSeries {
                 goodput: series(&metric_prefix, "goodput_rps"),
                 offered: series(&metric_prefix, "offered_rps"),
@@ -191,7 +193,7 @@ fn part_series(model: &Model, m: &RunMetrics, n: usize) -> Vec<PartSeries> {
 fn total_goodput(model: &Model, m: &RunMetrics) -> Vec<f64> {
     let mut total = vec![0.0; m.buckets()];
     for c in &model.clients {
-        if let Some(s) = m.series_of(&format!("client.{}.goodput_rps", c.name)) {
+        if let Some(s) = m.series_of(&names::client_metric(&c.name, "goodput_rps")) {
             for (t, v) in total.iter_mut().zip(s) {
                 *t += v;
             }
@@ -199,19 +201,6 @@ fn total_goodput(model: &Model, m: &RunMetrics) -> Vec<f64> {
     }
     total
 }
-
-/// Emitted for every fault, judged or not, after `fault.<i>.`.
-pub const JUDGED_METRICS: [&str; 2] = ["judged", "baseline_s"];
-
-/// The metrics of one verdict, after `fault.<i>.` (or `fault.<i>.client.<c>.`, or
-/// `fault.<i>.client.<c>.op.<o>.`), in order: only for a judged episode.
-pub const VERDICT_METRICS: [&str; 5] = [
-    "goodput_before_rps",
-    "goodput_during_rps",
-    "goodput_after_rps",
-    "recovered",
-    "recovery_s",
-];
 
 /// Adds each fault's verdict to the summary, in fault order: `fault.<i>.judged` and
 /// `.baseline_s`, then, when its episode was judged, `fault.<i>.*` and each part's
@@ -221,15 +210,15 @@ pub fn add_to_summary(model: &Model, verdicts: &[EpisodeVerdict], m: &mut RunMet
         let Some(v) = verdicts.iter().find(|v| v.episode.faults.contains(&i)) else {
             continue;
         };
-        let p = format!("fault.{i}");
-        m.summary.extend([
-            (format!("{p}.judged"), f64::from(u8::from(v.all.is_some()))),
-            (format!("{p}.baseline_s"), v.baseline_s()),
-        ]);
+        let p = names::fault(i);
+        let judged = [f64::from(u8::from(v.all.is_some())), v.baseline_s()];
+        m.summary.extend(
+            (JUDGED_METRICS.iter().zip(judged)).map(|(name, v)| (names::metric(&p, name), v)),
+        );
         if let Some(all) = &v.all {
             m.summary.extend(verdict_metrics(&p, all));
             for part in &v.parts {
-                let prefix = format!("{p}.{}", part.metric_prefix);
+                let prefix = names::fault_part(i, &part.metric_prefix);
                 m.summary.extend(verdict_metrics(&prefix, &part.judged));
             }
         }
@@ -248,5 +237,5 @@ fn verdict_metrics<'a>(prefix: &'a str, j: &Judged) -> impl Iterator<Item = (Str
     VERDICT_METRICS
         .iter()
         .zip(values)
-        .map(move |(name, v)| (format!("{prefix}.{name}"), v))
+        .map(move |(name, v)| (names::metric(prefix, name), v))
 }

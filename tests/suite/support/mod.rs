@@ -311,6 +311,6 @@ fn two_scratches_of_one_name_are_two_directories() {
 /// Every metric of a fault's verdict after `fault.<i>.`: the two every fault has, then those
 /// of a judged one.
 pub fn fault_verdict_names() -> impl Iterator<Item = &'static str> {
-    let judged = cascade::metrics::recovery::JUDGED_METRICS.into_iter();
-    judged.chain(cascade::metrics::recovery::VERDICT_METRICS)
+    let judged = cascade::metrics::names::JUDGED_METRICS.into_iter();
+    judged.chain(cascade::metrics::names::VERDICT_METRICS)
 }

@@ -86,9 +86,9 @@ pub use call_end::CallEnd;
 pub use hedging::HedgeVerdict;
 
 use crate::accrual::Accrual;
-use crate::breaker::{Breaker, BreakerPermit, State, Transition};
+use crate::breaker::{Breaker, BreakerPermit, BreakerPolicy, BreakerScope, State, Transition};
 use crate::budget::Budget;
-use crate::bulkhead::{Admission, Bulkhead};
+use crate::bulkhead::{Admission, Bulkhead, Wraps};
 use crate::hedge::LatencyTracker;
 use crate::limit::{LimitPermit, Limiter};
 use crate::outcome::Outcome;
@@ -129,6 +129,23 @@ pub struct BreakerAsk {
     /// A first try past Brooker's retry-only breaker: sent without asking, judged only while
     /// the breaker is closed.
     pub first_try_unasked: bool,
+}
+
+impl BreakerPolicy {
+    /// Which breaker attempt number `attempt` (1-based), sent to callee instance `instance`,
+    /// asks, and how: the path's one, or the instance's (a breaker per host); a first try
+    /// past Brooker's retry-only breaker goes unasked. None for a breaker around the whole
+    /// call: `admit_call` asks it, once.
+    #[inline]
+    pub fn ask_for(&self, attempt: u32, instance: u32) -> Option<BreakerAsk> {
+        (self.wraps == Wraps::Attempt).then_some(BreakerAsk {
+            index: match self.scope {
+                BreakerScope::Instance => instance,
+                BreakerScope::Edge => 0,
+            },
+            first_try_unasked: self.retries_only && attempt == 1,
+        })
+    }
 }
 
 /// A breaker passed: which one, and the permit to give back to it.

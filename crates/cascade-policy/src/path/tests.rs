@@ -35,7 +35,11 @@ impl rand::rand_core::TryRng for Zero {
 }
 
 fn breaker() -> Breaker {
-    Breaker::new(BreakerConfig {
+    Breaker::new(breaker_config())
+}
+
+fn breaker_config() -> BreakerConfig {
+    BreakerConfig {
         window: Window::Calls(10),
         min_calls: 100,
         failure_rate: 1.0,
@@ -47,7 +51,7 @@ fn breaker() -> Breaker {
         open_max: S,
         half_open_calls: 1,
         count: OutcomeSet::of(&[Outcome::Unavailable]),
-    })
+    }
 }
 
 fn path() -> PathPolicies<Zero> {
@@ -441,4 +445,30 @@ fn a_hedge_asks_the_retry_budget_when_told_to() {
     assert_eq!(due, HedgeVerdict::BudgetExhausted);
     let own = p.hedge_due(Nanos::ZERO, &hedging(1, false), 0, S);
     assert_eq!(own, HedgeVerdict::Send { next: None });
+}
+
+#[test]
+fn an_attempt_asks_the_breaker_of_its_scope_and_a_retry_only_breaker_skips_first_tries() {
+    use crate::breaker::{BreakerPolicy, BreakerScope};
+    let policy = |wraps, scope, retries_only| BreakerPolicy {
+        config: breaker_config(),
+        wraps,
+        scope,
+        retries_only,
+    };
+    let ask = |index, first_try_unasked| {
+        Some(BreakerAsk {
+            index,
+            first_try_unasked,
+        })
+    };
+    let edge = policy(Wraps::Attempt, BreakerScope::Edge, false);
+    assert_eq!(edge.ask_for(1, 3), ask(0, false));
+    let per_host = policy(Wraps::Attempt, BreakerScope::Instance, false);
+    assert_eq!(per_host.ask_for(2, 3), ask(3, false));
+    let brooker = policy(Wraps::Attempt, BreakerScope::Edge, true);
+    assert_eq!(brooker.ask_for(1, 0), ask(0, true));
+    assert_eq!(brooker.ask_for(2, 0), ask(0, false));
+    let around_the_call = policy(Wraps::Call, BreakerScope::Edge, false);
+    assert_eq!(around_the_call.ask_for(1, 0), None);
 }

@@ -1,14 +1,15 @@
-//! The names a run's metrics are emitted under, per entity (`client.web`, `service.api.op.login`,
-//! `edge.api.db`, a plan's branch steps), and the emission of every entity's metrics under them.
+//! The emission of every entity's metrics, in a fixed order, under the prefixes `names.rs`
+//! composes (`client.web`, `service.api.op.login`, `edge.api.db`, a plan's branch steps).
 
 use super::acc::{ClientAcc, EdgeAcc, Emit, ServiceAcc};
+use super::names;
 use crate::model::{Model, Rule};
 
-/// The names metrics are emitted under, in emission order: each slot's prefix (`client.web`,
+/// What metrics are emitted under, in emission order: each slot's prefix (`client.web`,
 /// `service.api`, `service.api.op.login`, `edge.api.db`) with its slot, and per service slot
 /// its steps with a `p`: the step's index and the suffixes of its two metrics
 /// (`step.<label>.taken`, `step.<label>.skipped`).
-pub(super) struct Names {
+pub(super) struct EmissionOrder {
     pub(super) clients: Vec<(String, usize)>,
     pub(super) services: Vec<(String, usize)>,
     pub(super) edges: Vec<(String, usize)>,
@@ -32,15 +33,12 @@ pub(super) fn step_metrics(plan: &crate::model::Plan) -> Vec<StepMetric> {
         match &b.rule {
             Rule::Maybe(_) => out.push(StepMetric::Maybe(
                 i,
-                format!("step.{}.taken", b.label),
-                format!("step.{}.skipped", b.label),
+                names::step_taken(&b.label),
+                names::step_skipped(&b.label),
             )),
             Rule::Choose { until, .. } => {
                 for k in 0..until.len() {
-                    out.push(StepMetric::Option(
-                        options,
-                        format!("step.{}.option.{k}", b.label),
-                    ));
+                    out.push(StepMetric::Option(options, names::step_option(&b.label, k)));
                     options += 1;
                 }
             }
@@ -51,7 +49,7 @@ pub(super) fn step_metrics(plan: &crate::model::Plan) -> Vec<StepMetric> {
 }
 
 pub(super) fn emit_entities(
-    names: &Names,
+    order: &EmissionOrder,
     reach: &[Vec<usize>],
     clients: &[ClientAcc],
     services: &[ServiceAcc],
@@ -62,21 +60,18 @@ pub(super) fn emit_entities(
     let mut name = String::new();
     let mut with_prefix = |prefix: &str, emit_fn: &mut dyn FnMut(Emit)| {
         emit_fn(&mut |suffix: &str, v: f64| {
-            name.clear();
-            name.push_str(prefix);
-            name.push('.');
-            name.push_str(suffix);
+            names::write_metric(&mut name, prefix, suffix);
             out(&name, v);
         });
     };
-    for (p, slot) in &names.clients {
+    for (p, slot) in &order.clients {
         let a = &clients[*slot];
         with_prefix(p, &mut |e| a.emit(span, e));
     }
     // End-to-end amplification: attempts reaching each service per request of the clients
     // whose calls can reach it (so an unrelated client changes nothing).
-    for (p, slot) in &names.services {
-        let (a, reaching, steps) = (&services[*slot], &reach[*slot], &names.steps[*slot]);
+    for (p, slot) in &order.services {
+        let (a, reaching, steps) = (&services[*slot], &reach[*slot], &order.steps[*slot]);
         let requests: u64 = reaching.iter().map(|&c| clients[c].requests).sum();
         let per_request = if requests > 0 {
             a.arrivals as f64 / requests as f64
@@ -97,7 +92,7 @@ pub(super) fn emit_entities(
             }
         });
     }
-    for (p, slot) in &names.edges {
+    for (p, slot) in &order.edges {
         let a = &edges[*slot];
         with_prefix(p, &mut |e| a.emit(span, e));
     }
