@@ -6,14 +6,14 @@
 //! The modules: `outcome` (how a call ends, the kinds every policy decides from), `path` (one
 //! call path's policies as a stack: the order they admit a call and an attempt in, learn from
 //! an attempt's end and a call's, and schedule hedges), `deadline` (a call's deadline, whether
-//! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`, `throttle`, `breaker`,
-//! `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`, `dedup`), and what they share
-//! (`time`'s `Nanos`, `window`'s sliding counts, `hist`'s latency histogram, `random`'s
-//! uniform draw), and
-//! `table`: the `[policy.NAME]` tables of cascade's scenario language, their validation and
-//! the libraries' presets, so a service configures these policies from the same keys. Cargo
-//! keeps the wall: this crate depends on rand, humantime and strsim (serde and schemars behind
-//! the `serde` and `schema` features), so nothing of the engine can leak into it.
+//! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`,
+//! `throttle`, `breaker`, `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`,
+//! `dedup`), and what they share (`time`'s `Nanos`, `window`'s sliding counts, `hist`'s
+//! latency histogram, `random`'s uniform draw), and `table`: the `[policy.NAME]` tables of
+//! cascade's scenario language, their validation and the libraries' presets, so a service
+//! configures these policies from the same keys. Cargo keeps the wall: this crate depends on
+//! rand, humantime and strsim (serde and schemars behind the `serde` and `schema` features),
+//! so nothing of the engine can leak into it.
 //!
 //! Time is `Nanos` (`time`, re-exported here): whole nanoseconds, for instants (from any origin
 //! the caller keeps: a simulation's clock, or a monotonic clock's elapsed time) and durations
