@@ -42,7 +42,7 @@ impl Simulation {
             .ejected
             .add(now, -i64::from(back), &mut acc.ejected_area);
         if let Some(o) = &self.model.services[s].outlier {
-            self.queue
+            self.event_queue
                 .push(now + o.interval, Event::OutlierSweep(s as u32));
         }
     }

@@ -53,7 +53,7 @@ impl Simulation {
         release_permit(
             state.bulkhead,
             &mut self.bulkheads,
-            &mut self.queue,
+            &mut self.event_queue,
             now,
             &ended,
         );
@@ -84,7 +84,7 @@ impl Simulation {
         call.phase = CallPhase::Backoff;
         call.last_delay = wait;
         call.retry_active = counted_by_budget;
-        self.queue
+        self.event_queue
             .push(self.now + wait, Event::Resume { call: cr, attempt });
     }
 
@@ -122,7 +122,7 @@ impl Simulation {
             // back before it runs.
             let back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
             if back && let Some(b) = self.policies[call.slot as usize].bulkhead {
-                hand_back_permit(&mut self.bulkheads, b, &mut self.queue, now);
+                hand_back_permit(&mut self.bulkheads, b, &mut self.event_queue, now);
             }
             (call.holds_permit, call.call_permit) = (false, false);
         }
@@ -145,7 +145,8 @@ impl Simulation {
                 let attempt = call.attempt;
                 call.deadline = caller_deadline;
                 let at = now.saturating_add(latency).min(caller_deadline).max(now);
-                self.queue.push(at, Event::Resume { call: cr, attempt });
+                self.event_queue
+                    .push(at, Event::Resume { call: cr, attempt });
             }
         }
     }
@@ -254,7 +255,7 @@ impl Simulation {
             if call.phase == CallPhase::WaitingPermit {
                 self.bulkheads[b as usize].abandon(now, &(cr, call.attempt));
             } else if call.holds_permit && permit_back {
-                hand_back_permit(&mut self.bulkheads, b, &mut self.queue, now);
+                hand_back_permit(&mut self.bulkheads, b, &mut self.event_queue, now);
             }
         }
         let transition = state.call_ended(CallEnd {
@@ -340,11 +341,11 @@ pub(in crate::engine) fn book_breaker(rec: &mut Recorder, edge: usize, now: u64,
 pub(in crate::engine) fn hand_back_permit(
     bulkheads: &mut Bulkheads,
     b: u32,
-    queue: &mut EventQueue<Event>,
+    event_queue: &mut EventQueue<Event>,
     now: u64,
 ) {
     if let Some((next, next_attempt)) = bulkheads[b as usize].release(now) {
-        queue.push(
+        event_queue.push(
             now,
             Event::Resume {
                 call: next,

@@ -134,7 +134,7 @@ impl Simulation {
             .min(call.deadline)
             .max(now);
         call.phase = CallPhase::WaitingPermit;
-        self.queue
+        self.event_queue
             .push(until, Event::PermitTimeout { call: cr, attempt });
     }
 
@@ -293,7 +293,7 @@ impl Simulation {
             edge_acc.retries += 1;
         }
         if expiry != NO_DEADLINE {
-            self.queue
+            self.event_queue
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
         if spec.policy.hedge.is_some() {
@@ -365,7 +365,7 @@ impl Simulation {
             self.network_delay(spec_id)
         } {
             0 => self.arrive(jr),
-            d => self.queue.push(now + d, Event::Deliver(jr)),
+            d => self.event_queue.push(now + d, Event::Deliver(jr)),
         }
     }
 

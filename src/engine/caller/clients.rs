@@ -55,7 +55,7 @@ impl Simulation {
                 Some(pace) => started.saturating_add(*pace).max(self.now),
                 None => self.now + think.sample(&mut self.clients[client as usize].think_rng),
             };
-            self.queue.push(at, Event::UserStart { client, user });
+            self.event_queue.push(at, Event::UserStart { client, user });
         }
     }
 }

@@ -98,13 +98,13 @@ impl EndedAttempt {
 pub(in crate::engine) fn release_permit(
     bulkhead: Option<u32>,
     bulkheads: &mut super::policy_state::Bulkheads,
-    queue: &mut EventQueue<Event>,
+    event_queue: &mut EventQueue<Event>,
     now: u64,
     ended: &EndedAttempt,
 ) {
     if ended.holds_permit
         && let Some(b) = bulkhead
     {
-        super::call_end::hand_back_permit(bulkheads, b, queue, now);
+        super::call_end::hand_back_permit(bulkheads, b, event_queue, now);
     }
 }

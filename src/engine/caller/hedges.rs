@@ -24,7 +24,8 @@ impl Simulation {
             return;
         };
         if let Some(at) = state.first_hedge(now, cfg, spec.retry_allowed(), expiry) {
-            self.queue.push(at, Event::Hedge { call: cr, attempt });
+            self.event_queue
+                .push(at, Event::Hedge { call: cr, attempt });
         }
     }
 
@@ -63,7 +64,8 @@ impl Simulation {
             }
             HedgeVerdict::Send { next } => {
                 if let Some(at) = next {
-                    self.queue.push(at, Event::Hedge { call: cr, attempt });
+                    self.event_queue
+                        .push(at, Event::Hedge { call: cr, attempt });
                 }
             }
         }

@@ -32,16 +32,16 @@ impl Simulation {
             let fi = i as u32;
             match (&f.effect, f.target) {
                 (Effect::Crash { .. }, _) => {
-                    self.queue.push(f.start, Event::FaultStart(fi));
-                    self.queue.push(f.end, Event::FaultEnd(fi));
+                    self.event_queue.push(f.start, Event::FaultStart(fi));
+                    self.event_queue.push(f.end, Event::FaultEnd(fi));
                 }
-                (Effect::Stall, _) => self.queue.push(f.end, Event::FaultEnd(fi)),
+                (Effect::Stall, _) => self.event_queue.push(f.end, Event::FaultEnd(fi)),
                 (Effect::Capacity(cut), Target::Service(s) | Target::Instance(s, _)) => {
                     // Workers come back at the end, and one by one along a recovery ramp.
-                    self.queue.push(f.end, Event::FaultEnd(fi));
+                    self.event_queue.push(f.end, Event::FaultEnd(fi));
                     let workers = self.model.services[s].workers;
                     for t in capacity_returns(*cut, workers, f.end, f.ramp) {
-                        self.queue.push(t, Event::FaultEnd(fi));
+                        self.event_queue.push(t, Event::FaultEnd(fi));
                     }
                 }
                 (Effect::Overload { users, .. }, Target::Client(c)) if *users > 0 => {
@@ -54,7 +54,7 @@ impl Simulation {
                     next_user[c] += users;
                     for k in 0..*users {
                         let (on, _) = self.extra_user_window(&extra, k);
-                        self.queue.push(
+                        self.event_queue.push(
                             on,
                             Event::UserStart {
                                 client: extra.client,
@@ -194,7 +194,7 @@ impl Simulation {
                 job.retry_after = NO_RETRY_AFTER;
                 // Answered through the queue, so a caller retrying at once meets the instance
                 // already down, not half torn down.
-                self.queue.push(now, Event::Answer(jr));
+                self.event_queue.push(now, Event::Answer(jr));
             }
         }
     }

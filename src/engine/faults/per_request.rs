@@ -238,7 +238,7 @@ impl Simulation {
                 }
                 match after {
                     0 => self.send_reply(jr),
-                    d => self.queue.push(now + d, Event::Answer(jr)),
+                    d => self.event_queue.push(now + d, Event::Answer(jr)),
                 }
                 true
             }

@@ -122,7 +122,7 @@ impl Simulation {
             pools: layout.pools,
             now: 0,
             end: model.end(),
-            queue: EventQueue::default(),
+            event_queue: EventQueue::default(),
             calls: Arena::default(),
             jobs: Arena::default(),
             ops: Arena::default(),
@@ -158,7 +158,8 @@ impl Simulation {
     fn start_clients(&mut self) {
         for (s, svc) in self.model.services.iter().enumerate() {
             if let Some(o) = &svc.outlier {
-                self.queue.push(o.interval, Event::OutlierSweep(s as u32));
+                self.event_queue
+                    .push(o.interval, Event::OutlierSweep(s as u32));
             }
         }
         for c in 0..self.model.clients.len() {
@@ -168,7 +169,7 @@ impl Simulation {
                     // Users start spread over one think time rather than all at once.
                     for user in 0..*users {
                         let t = think.sample(&mut self.clients[c].think_rng);
-                        self.queue.push(
+                        self.event_queue.push(
                             t,
                             Event::UserStart {
                                 client: c as u32,

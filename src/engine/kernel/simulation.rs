@@ -18,7 +18,7 @@ pub struct Simulation {
     pub(in crate::engine) specs: Vec<CallSpec>,
     pub(in crate::engine) now: u64,
     pub(in crate::engine) end: u64,
-    pub(in crate::engine) queue: EventQueue<Event>,
+    pub(in crate::engine) event_queue: EventQueue<Event>,
     pub(in crate::engine) calls: Arena<Call>,
     pub(in crate::engine) jobs: Arena<Job>,
     pub(in crate::engine) ops: Arena<Op>,
@@ -103,10 +103,10 @@ impl Simulation {
 
     /// Handles the next event, if there is one before the end of the run; returns its time.
     pub fn step(&mut self) -> Option<u64> {
-        let (t, event) = self.queue.pop()?;
+        let (t, event) = self.event_queue.pop()?;
         if t >= self.end {
             // Past the end: put it back (in front of its ties, as it was) and stop.
-            self.queue.push_front(t, event);
+            self.event_queue.push_front(t, event);
             return None;
         }
         if t < self.now {
@@ -138,7 +138,7 @@ impl Simulation {
             .max_in_flight
             .saturating_mul(crate::model::PENDING_PER_IN_FLIGHT);
         if (self.calls.len() + self.jobs.len()) as u64 > self.model.max_in_flight
-            || self.queue.len() as u64 > pending_limit
+            || self.event_queue.len() as u64 > pending_limit
         {
             self.stopped = Some(Stop::Diverged(t));
             return true;
@@ -180,7 +180,11 @@ impl Simulation {
                 }
             }
         } else {
-            while self.queue.peek_time().is_some_and(|next| next <= limit) {
+            while self
+                .event_queue
+                .peek_time()
+                .is_some_and(|next| next <= limit)
+            {
                 if self.step().is_none()
                     || (self.events.is_multiple_of(CHECK_EVERY) && self.must_stop())
                 {
@@ -309,7 +313,7 @@ impl Simulation {
             let whole = exact as i64;
             let t = (whole + i64::from((whole as f64) < exact)) as u64;
             if t < self.end {
-                self.queue.push_lane(c as usize, t, Event::Arrival(c));
+                self.event_queue.push_lane(c as usize, t, Event::Arrival(c));
             }
         }
     }

@@ -115,7 +115,7 @@ impl Simulation {
             .autoscale
             .clone()
             .expect("an autoscaled service");
-        self.queue.push(
+        self.event_queue.push(
             now.saturating_add(a.period),
             Event::Life {
                 service: s as u32,

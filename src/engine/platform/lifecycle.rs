@@ -182,7 +182,7 @@ impl Simulation {
     /// Schedules an instance's lifecycle event at `at`, stamped with its current epoch.
     pub(in crate::engine) fn schedule_life(&mut self, s: usize, i: u32, at: u64, action: Action) {
         let epoch = self.life(s).instances[i as usize].epoch;
-        self.queue.push(
+        self.event_queue.push(
             at,
             Event::Life {
                 service: s as u32,
@@ -213,7 +213,7 @@ impl Simulation {
             self.instances_changed(s, i64::from(instances));
             if let Some(a) = &self.orchestration(s).autoscale {
                 let period = a.period;
-                self.queue.push(
+                self.event_queue.push(
                     period,
                     Event::Life {
                         service: s as u32,

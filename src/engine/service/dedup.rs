@@ -93,7 +93,7 @@ impl Simulation {
     /// crash releasing them from one instance has then dealt with all of its victims).
     fn readmit_later(&mut self, waiters: Vec<Ref>) {
         for w in waiters {
-            self.queue.push(self.now, Event::Deliver(w));
+            self.event_queue.push(self.now, Event::Deliver(w));
         }
     }
 

@@ -56,7 +56,7 @@ impl Simulation {
         if self.refusal_costs(s) {
             return self.owe_refusal(jr, s, i, 0);
         }
-        self.queue.push(self.now, Event::Answer(jr));
+        self.event_queue.push(self.now, Event::Answer(jr));
     }
 
     /// `dispatch_next` where the queue is served newest first, or may hold jobs to skip.

@@ -164,7 +164,7 @@ impl Simulation {
         if self.model.services[s].overload.is_some() {
             work = self.contended_work(jr, s, i, work);
         }
-        self.queue.push(now + work, Event::WorkDone(jr));
+        self.event_queue.push(now + work, Event::WorkDone(jr));
     }
 
     /// A job's own work is due to end: unless a stall paused it meanwhile, in which case it
@@ -185,7 +185,7 @@ impl Simulation {
             if paused > job.paused {
                 let more = paused - job.paused;
                 job.paused = paused;
-                self.queue.push(self.now + more, Event::WorkDone(jr));
+                self.event_queue.push(self.now + more, Event::WorkDone(jr));
                 return;
             }
         }
@@ -284,7 +284,7 @@ impl Simulation {
         let direct = self.faults.instant_network(spec_of(&self.specs, spec));
         match if direct { 0 } else { self.network_delay(spec) } {
             0 => self.deliver_reply(jr),
-            d => self.queue.push(self.now + d, Event::Reply(jr)),
+            d => self.event_queue.push(self.now + d, Event::Reply(jr)),
         }
     }
 
@@ -312,7 +312,7 @@ impl Simulation {
             crate::engine::caller::call_end::hand_back_permit(
                 &mut self.bulkheads,
                 pool,
-                &mut self.queue,
+                &mut self.event_queue,
                 now,
             );
         }

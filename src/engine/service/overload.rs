@@ -136,7 +136,7 @@ impl Simulation {
             .as_ref()
             .expect("overload")
             .reject_work;
-        self.queue.push(
+        self.event_queue.push(
             now + work,
             Event::RefusalDone {
                 service: s as u32,
@@ -144,7 +144,7 @@ impl Simulation {
                 acc: a,
             },
         );
-        self.queue.push(now + work + delay, Event::Answer(jr));
+        self.event_queue.push(now + work + delay, Event::Answer(jr));
         true
     }
 
@@ -170,7 +170,7 @@ impl Simulation {
     pub(in crate::engine) fn drop_owed(&mut self, s: usize, i: usize) {
         let owed = std::mem::take(&mut self.services[s].instances[i].owed);
         for (jr, _) in owed {
-            self.queue.push(self.now, Event::Answer(jr));
+            self.event_queue.push(self.now, Event::Answer(jr));
         }
     }
 
@@ -205,6 +205,6 @@ impl Simulation {
         job.step = AFTER_WORK;
         job.state = JobState::Working;
         job.paused = paused;
-        self.queue.push(self.now + work, Event::WorkDone(jr));
+        self.event_queue.push(self.now + work, Event::WorkDone(jr));
     }
 }
