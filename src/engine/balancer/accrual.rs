@@ -12,11 +12,11 @@ use cascade_policy::random::unit;
 impl Simulation {
     /// The instance a call path's attempt or hedge goes to: past its caller's failure accrual
     /// when it has one, else the balancer's plain pick.
-    pub(in crate::engine) fn pick_for(&mut self, spec: SpecId, slot: u32) -> u32 {
+    pub(in crate::engine) fn pick_for(&mut self, spec: SpecId, path: u32) -> u32 {
         let spec = spec_of(&self.specs, spec);
         let (to, edge) = (spec.to, spec.edge);
         if spec.policy.failure_accrual.is_some() {
-            self.pick_past_accrual(to, slot, edge)
+            self.pick_past_accrual(to, path, edge)
         } else {
             self.pick_instance(to)
         }
@@ -24,11 +24,11 @@ impl Simulation {
 
     /// A job of a call path is sent to `instance`: with failure accrual, a host whose mark is
     /// over takes it as its one probe.
-    pub(in crate::engine) fn accrual_sent(&mut self, spec: SpecId, slot: u32, instance: u32) {
+    pub(in crate::engine) fn accrual_sent(&mut self, spec: SpecId, path: u32, instance: u32) {
         let edge = spec_of(&self.specs, spec).edge;
         let now = self.now;
         let Some(host) = self
-            .policy_mut(slot)
+            .policy_mut(path)
             .and_then(|p| p.accrual.get_mut(instance as usize))
         else {
             return;
@@ -43,7 +43,7 @@ impl Simulation {
     pub(in crate::engine) fn accrual_record(
         &mut self,
         spec: SpecId,
-        slot: u32,
+        path: u32,
         instance: u32,
         outcome: Outcome,
     ) {
@@ -52,7 +52,7 @@ impl Simulation {
             return;
         };
         let now = self.now;
-        let Some(state) = self.policies.get_mut(slot as usize) else {
+        let Some(state) = self.policies.get_mut(path as usize) else {
             return;
         };
         let rng = &mut state.accrual_rng;

@@ -32,9 +32,9 @@ impl Simulation {
     /// is marked, the pick goes to one anyway (Finagle's panic mode), counted as
     /// `accrual_panics` on the edge.
     #[inline(never)]
-    pub(in crate::engine) fn pick_past_accrual(&mut self, s: usize, slot: u32, edge: usize) -> u32 {
+    pub(in crate::engine) fn pick_past_accrual(&mut self, s: usize, path: u32, edge: usize) -> u32 {
         let marked = Marked {
-            hosts: &self.policies[slot as usize].accrual,
+            hosts: &self.policies[path as usize].accrual,
             now: self.now,
         };
         let kind = self.model.services[s].balancer;

@@ -24,7 +24,7 @@ impl Simulation {
         retry_after: Option<u64>,
     ) {
         // A call path without policy state has nothing to tell and nothing to retry with.
-        if self.calls.get(cr).expect("attempt of a live call").slot == NO_SLOT {
+        if self.calls.get(cr).expect("attempt of a live call").path == NO_PATH {
             self.finish_call(cr, outcome);
         } else {
             self.finish_attempt_in_policies(cr, outcome, retry_after);
@@ -39,7 +39,7 @@ impl Simulation {
         let now = self.now;
         let call = self.calls.get_mut(cr).expect("attempt of a live call");
         let spec = spec_of(&self.specs, call.spec);
-        let slot = call.slot;
+        let path = call.path;
         let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, false);
         let mut ended = EndedAttempt::take(call, now, spec.policy.breaker_wraps(Wraps::Attempt));
         ended.holds_permit &= permit_back;
@@ -49,7 +49,7 @@ impl Simulation {
         // A success is never retried (no policy's `on` holds an answer): no input to build.
         let retry = (retry.filter(|_| !outcome.is_success()))
             .map(|r| (r, ended.retry_input(spec, outcome, retry_after, now)));
-        let state = &mut self.policies[slot as usize];
+        let state = &mut self.policies[path as usize];
         release_permit(
             state.bulkhead,
             &mut self.bulkheads,
@@ -121,7 +121,7 @@ impl Simulation {
             // The fallback stands outside the bulkhead (§1): a permit around the call goes
             // back before it runs.
             let back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
-            if back && let Some(b) = self.policies[call.slot as usize].bulkhead {
+            if back && let Some(b) = self.policies[call.path as usize].bulkhead {
                 hand_back_permit(&mut self.bulkheads, b, &mut self.event_queue, now);
             }
             (call.holds_permit, call.call_permit) = (false, false);
@@ -200,11 +200,11 @@ impl Simulation {
         }
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
-        let (op, parent, started, slot, sibling) =
-            (call.op, call.parent, call.started, call.slot, call.sibling);
+        let (op, parent, started, path, sibling) =
+            (call.op, call.parent, call.started, call.path, call.sibling);
         let spec = spec_of(&self.specs, call.spec);
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
-        if slot != NO_SLOT {
+        if path != NO_PATH {
             self.settle_policies_at_call_end(cr, outcome);
         }
         self.calls.free(cr);
@@ -248,7 +248,7 @@ impl Simulation {
         let call = self.calls.get_mut(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let permit_back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
-        let Some(state) = self.policies.get_mut(call.slot as usize) else {
+        let Some(state) = self.policies.get_mut(call.path as usize) else {
             return;
         };
         if let Some(b) = state.bulkhead {
@@ -293,8 +293,8 @@ impl Simulation {
         }
     }
 
-    pub(in crate::engine) fn policy_mut(&mut self, slot: u32) -> Option<&mut PolicyState> {
-        self.policies.get_mut(slot as usize)
+    pub(in crate::engine) fn policy_mut(&mut self, path: u32) -> Option<&mut PolicyState> {
+        self.policies.get_mut(path as usize)
     }
 
     /// A breaker let the attempt through but it was never sent: give back a half-open probe.
@@ -308,7 +308,7 @@ impl Simulation {
             return;
         }
         let pass = call.breaker.take();
-        self.policies[call.slot as usize].release_unused(pass);
+        self.policies[call.path as usize].release_unused(pass);
     }
 }
 

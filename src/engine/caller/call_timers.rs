@@ -47,10 +47,10 @@ impl Simulation {
             .record(self.now - call.attempt_started);
         // The caller stops waiting for the attempt and its hedges. Without `cancel` their jobs
         // carry on (worker time from now is wasted, replies discarded); with it, they stop.
-        let (spec_id, slot) = (call.spec, call.slot);
+        let (spec_id, path) = (call.spec, call.path);
         self.abandon_attempt_jobs(cr);
         self.outlier_record(to, instance, Outcome::Timeout);
-        self.accrual_record(spec_id, slot, instance, Outcome::Timeout);
+        self.accrual_record(spec_id, path, instance, Outcome::Timeout);
         let call = self.calls.get(cr).expect("live");
         let outcome = if call.deadline <= self.now {
             Outcome::DeadlineExceeded
@@ -98,8 +98,8 @@ impl Simulation {
                     self.release_unused_breaker(cr);
                     self.finish_call(cr, Outcome::DeadlineExceeded);
                 } else {
-                    let (instance, spec, slot) = (call.instance, call.spec, call.slot);
-                    self.accrual_sent(spec, slot, instance);
+                    let (instance, spec, path) = (call.instance, call.spec, call.path);
+                    self.accrual_sent(spec, path, instance);
                     self.send_attempt(cr, instance);
                 }
             }
@@ -118,10 +118,10 @@ impl Simulation {
             return;
         }
         let call = self.calls.get(cr).expect("live");
-        let (slot, edge) = (call.slot, spec_of(&self.specs, call.spec).edge);
+        let (path, edge) = (call.path, spec_of(&self.specs, call.spec).edge);
         let now = self.now;
         let left = self
-            .policy_mut(slot)
+            .policy_mut(path)
             .and_then(|p| p.bulkhead)
             .is_some_and(|b| self.bulkheads[b as usize].abandon(now, &(cr, attempt)));
         // Not waiting any more means a permit was handed over at this very instant: the

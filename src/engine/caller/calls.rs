@@ -37,8 +37,8 @@ impl Simulation {
                 (c.caller_instance, c.criticality)
             }),
         };
-        let slot = match self.policy_base[spec.id] {
-            NO_SLOT => NO_SLOT,
+        let path = match self.path_base[spec.id] {
+            NO_PATH => NO_PATH,
             base => base + caller_instance,
         };
         let call = Call {
@@ -49,7 +49,7 @@ impl Simulation {
             attempt: 0,
             current: None,
             phase: CallPhase::Attempting,
-            slot,
+            path,
             attempt_started: now,
             breaker: None,
             holds_permit: false,
@@ -76,7 +76,7 @@ impl Simulation {
         if self.trace.is_some() {
             self.trace_call(cr, "call_start", "");
         }
-        if slot == NO_SLOT || self.admit_call(cr, slot) {
+        if path == NO_PATH || self.admit_call(cr, path) {
             self.try_attempt(cr);
         }
         cr
@@ -87,11 +87,11 @@ impl Simulation {
     /// covers every attempt and backoff). False if the call was turned away, or waits for
     /// the bulkhead's permit (attempt 0: `resume` starts its first attempt).
     #[inline(never)]
-    fn admit_call(&mut self, cr: Ref, slot: u32) -> bool {
+    fn admit_call(&mut self, cr: Ref, path: u32) -> bool {
         let now = self.now;
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
         let (wraps_call, edge) = (spec.policy.breaker_wraps(Wraps::Call), spec.edge);
-        let state = &mut self.policies[slot as usize];
+        let state = &mut self.policies[path as usize];
         let bulkhead = (state.bulkhead)
             .filter(|_| spec.policy.bulkhead_wraps_call())
             .map(|b| (&mut self.bulkheads[b as usize], (cr, 0)));
@@ -109,7 +109,7 @@ impl Simulation {
                         true
                     }
                     BulkheadPlace::Waiting => {
-                        self.wait_for_permit(cr, slot, 0);
+                        self.wait_for_permit(cr, path, 0);
                         false
                     }
                 }
@@ -123,9 +123,9 @@ impl Simulation {
 
     /// The call waits in its bulkhead's line for attempt `attempt` (0: for the permit around
     /// the whole call), at most the bulkhead's `max_wait` and never past its deadline.
-    fn wait_for_permit(&mut self, cr: Ref, slot: u32, attempt: u32) {
+    fn wait_for_permit(&mut self, cr: Ref, path: u32, attempt: u32) {
         let now = self.now;
-        let b = self.policies[slot as usize].bulkhead.expect("a bulkhead");
+        let b = self.policies[path as usize].bulkhead.expect("a bulkhead");
         let call = self.calls.get_mut(cr).expect("live");
         // A call whose deadline has passed already waits not at all: the timer fires now,
         // never at the deadline in the past (the clock would run backwards).
@@ -157,9 +157,9 @@ impl Simulation {
             return;
         }
         let to = spec.to;
-        // Every guarding policy keeps state, so a path without a slot (the plain path) is
+        // Every guarding policy keeps state, so a call without policy state (the plain path, `NO_PATH`) is
         // unguarded at the cost of one comparison.
-        let guarded = call.slot != NO_SLOT
+        let guarded = call.path != NO_PATH
             && (policy.breaker.is_some()
                 || policy.bulkhead.is_some()
                 || policy.throttle.is_some()
@@ -179,10 +179,10 @@ impl Simulation {
     fn try_guarded_attempt(&mut self, cr: Ref) {
         let now = self.now;
         let call = self.calls.get(cr).expect("live");
-        let (attempt, slot, spec_id) = (call.attempt, call.slot, call.spec);
+        let (attempt, path, spec_id) = (call.attempt, call.path, call.spec);
         // The balancer picks first (past the caller's failure accrual, if any), as for an
         // unguarded attempt: a per-host breaker is asked about the host it picked.
-        let instance = self.pick_for(spec_id, slot);
+        let instance = self.pick_for(spec_id, path);
         let call = self.calls.get(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
@@ -202,7 +202,7 @@ impl Simulation {
             first_try_unasked: retries_only && attempt == 1,
         });
         // A permit around the whole call (`wraps = "call"`) is already held.
-        let state = &mut self.policies[slot as usize];
+        let state = &mut self.policies[path as usize];
         let bulkhead = (state.bulkhead)
             .filter(|_| !bulkhead_wraps_call)
             .map(|b| (&mut self.bulkheads[b as usize], (cr, attempt)));
@@ -229,12 +229,12 @@ impl Simulation {
             }
         };
         match place {
-            BulkheadPlace::Waiting => self.wait_for_permit(cr, slot, attempt),
+            BulkheadPlace::Waiting => self.wait_for_permit(cr, path, attempt),
             BulkheadPlace::Held | BulkheadPlace::Unasked => {
                 if place == BulkheadPlace::Held {
                     self.calls.get_mut(cr).expect("live").holds_permit = true;
                 }
-                self.accrual_sent(spec_id, slot, instance);
+                self.accrual_sent(spec_id, path, instance);
                 self.send_attempt(cr, instance);
             }
         }
@@ -273,7 +273,7 @@ impl Simulation {
         call.attempt_started = now;
         call.instance = instance;
         call.hedges_sent = 0;
-        let (spec_id, attempt, slot) = (call.spec, call.attempt, call.slot);
+        let (spec_id, attempt, path) = (call.spec, call.attempt, call.path);
         let spec = spec_of(&self.specs, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
         let retry_timeout = spec
@@ -297,7 +297,7 @@ impl Simulation {
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
         if spec.policy.hedge.is_some() {
-            self.plan_first_hedge(cr, attempt, slot, expiry);
+            self.plan_first_hedge(cr, attempt, path, expiry);
         }
         self.send_job(cr, instance, None);
     }
@@ -380,7 +380,7 @@ impl Simulation {
             .bulkhead_releases_on_answer()
         {
             let held_by = super::call_end::permit_holder(call);
-            let pool = self.policies[call.slot as usize]
+            let pool = self.policies[call.path as usize]
                 .bulkhead
                 .expect("a permit comes from a bulkhead");
             self.pool_holds.job_sent(cr, held_by, pool, jr);

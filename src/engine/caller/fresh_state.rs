@@ -5,7 +5,7 @@
 //! breakers, a limit) are given back, so the edge's time-averages stay exact.
 
 use crate::engine::kernel::simulation::Simulation;
-use crate::engine::kernel::state::NO_SLOT;
+use crate::engine::kernel::state::NO_PATH;
 use crate::model::BreakerScope;
 use cascade_policy::breaker::{Breaker, State};
 
@@ -26,9 +26,9 @@ impl Simulation {
             })
             .collect();
         for id in own {
-            let base = self.policy_base[id];
-            if base != NO_SLOT {
-                self.fresh_slot(id, base + i);
+            let base = self.path_base[id];
+            if base != NO_PATH {
+                self.fresh_path(id, base + i);
             }
         }
     }
@@ -37,15 +37,15 @@ impl Simulation {
     fn fresh_host_state(&mut self, s: usize, i: u32) {
         let now = self.now;
         let specs = self.model.specs_with_callers();
-        let mut callee_slots = Vec::new();
+        let mut callee_paths = Vec::new();
         for (spec, callers) in &specs {
-            let base = self.policy_base[spec.id];
-            if base != NO_SLOT && spec.to == s {
-                callee_slots.extend((0..*callers).map(|k| (spec.id, base + k)));
+            let base = self.path_base[spec.id];
+            if base != NO_PATH && spec.to == s {
+                callee_paths.extend((0..*callers).map(|k| (spec.id, base + k)));
             }
         }
         drop(specs);
-        for (id, slot) in callee_slots {
+        for (id, path) in callee_paths {
             let spec = &self.specs[id];
             let (edge, per_host) = (
                 spec.edge,
@@ -54,7 +54,7 @@ impl Simulation {
                     .as_ref()
                     .is_some_and(|b| b.scope == BreakerScope::Instance),
             );
-            let state = &mut self.policies[slot as usize];
+            let state = &mut self.policies[path as usize];
             if per_host {
                 let old = std::mem::replace(
                     &mut state.breakers[i as usize],
@@ -84,14 +84,14 @@ impl Simulation {
         }
     }
 
-    /// Policy state `slot` of call spec `id` as a new process has it: its machines anew
+    /// Policy state `path` of call spec `id` as a new process has it: its machines anew
     /// (`policy_state::new_state`), its random streams and bulkhead kept.
-    fn fresh_slot(&mut self, id: usize, slot: u32) {
+    fn fresh_path(&mut self, id: usize, path: u32) {
         let now = self.now;
         let spec = &self.specs[id];
         let edge = spec.edge;
         let fresh = super::policy_state::new_state(&self.model, spec, "fresh");
-        let state = &mut self.policies[slot as usize];
+        let state = &mut self.policies[path as usize];
         for old in std::mem::replace(&mut state.breakers, fresh.breakers) {
             give_back_breaker(&mut self.rec, edge, now, &old);
         }

@@ -14,12 +14,12 @@ impl Simulation {
         &mut self,
         cr: Ref,
         attempt: u32,
-        slot: u32,
+        path: u32,
         expiry: u64,
     ) {
         let now = self.now;
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
-        let (Some(cfg), Some(state)) = (&spec.policy.hedge, self.policies.get_mut(slot as usize))
+        let (Some(cfg), Some(state)) = (&spec.policy.hedge, self.policies.get_mut(path as usize))
         else {
             return;
         };
@@ -54,9 +54,9 @@ impl Simulation {
         let Some(free) = call.hedges.iter().position(Option::is_none) else {
             return;
         };
-        let (slot, edge, expiry) = (call.slot, spec.edge, call.attempt_expiry);
+        let (path, edge, expiry) = (call.path, spec.edge, call.attempt_expiry);
         let sent = u32::from(call.hedges_sent);
-        match self.policies[slot as usize].hedge_due(now, cfg, sent, expiry) {
+        match self.policies[path as usize].hedge_due(now, cfg, sent, expiry) {
             HedgeVerdict::Enough => return,
             HedgeVerdict::BudgetExhausted => {
                 self.rec.edges[edge].hedge_budget_exhausted += 1;
@@ -74,8 +74,8 @@ impl Simulation {
         edge_acc.attempts += 1;
         edge_acc.hedges += 1;
         let spec_id = call.spec;
-        let instance = self.pick_for(spec_id, slot);
-        self.accrual_sent(spec_id, slot, instance);
+        let instance = self.pick_for(spec_id, path);
+        self.accrual_sent(spec_id, path, instance);
         self.send_job(cr, instance, Some(free));
     }
 }

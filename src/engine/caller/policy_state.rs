@@ -5,7 +5,7 @@
 //! that caller's paths naming the same `pool`.
 
 use crate::engine::kernel::rng::stream;
-use crate::engine::kernel::state::{NO_SLOT, PolicyState};
+use crate::engine::kernel::state::{NO_PATH, PolicyState};
 use crate::model::{BreakerScope, CallSpec, Model};
 use cascade_policy::breaker::Breaker;
 use cascade_policy::budget::Budget;
@@ -27,7 +27,7 @@ pub struct NamedPool {
 /// The policy states of a model.
 pub struct Layout {
     pub states: Vec<PolicyState>,
-    /// For each call spec, the index of its first state (`NO_SLOT` for none).
+    /// For each call spec, the index of its first state (`NO_PATH` for none).
     pub base: Vec<u32>,
     /// Per edge, the sum of its adaptive limits' initial values (the `limit_mean` level).
     pub initial_limits: Vec<u64>,
@@ -39,7 +39,7 @@ pub struct Layout {
 
 pub fn build(model: &Model) -> Layout {
     let mut states = Vec::new();
-    let mut base = vec![NO_SLOT; model.call_specs];
+    let mut base = vec![NO_PATH; model.call_specs];
     let mut initial_limits = vec![0; model.edges.len()];
     // Two call paths on one edge (a service calling the same callee twice) draw apart.
     let mut seen_on_edge = vec![0u32; model.edges.len()];

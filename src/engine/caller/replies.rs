@@ -34,20 +34,20 @@ impl Simulation {
             return;
         }
         let others = call.current.is_some() || call.hedges.iter().any(Option::is_some);
-        let slot = call.slot;
+        let path = call.path;
         let call_spec = call.spec;
         let edge = spec_of(&self.specs, call_spec).edge;
         self.rec.edges[edge].attempt_latency.record(now - sent);
         if self.services[service].outlier.is_some() {
             self.outlier_record(service, instance, outcome);
         }
-        if slot != NO_SLOT {
-            let state = &mut self.policies[slot as usize];
+        if path != NO_PATH {
+            let state = &mut self.policies[path as usize];
             if let Some(tracker) = state.hedge.as_mut() {
                 tracker.record(now, now - sent);
             }
             if !state.accrual.is_empty() {
-                self.accrual_record(call_spec, slot, instance, outcome);
+                self.accrual_record(call_spec, path, instance, outcome);
             }
         }
         if outcome.is_success() || !others {

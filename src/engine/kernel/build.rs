@@ -117,7 +117,7 @@ impl Simulation {
             client_slot_base: slots.client_base,
             faults,
             policies: layout.states,
-            policy_base: layout.base,
+            path_base: layout.base,
             bulkheads: layout.bulkheads,
             pools: layout.pools,
             now: 0,

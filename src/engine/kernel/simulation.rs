@@ -27,9 +27,9 @@ pub struct Simulation {
     pub(in crate::engine) edge_rngs: Vec<Stream>,
     pub(in crate::engine) rec: Recorder,
     pub(in crate::engine) events: u64,
-    /// Policy state per (call spec, caller instance); `policy_base[spec.id]` is the first.
+    /// Policy state per (call spec, caller instance); `path_base[spec.id]` is the first.
     pub(in crate::engine) policies: Vec<PolicyState>,
-    pub(in crate::engine) policy_base: Vec<u32>,
+    pub(in crate::engine) path_base: Vec<u32>,
     /// Every bulkhead (`PolicyState::bulkhead` indexes it), and the named pools among them.
     pub(in crate::engine) bulkheads: crate::engine::caller::policy_state::Bulkheads,
     pub(in crate::engine) pools: Vec<crate::engine::caller::policy_state::NamedPool>,

@@ -49,8 +49,8 @@ pub enum CallPhase {
 /// A job's reply carries no Retry-After (`Job::retry_after`).
 pub const NO_RETRY_AFTER: u64 = u64::MAX;
 
-/// No policy state: the call's policy keeps none.
-pub const NO_SLOT: u32 = u32::MAX;
+/// No call path's policy state (`Call::path`): the call's policy keeps none.
+pub const NO_PATH: u32 = u32::MAX;
 
 /// The breaker a call or attempt passed, and the permit it goes back to it with.
 pub use cascade_policy::path::BreakerPass;
@@ -73,8 +73,9 @@ pub struct Call {
     /// When the current attempt (and its hedges) stops being waited for.
     pub attempt_expiry: u64,
     pub phase: CallPhase,
-    /// Index of the caller's policy state (breaker, budget, bulkhead, jitter), or `NO_SLOT`.
-    pub slot: u32,
+    /// Its call path's policy state (breaker, budget, bulkhead, jitter), one per call spec and
+    /// caller instance: an index into `Simulation::policies`, or `NO_PATH`.
+    pub path: u32,
     pub attempt_started: u64,
     /// The breaker the current attempt (or, wrapping the call, the call) passed.
     pub breaker: Option<BreakerPass>,
