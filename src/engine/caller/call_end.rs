@@ -1,5 +1,5 @@
 //! How calls end: an attempt's outcome goes through the policies (one step each, in
-//! `attempt_end.rs`), the retry decides, a failed call may fall back, and a finished call
+//! `ended_attempt.rs`), the retry decides, a failed call may fall back, and a finished call
 //! tells whoever waits for it. Calls whose parent was cancelled are dropped without an outcome.
 
 use super::ended_attempt::{EndedAttempt, release_permit};

@@ -2,7 +2,7 @@
 //! once, and the one step that is the engine's own, the bulkhead permit (bulkheads may be
 //! shared by paths, and a waiter resumes through the event queue). The policies learn the rest
 //! in `PathPolicies::attempt_ended` (`cascade-policy/src/path.rs`), in the stack's order,
-//! called from `finish_attempt_in_policies` (`endings.rs`); it is `#[inline(always)]`, so the
+//! called from `finish_attempt_in_policies` (`call_end.rs`); it is `#[inline(always)]`, so the
 //! policy path stays one out-of-line function.
 
 use crate::engine::kernel::event_queue::EventQueue;

@@ -1,6 +1,6 @@
 //! Applying faults on the hot path: where a request meets an active fault, the fault answers,
 //! slows the work, swallows the request, or holds the queue (stalls, capacity cuts). The
-//! faults' own moments (a crash, an instance back, a stall over) are in `fault_events`.
+//! faults' own moments (a crash, an instance back, a stall over) are in `events.rs`.
 
 use crate::engine::kernel::arena::Ref;
 use crate::engine::kernel::rng::{Stream, stream};

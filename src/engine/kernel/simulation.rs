@@ -1,6 +1,6 @@
 //! The run loop and the event handlers: clients start logical calls, calls make attempts,
 //! attempts become jobs at service instances, jobs do their work and their own calls, and
-//! replies travel back. Policies (`crate::policy`) decide; this file only moves requests.
+//! replies travel back. Policies (`cascade_policy`) decide; this file only moves requests.
 //! A simulation is built from its model in `build.rs`.
 
 use super::arena::Arena;

@@ -134,7 +134,7 @@ impl Simulation {
 }
 
 /// A job leaves its instance's queue: to a worker, dropped as it is dequeued, cancelled while
-/// it waits (`cancel_job`) or taken by a crash (`fault_events.rs`). The queue level of its
+/// it waits (`cancel_job`) or taken by a crash (`faults/events.rs`). The queue level of its
 /// metrics slot `acc` comes down here and nowhere else.
 #[inline(always)]
 pub(in crate::engine) fn left_queue(
