@@ -4,7 +4,7 @@
 
 use crate::engine::kernel::simulation::Simulation;
 use crate::engine::kernel::state::{Event, JobState, NO_RETRY_AFTER};
-use crate::model::fault::{Cut, Effect, Target};
+use crate::model::fault::{Cut, Effect, Fault, Target};
 use crate::model::{Load, Outcome};
 
 /// Extra closed-loop users of an overload fault: user ids `first..first + count` of `client`.
@@ -53,7 +53,7 @@ impl Simulation {
                     };
                     next_user[c] += users;
                     for k in 0..*users {
-                        let (on, _) = self.extra_user_window(&extra, k);
+                        let (on, _) = extra_user_window(f, &extra, k);
                         self.event_queue.push(
                             on,
                             Event::UserStart {
@@ -69,14 +69,6 @@ impl Simulation {
         }
     }
 
-    /// When extra user `k` of an overload is around: staggered along the ramps, so the number
-    /// of extra users rises and falls linearly.
-    fn extra_user_window(&self, extra: &ExtraUsers, k: u32) -> (u64, u64) {
-        let f = &self.model.faults[extra.fault as usize];
-        let lag = (f.ramp as f64 * f64::from(k) / f64::from(extra.count)) as u64;
-        (f.start + lag, f.end - lag)
-    }
-
     /// Whether closed-loop `user` of `client` still takes part: always for the client's own
     /// users, within its window for an overload's extra one.
     pub(in crate::engine) fn user_active(&self, client: u32, user: u32) -> bool {
@@ -87,7 +79,8 @@ impl Simulation {
         else {
             return true;
         };
-        let (on, off) = self.extra_user_window(extra, user - extra.first);
+        let fault = &self.model.faults[extra.fault as usize];
+        let (on, off) = extra_user_window(fault, extra, user - extra.first);
         (on..off).contains(&self.now)
     }
 
@@ -227,4 +220,11 @@ fn capacity_returns(cut: Cut, workers: u32, end: u64, ramp: u64) -> Vec<u64> {
         })
         .filter(|t| *t < end)
         .collect()
+}
+
+/// When extra user `k` of an overload `fault` is around: staggered along the ramps, so the
+/// number of extra users rises and falls linearly. Only the fault's times are read.
+fn extra_user_window(fault: &Fault, extra: &ExtraUsers, k: u32) -> (u64, u64) {
+    let lag = (fault.ramp as f64 * f64::from(k) / f64::from(extra.count)) as u64;
+    (fault.start + lag, fault.end - lag)
 }

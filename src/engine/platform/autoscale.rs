@@ -4,10 +4,10 @@
 //! over the behaviour's windows (scale-up: the least of the window's, scale-down: the most);
 //! the change limited by the scaling policies over their periods; then `[min, max]`.
 
-use super::lifecycle::{Action, InstancePhase};
+use super::lifecycle::{Action, InstancePhase, Life};
 use super::stabilization::{Stabilizer, within};
 use crate::engine::kernel::simulation::Simulation;
-use crate::engine::kernel::state::Event;
+use crate::engine::kernel::state::{Event, InstanceState};
 use crate::metrics::level::Area;
 use crate::model::orchestration::{Autoscale, ScaleBehavior, ScaleDown, ScaleMetric, SelectPolicy};
 use std::collections::VecDeque;
@@ -132,7 +132,7 @@ impl Simulation {
         }
         let (_, before) = hpa.samples[0];
         let d = |k: usize| (integrals[k] - before[k]) as f64;
-        let current = self.existing(s);
+        let current = existing(self.life(s));
         if d(2) <= 0.0 {
             return;
         }
@@ -189,15 +189,6 @@ impl Simulation {
                 self.remove_instance(s, &a);
             }
         }
-    }
-
-    /// Instances that exist and are not leaving: the autoscaler's current count.
-    fn existing(&self, s: usize) -> u32 {
-        self.life(s)
-            .instances
-            .iter()
-            .filter(|l| matches!(l.phase, InstancePhase::Starting | InstancePhase::Running))
-            .count() as u32
     }
 
     /// The service's integrals now, over all its metric slots: busy workers, queued
@@ -271,7 +262,7 @@ impl Simulation {
                 inst.epoch += 1;
                 inst.probes = Default::default();
                 self.update_rotation(s, i);
-                if self.drained(s, i) {
+                if drained(&self.services[s].instances[i as usize]) {
                     self.instance_gone(s, i);
                 } else {
                     self.schedule_life_in(s, i, a.drain, Action::DrainEnd);
@@ -280,16 +271,10 @@ impl Simulation {
         }
     }
 
-    /// Whether a draining instance has nothing left to do.
-    fn drained(&self, s: usize, i: u32) -> bool {
-        let inst = &self.services[s].instances[i as usize];
-        inst.busy == 0 && inst.waiting() == 0 && inst.owed.is_empty()
-    }
-
     fn leave_drained(&mut self, s: usize) {
         for i in 0..self.life(s).instances.len() as u32 {
             if self.life(s).instances[i as usize].phase == InstancePhase::Draining
-                && self.drained(s, i)
+                && drained(&self.services[s].instances[i as usize])
             {
                 self.instance_gone(s, i);
             }
@@ -314,6 +299,19 @@ impl Simulation {
             self.trace_instance(s, i, "gone");
         }
     }
+}
+
+/// Instances that exist and are not leaving: the autoscaler's current count.
+fn existing(life: &Life) -> u32 {
+    life.instances
+        .iter()
+        .filter(|l| matches!(l.phase, InstancePhase::Starting | InstancePhase::Running))
+        .count() as u32
+}
+
+/// Whether a draining instance has nothing left to do.
+fn drained(inst: &InstanceState) -> bool {
+    inst.busy == 0 && inst.waiting() == 0 && inst.owed.is_empty()
 }
 
 #[cfg(test)]
