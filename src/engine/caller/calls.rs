@@ -316,7 +316,7 @@ impl Simulation {
         } else {
             let op = &self.model.services[spec.to].operations[usize::from(spec.operation) - 1];
             (
-                self.slot_base[spec.to] + u32::from(spec.operation),
+                self.metric_slot_base[spec.to] + u32::from(spec.operation),
                 op.criticality.unwrap_or(call.criticality),
             )
         };

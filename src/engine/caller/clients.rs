@@ -38,7 +38,7 @@ impl Simulation {
             (k + 1, e.deadline, e.criticality, SpecId::of(&e.call))
         };
         state.criticality = criticality;
-        let slot = self.client_slot_base[client as usize] as usize + k;
+        let slot = self.client_metric_slot_base[client as usize] as usize + k;
         self.rec.clients[slot].requests += 1;
         let deadline = deadline.map_or(NO_DEADLINE, |d| self.now + d);
         self.start_call(Parent::Client { client, user }, spec, deadline);

@@ -113,8 +113,8 @@ impl Simulation {
         let faults = crate::engine::faults::per_request::FaultIndex::new(&model);
         let slots = crate::metrics::slots::Slots::of(&model);
         let mut sim = Simulation {
-            slot_base: slots.service_base,
-            client_slot_base: slots.client_base,
+            metric_slot_base: slots.service_base,
+            client_metric_slot_base: slots.client_base,
             faults,
             policies: layout.states,
             path_base: layout.base,

@@ -14,11 +14,11 @@ impl Simulation {
         let mut edges = vec![0u64; self.model.edges.len()];
         let mut services = vec![0u64; slots.services.len()];
         // A client's mix entry is known by its call spec.
-        let mut client_slot_of_spec = vec![None; self.specs.len()];
+        let mut client_metric_slot_of_spec = vec![None; self.specs.len()];
         for (c, client) in self.model.clients.iter().enumerate() {
             if client.mix.is_some() {
                 for (k, call) in client.calls().enumerate() {
-                    client_slot_of_spec[call.id] = Some(slots.client_base[c] as usize + k);
+                    client_metric_slot_of_spec[call.id] = Some(slots.client_base[c] as usize + k);
                 }
             }
         }
@@ -26,7 +26,7 @@ impl Simulation {
             edges[spec_of(&self.specs, call.spec).edge] += 1;
             if let Parent::Client { client, .. } = call.parent {
                 clients[client as usize] += 1;
-                if let Some(slot) = client_slot_of_spec[call.spec.0 as usize] {
+                if let Some(slot) = client_metric_slot_of_spec[call.spec.0 as usize] {
                     clients[slot] += 1;
                 }
             }

@@ -34,9 +34,9 @@ pub struct Simulation {
     pub(in crate::engine) bulkheads: crate::engine::caller::policy_state::Bulkheads,
     pub(in crate::engine) pools: Vec<crate::engine::caller::policy_state::NamedPool>,
     /// Metrics slots (`metrics::slots`): a job of operation `k` of service `s` records on
-    /// `slot_base[s] + k`; mix entry `k` of client `c` on `client_slot_base[c] + k`.
-    pub(in crate::engine) slot_base: Vec<u32>,
-    pub(in crate::engine) client_slot_base: Vec<u32>,
+    /// `metric_slot_base[s] + k`; mix entry `k` of client `c` on `client_metric_slot_base[c] + k`.
+    pub(in crate::engine) metric_slot_base: Vec<u32>,
+    pub(in crate::engine) client_metric_slot_base: Vec<u32>,
     pub(in crate::engine) faults: crate::engine::faults::per_request::FaultIndex,
     /// Closed-loop users that overload faults add.
     pub(in crate::engine) extra_users: Vec<crate::engine::faults::events::ExtraUsers>,

@@ -299,9 +299,9 @@ impl Simulation {
         }
     }
 
-    /// The metric slots of service `s`: its own, then one per operation (`slot_base`).
+    /// The metric slots of service `s`: its own, then one per operation (`metric_slot_base`).
     pub(in crate::engine) fn metric_slots(&self, s: usize) -> impl Iterator<Item = usize> + use<> {
-        let first = self.slot_base[s] as usize;
+        let first = self.metric_slot_base[s] as usize;
         let ops = self.model.services[s].operations.len();
         std::iter::once(s).chain(first + 1..first + 1 + ops)
     }
