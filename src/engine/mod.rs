@@ -1,42 +1,14 @@
-//! The deterministic discrete-event engine.
+//! The deterministic discrete-event engine, its files grouped by concept: the run itself
+//! (`kernel`), the caller's side of a call (`caller`), the balancer's pick of an instance
+//! (`balancer`), the callee's side, a job at a service instance (`service`), the platform
+//! around the instances (`platform`) and faults (`faults`).
 
-mod accrual;
-pub mod arena;
-mod attempt_end;
-mod autoscale;
-mod balance;
-mod branches;
-mod build;
-mod call_timers;
-mod calls;
-mod children;
-mod clients;
-mod dedup;
-mod dispatch;
-mod ejection;
-mod endings;
-mod fault_events;
+mod balancer;
+mod caller;
 mod faults;
-mod fresh_state;
-mod hedges;
-mod in_flight;
-mod jobs;
-mod lifecycle;
-mod overload;
-mod partitions;
-mod policy_state;
-mod pool_holds;
-mod probes;
-mod publish;
-pub mod queue;
-mod replies;
-pub mod rng;
-mod sim;
-mod slow_start;
-mod stabilization;
-mod state;
-pub mod trace;
-pub mod watchdog;
-pub mod work_bound;
+mod kernel;
+mod platform;
+mod service;
 
-pub use sim::{Measured, RUN_METRICS, Simulation};
+pub use kernel::simulation::{Measured, RUN_METRICS, Simulation};
+pub use kernel::{arena, event_queue, rng, trace, watchdog, work_bound};
