@@ -97,7 +97,7 @@ struct CallEnds {
 
 impl Recorder {
     pub fn new(model: &Model) -> Recorder {
-        let slots = super::slots::Slots::of(model);
+        let slots = super::slots::MetricSlots::of(model);
         let clients = vec![ClientAcc::default(); slots.clients.len()];
         // A client's whole reads the pair's edge (for a mix, the sum of its operations'
         // edges), each mix entry its operation's edge.

@@ -7,7 +7,7 @@
 use super::names;
 use crate::model::Model;
 
-pub struct Slots {
+pub struct MetricSlots {
     /// A job of operation `k` (from 1) of service `s` records on slot `service_base[s] + k`;
     /// a job at a service without operations on `s` itself (`k` = 0).
     pub service_base: Vec<u32>,
@@ -21,8 +21,8 @@ pub struct Slots {
     pub clients: Vec<(String, Option<usize>)>,
 }
 
-impl Slots {
-    pub fn of(model: &Model) -> Slots {
+impl MetricSlots {
+    pub fn of(model: &Model) -> MetricSlots {
         let mut services: Vec<(String, Option<usize>)> = model
             .services
             .iter()
@@ -57,7 +57,7 @@ impl Slots {
                 clients.push((names::client_op(&c.name, &op.name), Some(i)));
             }
         }
-        Slots {
+        MetricSlots {
             service_base,
             client_base,
             services,
@@ -82,7 +82,7 @@ impl Slots {
     }
 }
 
-/// Metric prefixes with their slots, in emission order (`Slots::order`).
+/// Metric prefixes with their slots, in emission order (`MetricSlots::order`).
 pub struct Order {
     pub clients: Vec<(String, usize)>,
     pub services: Vec<(String, usize)>,

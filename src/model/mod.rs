@@ -81,7 +81,7 @@ impl Model {
         let service_specs = self
             .services
             .iter()
-            .flat_map(|s| s.calls().map(move |c| (c, s.slots())));
+            .flat_map(|s| s.calls().map(move |c| (c, s.instance_slots())));
         let main: Vec<(&CallSpec, u32)> = client_specs.chain(service_specs).collect();
         let fallbacks: Vec<(&CallSpec, u32)> = main
             .iter()
@@ -209,10 +209,10 @@ impl Service {
 
     /// Instance slots the engine keeps state for: `instances`, or room for the autoscaler's
     /// maximum (`Orchestration::slots`).
-    pub fn slots(&self) -> u32 {
+    pub fn instance_slots(&self) -> u32 {
         self.orchestration
             .as_ref()
-            .map_or(self.instances, |o| o.slots(self.instances))
+            .map_or(self.instances, |o| o.instance_slots(self.instances))
     }
 
     /// The plan of operation `operation` (0: the service's own).

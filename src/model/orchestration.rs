@@ -162,7 +162,7 @@ impl Orchestration {
 
     /// Instance slots the engine keeps: the autoscaler's maximum, twice (a drained instance
     /// keeps its slot while a new one starts), else the fixed count.
-    pub fn slots(&self, instances: u32) -> u32 {
+    pub fn instance_slots(&self, instances: u32) -> u32 {
         // Saturating: a max past the limits module's bound is refused by it, not wrapped.
         self.autoscale
             .as_ref()

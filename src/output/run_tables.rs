@@ -5,7 +5,7 @@ use crate::metrics::RunMetrics;
 use crate::metrics::names;
 use crate::metrics::recovery::{EpisodeVerdict, Unjudged};
 use crate::metrics::select::selects;
-use crate::metrics::slots::Slots;
+use crate::metrics::slots::MetricSlots;
 use crate::model::fault::Target;
 use crate::model::{Model, Outcome};
 use crate::number::{count, percent_fixed, sig3};
@@ -133,12 +133,12 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
     out
 }
 
-/// The rows of the three tables, in the order metrics are emitted (`Slots::order`): each
+/// The rows of the three tables, in the order metrics are emitted (`MetricSlots::order`): each
 /// client, service and pair's edge by its name (an edge as `from -> to`) with its metric prefix,
 /// followed by its parts (mix entries, operations with their labels, operations' edges) by
 /// their operation's name, indented.
 fn rows(model: &Model) -> [Vec<(String, String)>; 3] {
-    let slots = Slots::of(model);
+    let slots = MetricSlots::of(model);
     let order = slots.order(model);
     let name = |prefix: &str, kind: &str| {
         let rest = &prefix[kind.len() + 1..];

@@ -54,7 +54,7 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
         } else {
             (format!("service.{}.instances", s.name), "instances")
         };
-        let n = u64::from(s.slots());
+        let n = u64::from(s.instance_slots());
         if n > MAX_INSTANCES {
             return over(&at, format!("{} {what}", thousands(n)), MAX_INSTANCES);
         }
@@ -122,7 +122,7 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
         {
             let per_caller = match b.scope {
                 BreakerScope::Edge => 1,
-                BreakerScope::Instance => u64::from(model.services[spec.to].slots()),
+                BreakerScope::Instance => u64::from(model.services[spec.to].instance_slots()),
             };
             breaker_calls += u64::from(callers) * per_caller * u64::from(n);
             if breaker_calls > MAX_BREAKER_CALLS

@@ -93,7 +93,7 @@ pub fn metric_names(model: &Model) -> Vec<String> {
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    let order = crate::metrics::slots::Slots::of(model).order(model);
+    let order = crate::metrics::slots::MetricSlots::of(model).order(model);
     names.extend(order.prefixes().map(|p| metric(p, IN_FLIGHT_END)));
     for pool in named_pools(model) {
         names.extend(POOL_METRICS.iter().map(|m| metric(&pool, m)));

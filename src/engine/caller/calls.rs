@@ -324,7 +324,7 @@ impl Simulation {
             step: 0,
             pending: 0,
             operation: spec.operation,
-            acc,
+            metric_slot: acc,
             failure: None,
             degraded: false,
             outcome: Outcome::Ok,

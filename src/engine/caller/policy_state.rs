@@ -142,7 +142,7 @@ pub(in crate::engine) fn new_state(model: &Model, spec: &CallSpec, name: &str) -
         None => Vec::new(),
         Some(b) => {
             let n = if b.scope == BreakerScope::Instance {
-                model.services[spec.to].slots()
+                model.services[spec.to].instance_slots()
             } else {
                 1
             };
@@ -162,7 +162,7 @@ pub(in crate::engine) fn new_state(model: &Model, spec: &CallSpec, name: &str) -
         limit: p.limit.as_ref().map(Limiter::new),
         limit_rng: stream(model.seed, name, "limit"),
         accrual: match &p.failure_accrual {
-            Some(_) => vec![Default::default(); model.services[spec.to].slots() as usize],
+            Some(_) => vec![Default::default(); model.services[spec.to].instance_slots() as usize],
             None => Vec::new(),
         },
         accrual_rng: stream(model.seed, name, "accrual"),

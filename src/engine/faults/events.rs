@@ -154,7 +154,7 @@ impl Simulation {
         self.drop_owed(s, i as usize);
         for jr in victims {
             let job = self.jobs.get_mut(jr).expect("live victim");
-            let (a, operation) = (job.acc as usize, job.operation);
+            let (a, operation) = (job.metric_slot as usize, job.operation);
             if job.state == JobState::Queued {
                 crate::engine::service::dispatch::left_queue(&mut self.rec, a, now);
             }
@@ -196,7 +196,9 @@ impl Simulation {
 /// The instances a fault targets.
 fn instances_of(target: Target, model: &crate::model::Model) -> Vec<(usize, u32)> {
     match target {
-        Target::Service(s) => (0..model.services[s].slots()).map(|i| (s, i)).collect(),
+        Target::Service(s) => (0..model.services[s].instance_slots())
+            .map(|i| (s, i))
+            .collect(),
         Target::Instance(s, i) => vec![(s, i)],
         Target::Edge(_) | Target::Client(_) => Vec::new(),
     }

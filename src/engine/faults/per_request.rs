@@ -217,7 +217,7 @@ impl Simulation {
             None => false,
             Some(Intercept::Swallow) => {
                 // Never answered: the caller's timeout (or deadline) ends the attempt.
-                let acc = self.jobs.get(jr).expect("intercepted job").acc as usize;
+                let acc = self.jobs.get(jr).expect("intercepted job").metric_slot as usize;
                 self.rec.services[acc].unanswered += 1;
                 self.free_job(jr);
                 true

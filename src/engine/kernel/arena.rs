@@ -140,7 +140,7 @@ impl<T> Arena<T> {
         self.live == 0
     }
 
-    /// Slots ever allocated: the high-water mark of values held at once.
+    /// MetricSlots ever allocated: the high-water mark of values held at once.
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }

@@ -33,7 +33,7 @@ impl Simulation {
             .map(|(index, s)| ServiceState {
                 plain_dispatch: crate::engine::service::dispatch::plain_dispatch(s),
                 screens_arrivals: crate::engine::service::jobs::screens_arrivals(s),
-                instances: (0..s.slots())
+                instances: (0..s.instance_slots())
                     .map(|i| InstanceState {
                         busy: 0,
                         queue: std::collections::VecDeque::new(),
@@ -54,9 +54,9 @@ impl Simulation {
                 outlier: s
                     .outlier
                     .clone()
-                    .map(|o| cascade_policy::outlier::Outlier::new(o, s.slots() as usize)),
-                // Slots past the instances of the start hold none yet (autoscaling).
-                down: (0..s.slots())
+                    .map(|o| cascade_policy::outlier::Outlier::new(o, s.instance_slots() as usize)),
+                // MetricSlots past the instances of the start hold none yet (autoscaling).
+                down: (0..s.instance_slots())
                     .map(|i| {
                         if i < s.instances {
                             0
@@ -70,7 +70,10 @@ impl Simulation {
                     .as_ref()
                     .map(|o| Box::new(crate::engine::platform::lifecycle::Life::new(&model, s, o))),
                 ramp: s.slow_start.as_ref().map(|c| {
-                    Box::new(crate::engine::balancer::slow_start::Ramp::new(c, s.slots()))
+                    Box::new(crate::engine::balancer::slow_start::Ramp::new(
+                        c,
+                        s.instance_slots(),
+                    ))
                 }),
                 branches: s
                     .plans()
@@ -111,7 +114,7 @@ impl Simulation {
             level.add(0, initial as i64, &mut unused);
         }
         let faults = crate::engine::faults::per_request::FaultIndex::new(&model);
-        let slots = crate::metrics::slots::Slots::of(&model);
+        let slots = crate::metrics::slots::MetricSlots::of(&model);
         let mut sim = Simulation {
             metric_slot_base: slots.service_base,
             client_metric_slot_base: slots.client_base,

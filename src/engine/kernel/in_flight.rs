@@ -11,7 +11,7 @@ impl Simulation {
     /// (arrivals not yet answered), as `*.in_flight_end` metrics: with them every count
     /// balances (`requests = success + errors + in_flight_end`, and so on).
     pub(in crate::engine) fn unfinished(&self) -> Vec<(String, f64)> {
-        let slots = crate::metrics::slots::Slots::of(&self.model);
+        let slots = crate::metrics::slots::MetricSlots::of(&self.model);
         let mut clients = vec![0u64; slots.clients.len()];
         let mut edges = vec![0u64; self.model.edges.len()];
         let mut services = vec![0u64; slots.services.len()];
@@ -36,7 +36,7 @@ impl Simulation {
         for (_, job) in self.jobs.iter() {
             let arrived = !matches!(job.state, JobState::InTransit | JobState::Cancelled);
             if arrived && !job.answered {
-                services[job.acc as usize] += 1;
+                services[job.metric_slot as usize] += 1;
                 if job.operation != 0 {
                     services[job.service as usize] += 1;
                 }

@@ -174,7 +174,7 @@ pub struct Job {
     /// The service's operation it runs, from 1 (`Service::plan_of`); 0 for the service's own.
     pub operation: u16,
     /// The metrics slot it records on: its service's, or its operation's (`Recorder`).
-    pub acc: u32,
+    pub metric_slot: u32,
     pub failure: Option<Outcome>,
     pub degraded: bool,
     pub outcome: Outcome,

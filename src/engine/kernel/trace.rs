@@ -206,14 +206,14 @@ fn entity_rows(model: &Model, name: &str) -> Result<Vec<String>, String> {
     if let Some(s) = model.services.iter().find(|s| s.name == service) {
         return match instance {
             None => Ok(std::iter::once(format!("service.{}", s.name))
-                .chain((0..s.slots()).map(|i| format!("service.{}#{i}", s.name)))
+                .chain((0..s.instance_slots()).map(|i| format!("service.{}#{i}", s.name)))
                 .collect()),
             Some(i) => match i.parse::<u32>() {
-                Ok(i) if i < s.slots() => Ok(vec![format!("service.{}#{i}", s.name)]),
+                Ok(i) if i < s.instance_slots() => Ok(vec![format!("service.{}#{i}", s.name)]),
                 _ => Err(format!(
                     "--trace-entity {name}: `{}` has instances #0 to #{}",
                     s.name,
-                    s.slots() - 1
+                    s.instance_slots() - 1
                 )),
             },
         };

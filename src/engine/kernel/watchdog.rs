@@ -48,7 +48,11 @@ pub fn instant_limit(model: &Model) -> u64 {
             _ => 0,
         })
         .sum();
-    let instances: u64 = model.services.iter().map(|s| u64::from(s.slots())).sum();
+    let instances: u64 = model
+        .services
+        .iter()
+        .map(|s| u64::from(s.instance_slots()))
+        .sum();
     let entities = model.clients.len() as u64 + users + extra_users + instances;
     BASE.saturating_add(PER_ENTITY.saturating_mul(entities))
 }

@@ -72,7 +72,7 @@ pub struct Life {
 
 impl Life {
     pub fn new(model: &Model, s: &Service, o: &Orchestration) -> Life {
-        let slots = s.slots();
+        let slots = s.instance_slots();
         let instances = (0..slots)
             .map(|i| InstanceLife {
                 phase: if i < s.instances {

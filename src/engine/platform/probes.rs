@@ -131,7 +131,7 @@ impl Simulation {
             step: 0,
             pending: 0,
             operation: p.operation,
-            acc: self.metric_slot_base[s] + u32::from(p.operation),
+            metric_slot: self.metric_slot_base[s] + u32::from(p.operation),
             failure: None,
             degraded: false,
             outcome: Outcome::Ok,

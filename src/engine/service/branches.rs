@@ -31,7 +31,7 @@ impl Simulation {
     /// way draws (p = 0 and p = 1 without a draw), is counted taken or skipped, and a skipped
     /// one is passed over without a call. Sets the job's step; past the last, the job is done.
     fn next_taken_step(&mut self, jr: Ref, s: usize, operation: u16, mut step: usize) -> usize {
-        let acc = self.jobs.get(jr).expect("advancing job").acc as usize;
+        let acc = self.jobs.get(jr).expect("advancing job").metric_slot as usize;
         let (now, faults) = (self.now, &self.model.faults);
         let plan = self.model.services[s].plan_of(operation);
         let branches = &mut self.services[s].branches[usize::from(operation)];

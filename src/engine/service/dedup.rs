@@ -44,7 +44,7 @@ impl Simulation {
         job.state = JobState::Replying;
         job.outcome = outcome;
         job.retry_after = NO_RETRY_AFTER;
-        let acc = &mut self.rec.services[job.acc as usize];
+        let acc = &mut self.rec.services[job.metric_slot as usize];
         acc.dedup_hits += 1;
         acc.dedup_saved_work_ns += work_ns;
         self.send_reply(jr);
@@ -112,7 +112,7 @@ impl Simulation {
         let (s, i, a) = (
             job.service as usize,
             job.instance as usize,
-            job.acc as usize,
+            job.metric_slot as usize,
         );
         self.enter(jr, s, i, a);
     }

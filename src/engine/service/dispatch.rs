@@ -24,7 +24,7 @@ impl Simulation {
         let Some(next) = self.services[s].instances[i].queue.pop_front() else {
             return;
         };
-        let acc = self.jobs.get(next).expect("queued job").acc as usize;
+        let acc = self.jobs.get(next).expect("queued job").metric_slot as usize;
         left_queue(&mut self.rec, acc, self.now);
         self.take_worker(s, i, next);
     }
@@ -109,8 +109,8 @@ impl Simulation {
                 continue;
             }
             let job = self.jobs.get_mut(next).expect("queued job");
-            left_queue(&mut self.rec, job.acc as usize, now);
-            let acc = &mut self.rec.services[job.acc as usize];
+            left_queue(&mut self.rec, job.metric_slot as usize, now);
+            let acc = &mut self.rec.services[job.metric_slot as usize];
             if svc.drop_expired && job.deadline <= now {
                 acc.dropped_expired += 1;
                 job.state = JobState::Replying;

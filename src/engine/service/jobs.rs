@@ -20,7 +20,7 @@ impl Simulation {
         let (s, i, a) = (
             job.service as usize,
             job.instance as usize,
-            job.acc as usize,
+            job.metric_slot as usize,
         );
         self.rec.services[a].arrivals += 1;
         if self.fault_intercepts(jr, s, i as u32) {
@@ -119,7 +119,7 @@ impl Simulation {
         if load < adm.thresholds[class] {
             return false;
         }
-        self.rec.services[job.acc as usize].shed[class] += 1;
+        self.rec.services[job.metric_slot as usize].shed[class] += 1;
         job.state = JobState::Replying;
         job.outcome = Outcome::Overloaded;
         job.retry_after = adm.retry_after.unwrap_or(NO_RETRY_AFTER);
@@ -137,7 +137,7 @@ impl Simulation {
         let (s, i, a) = (
             job.service as usize,
             job.instance as usize,
-            job.acc as usize,
+            job.metric_slot as usize,
         );
         let acc = &mut self.rec.services[a];
         let levels = &mut self.rec.levels[a];
@@ -247,7 +247,7 @@ impl Simulation {
         let (s, i, a, arrived) = (
             job.service as usize,
             job.instance as usize,
-            job.acc as usize,
+            job.metric_slot as usize,
             job.arrived,
         );
         let operation = job.operation;
@@ -271,7 +271,7 @@ impl Simulation {
         let job = self.jobs.get_mut(jr).expect("replying job");
         job.answered = true;
         let (spec, op) = (job.spec, job.op);
-        let acc = &mut self.rec.services[job.acc as usize];
+        let acc = &mut self.rec.services[job.metric_slot as usize];
         acc.answers.record(job.outcome);
         if job.outcome.is_success() && job.abandoned_at == NO_DEADLINE {
             acc.useful += 1;
@@ -343,7 +343,7 @@ impl Simulation {
         let (s, i, a) = (
             job.service as usize,
             job.instance as usize,
-            job.acc as usize,
+            job.metric_slot as usize,
         );
         let (operation, op) = (job.operation, job.op);
         match job.state {
@@ -406,7 +406,7 @@ impl Simulation {
         }
         job.abandoned_at = now;
         if matches!(job.state, JobState::Working | JobState::Calling) {
-            let a = job.acc as usize;
+            let a = job.metric_slot as usize;
             let acc = &mut self.rec.services[a];
             self.rec.levels[a].wasted.add(now, 1, &mut acc.wasted_area);
         }

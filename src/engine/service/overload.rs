@@ -58,7 +58,7 @@ impl Simulation {
     /// `jr`'s segment of work ran to its end: its contention overhead was spent in full.
     #[inline(never)]
     pub(in crate::engine) fn segment_done(&mut self, jr: Ref, s: usize, i: usize) {
-        let a = self.jobs.get(jr).expect("job ending work").acc as usize;
+        let a = self.jobs.get(jr).expect("job ending work").metric_slot as usize;
         let extra = self.take_segment(jr).overhead;
         self.services[s].instances[i].working -= 1;
         self.rec.services[a].contention_ns += extra;
@@ -68,7 +68,7 @@ impl Simulation {
     /// overhead is the head of the segment: what ran of the segment, stalls left out, is
     /// overhead first.
     pub(in crate::engine) fn segment_cut(&mut self, jr: Ref, s: usize, i: usize) {
-        let a = self.jobs.get(jr).expect("job cut short").acc as usize;
+        let a = self.jobs.get(jr).expect("job cut short").metric_slot as usize;
         let Segment {
             start: from,
             overhead: extra,
@@ -126,7 +126,7 @@ impl Simulation {
         inst.busy += 1;
         inst.working += 1;
         let now = self.now;
-        let a = self.jobs.get(jr).expect("refused job").acc;
+        let a = self.jobs.get(jr).expect("refused job").metric_slot;
         let acc = &mut self.rec.services[a as usize];
         self.rec.levels[a as usize]
             .busy
