@@ -20,7 +20,7 @@ pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
                 .filter(|e| {
                     calls
                         .iter()
-                        .any(|c| &c.edge == *e && c.call.policy.breaker.is_some())
+                        .any(|c| &c.edge == *e && c.call.policy.breaker().is_some())
                 })
                 .collect()
         }

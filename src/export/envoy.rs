@@ -15,7 +15,7 @@ pub fn export(name: &str, p: &Policy) -> String {
 /// The route part and the cluster part of `p`, as `export` writes them.
 pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
     let mut retry = Vec::new();
-    if let Some(r) = &p.retry {
+    if let Some(r) = &p.retry() {
         retry.push(("retry_on", Y::text(retry_on(&retried(p)))));
         let codes = status_codes(&retried(p));
         if !codes.is_empty() {
@@ -24,19 +24,19 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
                 Y::List(codes.iter().map(Y::num).collect()),
             ));
         }
-        retry.push(("num_retries", Y::num(r.attempts.saturating_sub(1))));
-        if let Some(t) = p.timeout {
-            retry.push(("per_try_timeout", Y::text(proto_seconds(t))));
+        retry.push(("num_retries", Y::num(r.attempts().saturating_sub(1))));
+        if let Some(t) = p.timeout() {
+            retry.push(("per_try_timeout", Y::text(proto_seconds(t.0))));
         }
-        let b = &r.backoff;
+        let b = &r.backoff();
         retry.push((
             "retry_back_off",
             Y::map(vec![
-                ("base_interval", Y::text(proto_seconds(b.base.0))),
-                ("max_interval", Y::text(proto_seconds(b.max.0))),
+                ("base_interval", Y::text(proto_seconds(b.base().0))),
+                ("max_interval", Y::text(proto_seconds(b.max().0))),
             ]),
         ));
-        if r.retry_after {
+        if r.retry_after() {
             let header = Y::map(vec![
                 ("name", Y::text("Retry-After")),
                 ("format", Y::text("SECONDS")),
@@ -48,10 +48,10 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
         }
     }
     let mut threshold = vec![("priority", Y::text("DEFAULT"))];
-    if let Some(b) = &p.bulkhead {
-        threshold.push(("max_requests", Y::num(b.max_concurrent)));
+    if let Some(b) = &p.bulkhead() {
+        threshold.push(("max_requests", Y::num(b.max_concurrent())));
     }
-    match (&p.retry, &p.budget) {
+    match (&p.retry(), &p.budget()) {
         (Some(_), Some(BudgetConfig::Concurrency { percent, min })) if *percent == 0.0 => {
             threshold.push(("max_retries", Y::num(min)));
         }

@@ -11,11 +11,11 @@ use serde_json::{Map, Value, json};
 pub fn export(name: &str, p: &Policy) -> String {
     let mut method = Map::new();
     method.insert("name".into(), json!([{ "service": name }]));
-    let retrying = p.retry.as_ref().filter(|r| r.attempts > 1);
+    let retrying = p.retry().filter(|r| r.attempts() > 1);
     if let Some(r) = retrying {
-        let b = &r.backoff;
+        let b = &r.backoff();
         // `expressible` has made every schedule exponential (a constant wait grows by 1).
-        let multiplier = match b.schedule {
+        let multiplier = match b.schedule() {
             Schedule::Exponential { multiplier } => multiplier,
             Schedule::Constant | Schedule::Linear => 1.0,
         };
@@ -30,24 +30,24 @@ pub fn export(name: &str, p: &Policy) -> String {
             })
             .collect();
         let mut retry = json!({
-            "maxAttempts": r.attempts,
-            "initialBackoff": proto_seconds(b.base.0),
-            "maxBackoff": proto_seconds(b.max.0),
+            "maxAttempts": r.attempts(),
+            "initialBackoff": proto_seconds(b.base().0),
+            "maxBackoff": proto_seconds(b.max().0),
             "backoffMultiplier": multiplier,
             "retryableStatusCodes": codes,
         });
         // A field of the RetryPolicy message (A6), not of the method config.
-        if let Some(t) = p.timeout {
-            retry["perAttemptRecvTimeout"] = json!(proto_seconds(t));
+        if let Some(t) = p.timeout() {
+            retry["perAttemptRecvTimeout"] = json!(proto_seconds(t.0));
         }
         method.insert("retryPolicy".into(), retry);
     }
-    if let Some(h) = &p.hedge
-        && let HedgeDelay::Fixed(d) = h.delay
+    if let Some(h) = &p.hedge()
+        && let HedgeDelay::Fixed(d) = h.delay()
     {
         method.insert(
             "hedgingPolicy".into(),
-            json!({ "maxAttempts": h.max + 1, "hedgingDelay": proto_seconds(d.0) }),
+            json!({ "maxAttempts": h.max() + 1, "hedgingDelay": proto_seconds(d.0) }),
         );
     }
     let mut config = Map::new();
@@ -58,7 +58,7 @@ pub fn export(name: &str, p: &Policy) -> String {
     if let Some(BudgetConfig::TokenBucket {
         max_tokens,
         token_ratio,
-    }) = &p.budget
+    }) = &p.budget()
     {
         config.insert(
             "retryThrottling".into(),

@@ -54,7 +54,7 @@ pub fn export(format: Format, name: &str, policy: &Policy) -> Result<Exported, E
 
 /// The outcome kinds a retry retries, in `Outcome::ALL`'s order.
 pub(crate) fn retried(policy: &Policy) -> Vec<Outcome> {
-    policy.retry.as_ref().map_or_else(Vec::new, |r| {
+    policy.retry().map_or_else(Vec::new, |r| {
         Outcome::ALL
             .iter()
             .copied()

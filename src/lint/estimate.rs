@@ -131,7 +131,7 @@ impl Estimates {
     fn call(&self, spec: &CallSpec) -> f64 {
         let own = self.plans[spec.to][usize::from(spec.operation)].ns;
         let net = spec.latency.as_ref().map_or(0.0, |l| 2.0 * self.stat.of(l));
-        let t = spec.policy.timeout.map_or(f64::INFINITY, |t| t as f64);
+        let t = spec.policy.timeout().map_or(f64::INFINITY, |t| t.0 as f64);
         (own + net).min(t)
     }
 }

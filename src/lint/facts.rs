@@ -168,7 +168,7 @@ impl<'m> Facts<'m> {
     /// does not take its caller's deadline.
     pub fn deadline(&self, site: &Site) -> Bound {
         let policy = &site.spec.policy;
-        if policy.ignores_caller_deadline {
+        if !policy.propagate_deadline() {
             return Bound::none();
         }
         let caller = match site.caller {
@@ -188,7 +188,7 @@ impl<'m> Facts<'m> {
                 _ => Bound::none(),
             },
         };
-        match (caller.ns, policy.reserve) {
+        match (caller.ns, policy.reserve().0) {
             (Some(d), r) if r > 0 => Bound {
                 ns: Some(d.saturating_sub(r)),
                 why: format!("{} less the {} reserve", caller.why, dur(r)),
@@ -255,24 +255,20 @@ pub fn possessive(name: &str) -> String {
 /// The longest timeout any attempt of the call has (`retry.timeout` for the later ones);
 /// `None` when some attempt has none.
 pub fn longest_timeout(spec: &CallSpec) -> Option<u64> {
-    let first = spec.policy.timeout?;
-    match spec.policy.retry.as_ref() {
-        Some(r) if r.attempts > 1 => r.timeout.map_or(Some(first), |t| Some(t.0.max(first))),
+    let first = spec.policy.timeout()?.0;
+    match spec.policy.retry() {
+        Some(r) if r.attempts() > 1 => r.timeout().map_or(Some(first), |t| Some(t.0.max(first))),
         _ => Some(first),
     }
 }
 
 /// The timeout of attempt `k` (1-based).
 pub fn attempt_timeout(spec: &CallSpec, k: u32) -> Option<u64> {
-    let retry = spec
-        .policy
-        .retry
-        .as_ref()
-        .and_then(|r| r.timeout.map(|t| t.0));
+    let retry = spec.policy.retry().and_then(|r| r.timeout().map(|t| t.0));
     if k > 1 {
-        retry.or(spec.policy.timeout)
+        retry.or(spec.policy.timeout().map(|t| t.0))
     } else {
-        spec.policy.timeout
+        spec.policy.timeout().map(|t| t.0)
     }
 }
 

@@ -30,7 +30,7 @@ pub fn amplification_behind_breaker(facts: &Facts, gates: &[Gate], out: &mut Vec
         let behind = facts.sites.iter().find_map(|site| {
             let policy = &site.spec.policy;
             // A retry-only breaker lets every first try through: no call goes without one.
-            policy.breaker.as_ref().filter(|b| !b.retries_only)?;
+            policy.breaker().filter(|b| !b.retries_only())?;
             let from = match site.caller {
                 Caller::Client(c) => &facts.model.clients[c].name,
                 Caller::Service { service, .. } => &facts.model.services[service].name,

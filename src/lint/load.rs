@@ -32,28 +32,29 @@ fn copies(facts: &Facts, site: &Site, per_callee_instance: bool) -> String {
 pub fn breaker_min_calls(facts: &Facts, out: &mut Vec<Finding>) {
     for site in &facts.sites {
         let policy = &site.spec.policy;
-        let (Some(b), Some(name)) = (policy.breaker.as_ref(), policy.name.as_deref()) else {
+        let (Some(b), Some(name)) = (policy.breaker(), policy.name.as_deref()) else {
             continue;
         };
-        let cfg = &b.config;
+        let cfg = &b.config();
         let field = format!("policy.{name}.breaker.min_calls");
         let call = facts.call_name(site);
-        let also = if cfg.consecutive_failures > 0 {
+        let also = if cfg.consecutive_failures() > 0 {
             format!(
                 "; only `consecutive_failures = {}` can open it",
-                cfg.consecutive_failures
+                cfg.consecutive_failures()
             )
         } else {
             String::new()
         };
-        match cfg.window {
-            Window::Calls(n) if cfg.min_calls > n => out.push(Finding {
+        match cfg.window() {
+            Window::Calls(n) if cfg.min_calls() > n => out.push(Finding {
                 id: BREAKER_MIN_CALLS,
                 field,
                 message: format!(
                     "{call}: `min_calls = {}` exceeds the {n} calls its count window holds: the \
                      breaker judges after {n} calls, not {}",
-                    cfg.min_calls, cfg.min_calls
+                    cfg.min_calls(),
+                    cfg.min_calls()
                 ),
             }),
             Window::Calls(_) => {}
@@ -62,15 +63,15 @@ pub fn breaker_min_calls(facts: &Facts, out: &mut Vec<Finding>) {
                     continue;
                 };
                 let mut per = f64::from(facts.caller_instances(site));
-                if b.scope == BreakerScope::Instance {
+                if b.scope() == BreakerScope::Instance {
                     per *= f64::from(facts.model.services[site.spec.to].instances);
                 }
-                let attempts = match (b.wraps, policy.retry.as_ref()) {
-                    (Wraps::Attempt, Some(r)) => r.attempts,
+                let attempts = match (b.wraps(), policy.retry()) {
+                    (Wraps::Attempt, Some(r)) => r.attempts(),
                     _ => 1,
                 };
                 let held = peak / per * f64::from(attempts) * w as f64 / 1e9;
-                if f64::from(cfg.min_calls) <= held {
+                if f64::from(cfg.min_calls()) <= held {
                     continue;
                 }
                 let counted = if attempts > 1 {
@@ -85,10 +86,10 @@ pub fn breaker_min_calls(facts: &Facts, out: &mut Vec<Finding>) {
                         "{call}: `min_calls = {}` exceeds what its {} window can hold: at the \
                          peak rate of {} (first attempts){}{}, it sees at most {} calls in \
                          a window, so its failure rate is never judged{also}",
-                        cfg.min_calls,
+                        cfg.min_calls(),
                         dur(w),
                         per_s(peak),
-                        copies(facts, site, b.scope == BreakerScope::Instance),
+                        copies(facts, site, b.scope() == BreakerScope::Instance),
                         counted,
                         sig3(held),
                     ),
@@ -103,9 +104,9 @@ pub fn breaker_min_calls(facts: &Facts, out: &mut Vec<Finding>) {
 pub fn budget_floor(facts: &Facts, out: &mut Vec<Finding>) {
     for site in &facts.sites {
         let policy = &site.spec.policy;
-        let Some(BudgetConfig::Ratio {
+        let Some(&BudgetConfig::Ratio {
             ratio, min_per_s, ..
-        }) = policy.budget
+        }) = policy.budget()
         else {
             continue;
         };
@@ -153,7 +154,7 @@ pub fn bulkhead_below_little(facts: &Facts, out: &mut Vec<Finding>) {
     let means = Estimates::of(facts, Stat::Mean);
     for site in &facts.sites {
         let policy = &site.spec.policy;
-        let (Some(b), Some(name)) = (policy.bulkhead.as_ref(), policy.name.as_deref()) else {
+        let (Some(b), Some(name)) = (policy.bulkhead(), policy.name.as_deref()) else {
             continue;
         };
         let base = facts.site_rate(site).base;
@@ -162,18 +163,18 @@ pub fn bulkhead_below_little(facts: &Facts, out: &mut Vec<Finding>) {
         }
         let per = f64::from(facts.caller_instances(site));
         let mean = means.attempt(site.spec, facts.callee_name(site.spec));
-        let held = match policy.timeout {
-            Some(t) if !policy.bulkhead_releases_on_answer() => mean.ns.min(t as f64),
+        let held = match policy.timeout() {
+            Some(t) if !policy.bulkhead_releases_on_answer() => mean.ns.min(t.0 as f64),
             _ => mean.ns,
         };
         let in_use = base / per * held / 1e9;
-        if !in_use.is_finite() || f64::from(b.max_concurrent) >= in_use {
+        if !in_use.is_finite() || f64::from(b.max_concurrent()) >= in_use {
             continue;
         }
         let cut = if held < mean.ns {
             format!(
                 ", cut at its {} timeout",
-                dur(policy.timeout.unwrap_or_default())
+                dur(policy.timeout().unwrap_or_default().0)
             )
         } else {
             String::new()
@@ -186,7 +187,7 @@ pub fn bulkhead_below_little(facts: &Facts, out: &mut Vec<Finding>) {
                  the base rate of {} (first attempts){} × a mean attempt of {}{cut}: the \
                  bulkhead refuses calls on a healthy day",
                 facts.call_name(site),
-                b.max_concurrent,
+                b.max_concurrent(),
                 sig3(in_use),
                 per_s(base),
                 copies(facts, site, false),

@@ -17,12 +17,12 @@ pub fn timeout_below_median(facts: &Facts, out: &mut Vec<Finding>) {
         let mut timeouts = Vec::new();
         if let Some(name) = spec.policy.name.as_deref() {
             timeouts.push((
-                spec.policy.timeout,
+                spec.policy.timeout().map(|t| t.0),
                 format!("policy.{name}.timeout"),
                 "timeout",
             ));
-            let retry = spec.policy.retry.as_ref().filter(|r| r.attempts > 1);
-            let later = retry.and_then(|r| r.timeout.map(|t| t.0));
+            let retry = spec.policy.retry().filter(|r| r.attempts() > 1);
+            let later = retry.and_then(|r| r.timeout().map(|t| t.0));
             timeouts.push((
                 later,
                 format!("policy.{name}.retry.timeout"),
@@ -79,7 +79,7 @@ pub fn hedge_below_median(facts: &Facts, out: &mut Vec<Finding>) {
 /// The call's policy name and its fixed hedge delay, if it hedges after a fixed delay.
 fn fixed_hedge<'a>(site: &Site<'a>) -> Option<(&'a str, u64)> {
     let policy = &site.spec.policy;
-    match policy.hedge.as_ref()?.delay {
+    match policy.hedge()?.delay() {
         HedgeDelay::Fixed(d) => Some((policy.name.as_deref()?, d.0)),
         HedgeDelay::Percentile(_) => None,
     }

@@ -11,7 +11,7 @@ use crate::model::Outcome;
 pub fn retry_cannot_fit(facts: &Facts, out: &mut Vec<Finding>) {
     for site in &facts.sites {
         let spec = site.spec;
-        let Some(retry) = spec.policy.retry.as_ref().filter(|r| r.attempts > 1) else {
+        let Some(retry) = spec.policy.retry().filter(|r| r.attempts() > 1) else {
             continue;
         };
         let deadline = facts.deadline(site);
@@ -21,10 +21,10 @@ pub fn retry_cannot_fit(facts: &Facts, out: &mut Vec<Finding>) {
         if !spec.retry_allowed() {
             continue;
         }
-        let need = spec.policy.min_attempt.max(1);
+        let need = spec.policy.min_attempt().0.max(1);
         let fits = |start: u64| start < d && d - start >= need;
-        let least = |k: u32| retry.backoff.least(k).0;
-        let attempts = retry.attempts;
+        let least = |k: u32| retry.backoff().least(k).0;
+        let attempts = retry.attempts();
         let field = format!("policy.{name}.retry");
         let call = facts.call_name(site);
         let left = if need > 1 {
@@ -131,7 +131,7 @@ pub fn inverted_timeout(facts: &Facts, out: &mut Vec<Finding>) {
         let Caller::Service { service, plan } = site.caller else {
             continue;
         };
-        if !spec.policy.ignores_caller_deadline {
+        if spec.policy.propagate_deadline() {
             continue;
         }
         let Some(name) = spec.policy.name.as_deref() else {

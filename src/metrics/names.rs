@@ -94,9 +94,9 @@ pub fn named_pools(model: &crate::model::Model) -> Vec<String> {
         let named = c
             .calls
             .iter()
-            .filter_map(|call| call.policy.bulkhead.as_ref()?.pool.clone());
+            .filter_map(|call| call.policy.bulkhead()?.pool());
         let who = caller(c.kind, c.name);
-        pools.extend(named.map(|p| pool(&who, &p)));
+        pools.extend(named.map(|p| pool(&who, p)));
     }
     pools.into_iter().collect()
 }

@@ -160,7 +160,7 @@ impl Recorder {
             .collect();
         let mut edges = vec![EdgeAcc::default(); model.edges.len()];
         for (spec, _) in model.specs_with_callers() {
-            if spec.policy.failure_accrual.is_some() {
+            if spec.policy.failure_accrual().is_some() {
                 edges[spec.edge].has_accrual = true;
                 if let Some(whole) = model.edges[spec.edge].total {
                     edges[whole].has_accrual = true;

@@ -15,6 +15,7 @@ pub use cascade_policy::bulkhead::{BulkheadConfig, BulkheadRelease};
 pub use cascade_policy::hedge::{HedgeConfig, HedgeDelay};
 pub use cascade_policy::outcome::Outcome;
 pub use cascade_policy::retry::RetryPolicy;
+pub use cascade_policy::table::{FallbackConfig, PolicyConfig};
 pub use cascade_policy::throttle::ThrottleConfig;
 pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
 pub use latency::Latency;
@@ -362,72 +363,27 @@ pub enum FailAs {
     Propagate,
 }
 
-/// The caller-side policy stack of one call.
+/// The caller-side policy stack of one call: what the policy crate compiles a `[policy.NAME]`
+/// table to (a fallback's `to` resolved to a service index), under the table's name (`None`:
+/// a call with no policy, the empty table's `PolicyConfig::default()`). It derefs to the
+/// crate's `PolicyConfig`, whose getters read each part.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Policy {
     pub name: Option<String>,
-    /// Per-attempt timeout, ns.
-    pub timeout: Option<u64>,
-    /// Kept back from the caller's remaining deadline for its own work after the call, ns.
-    pub reserve: u64,
-    /// No attempt starts with less than this left before the deadline, ns.
-    pub min_attempt: u64,
-    /// A caller's give-up stops the callee's queued or running work and its calls.
-    pub cancel: bool,
-    /// `propagate_deadline = false`: the call takes no deadline from the request making it
-    /// (D = none), so each attempt, and the callee's request, is bounded by the attempt's own
-    /// timeout only. Never set on a client's call (refused when compiled).
-    pub ignores_caller_deadline: bool,
-    pub retry: Option<RetryPolicy>,
-    pub budget: Option<BudgetConfig>,
-    pub breaker: Option<BreakerPolicy>,
-    pub bulkhead: Option<BulkheadConfig>,
-    pub throttle: Option<ThrottleConfig>,
-    /// Adaptive concurrency limit (Netflix concurrency-limits).
-    pub limit: Option<cascade_policy::limit::LimitConfig>,
-    pub fallback: Option<Fallback>,
-    pub hedge: Option<HedgeConfig>,
-    /// Finagle's failure accrual per callee host (`cascade-policy/src/accrual.rs`).
-    pub failure_accrual: Option<cascade_policy::accrual::AccrualConfig>,
+    pub config: PolicyConfig<usize>,
 }
 
-impl Policy {
-    /// Whether a breaker guards this path around `what`: each attempt, or the whole call.
-    pub fn breaker_wraps(&self, what: Wraps) -> bool {
-        self.breaker.as_ref().is_some_and(|b| b.wraps == what)
-    }
-
-    /// Whether this path's bulkhead keeps a permit until the callee answers (a connection
-    /// pool), not only while the caller waits.
-    pub fn bulkhead_releases_on_answer(&self) -> bool {
-        (self.bulkhead.as_ref()).is_some_and(|b| b.release == BulkheadRelease::Answer)
-    }
-
-    /// Whether this path's bulkhead permit covers the whole call (`wraps = "call"`), taken
-    /// before the first attempt and held across backoffs and retries.
-    pub fn bulkhead_wraps_call(&self) -> bool {
-        (self.bulkhead.as_ref()).is_some_and(|b| b.wraps == Wraps::Call)
+impl std::ops::Deref for Policy {
+    type Target = PolicyConfig<usize>;
+    fn deref(&self) -> &PolicyConfig<usize> {
+        &self.config
     }
 }
 
-/// What answers when a call finally fails with one of the `on` kinds: a canned degraded answer
-/// after `latency`, or a call to another service (`CallSpec::fallback`), whose success is a
-/// degraded answer and whose failure leaves the original one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fallback {
-    /// Outcome kinds that trigger it.
-    pub on: cascade_policy::outcome::OutcomeSet,
-    /// ns, for a canned answer.
-    pub latency: u64,
-    /// The service to call instead, and the policy for that call.
-    pub to: Option<(usize, Option<String>)>,
-}
-
-impl Fallback {
-    /// Whether it answers a call that failed with `outcome`: a kind it is `on`, and once per
-    /// call (`fell_back`: the call already fell back, and this is its fallback's failure).
-    pub fn answers(&self, outcome: Outcome, fell_back: bool) -> bool {
-        self.on.contains(outcome) && !fell_back
+/// For `export`'s restriction of a policy to what a format says (the crate's `edit` feature).
+impl std::ops::DerefMut for Policy {
+    fn deref_mut(&mut self) -> &mut PolicyConfig<usize> {
+        &mut self.config
     }
 }
 

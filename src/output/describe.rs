@@ -5,6 +5,7 @@ use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::number::short;
 use crate::time::format_duration as dur;
+use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
 use cascade_policy::breaker::Window;
 use cascade_policy::budget::BudgetConfig;
@@ -71,28 +72,28 @@ fn pct(v: f64) -> String {
 }
 
 pub fn timeout(p: &Policy) -> String {
-    let mut s = p.timeout.map_or("none".into(), dur);
-    if p.reserve > 0 {
-        s += &format!(" (reserve {})", dur(p.reserve));
+    let mut s = p.timeout().map_or("none".into(), |t| dur(t.0));
+    if p.reserve() > Nanos::ZERO {
+        s += &format!(" (reserve {})", dur(p.reserve().0));
     }
     s
 }
 
 pub fn retries(p: &Policy) -> String {
-    let Some(r) = &p.retry else {
+    let Some(r) = &p.retry() else {
         return "none".into();
     };
-    if r.attempts <= 1 {
+    if r.attempts() <= 1 {
         return "1 attempt".into();
     }
-    let schedule = match r.backoff.schedule {
+    let schedule = match r.backoff().schedule() {
         Schedule::Constant => "constant".to_string(),
         Schedule::Linear => "linear".to_string(),
         Schedule::Exponential { multiplier } => {
             format!("exponential ×{}", short(multiplier))
         }
     };
-    let jitter = match r.backoff.jitter {
+    let jitter = match r.backoff().jitter() {
         Jitter::None => String::new(),
         Jitter::Full => ", full jitter".into(),
         Jitter::Equal => ", equal jitter".into(),
@@ -101,20 +102,20 @@ pub fn retries(p: &Policy) -> String {
     };
     let mut s = format!(
         "{} attempts, {schedule} {}{jitter}",
-        r.attempts,
-        dur(r.backoff.base.0)
+        r.attempts(),
+        dur(r.backoff().base().0)
     );
-    if !r.on.is_empty() {
-        s += &format!("; on {}", kinds(r.on));
+    if !r.on().is_empty() {
+        s += &format!("; on {}", kinds(r.on()));
     }
-    if r.retry_after {
+    if r.retry_after() {
         s += "; honours Retry-After";
     }
     s
 }
 
 pub fn budget(p: &Policy) -> String {
-    match &p.budget {
+    match &p.budget() {
         None => "none".into(),
         Some(BudgetConfig::Ratio { ratio, .. }) => format!("{} of calls", pct(*ratio)),
         Some(BudgetConfig::TokenBucket {
@@ -150,20 +151,20 @@ pub fn breaker(p: &Policy) -> String {
         wraps,
         retries_only,
         ..
-    }) = &p.breaker
+    }) = &p.breaker()
     else {
         return "none".into();
     };
-    let window = match b.window {
+    let window = match b.window() {
         Window::Calls(n) => format!("{n} calls"),
         Window::Time(ns) => dur(ns.0),
     };
-    let mut s = if b.consecutive_failures > 0 {
-        format!("{} consecutive failures", b.consecutive_failures)
+    let mut s = if b.consecutive_failures() > 0 {
+        format!("{} consecutive failures", b.consecutive_failures())
     } else {
-        format!("{} failing over {window}", pct(b.failure_rate))
+        format!("{} failing over {window}", pct(b.failure_rate()))
     };
-    s += &format!(", open {}", dur(b.open.0));
+    s += &format!(", open {}", dur(b.open().0));
     if matches!(wraps, crate::model::Wraps::Call) {
         s += ", around the call";
     }
@@ -174,45 +175,45 @@ pub fn breaker(p: &Policy) -> String {
 }
 
 pub fn bulkhead(p: &Policy) -> String {
-    match &p.bulkhead {
+    match &p.bulkhead() {
         None => "none".into(),
-        Some(b) if b.queue > 0 => format!(
+        Some(b) if b.queue() > 0 => format!(
             "{} concurrent, queue {} (wait {})",
-            b.max_concurrent,
-            b.queue,
-            dur(b.max_wait.0)
+            b.max_concurrent(),
+            b.queue(),
+            dur(b.max_wait().0)
         ),
-        Some(b) => format!("{} concurrent", b.max_concurrent),
+        Some(b) => format!("{} concurrent", b.max_concurrent()),
     }
 }
 
 pub fn hedge(p: &Policy) -> String {
-    match &p.hedge {
+    match &p.hedge() {
         None => "none".into(),
         Some(h) => {
-            let after = match h.delay {
+            let after = match h.delay() {
                 HedgeDelay::Fixed(ns) => dur(ns.0),
                 HedgeDelay::Percentile(q) => format!("p{}", short(q * 100.0)),
             };
-            let shared = if h.uses_retry_budget {
+            let shared = if h.uses_retry_budget() {
                 ", from the retry budget"
             } else {
                 ""
             };
-            format!("after {after}, up to {}{shared}", h.max)
+            format!("after {after}, up to {}{shared}", h.max())
         }
     }
 }
 
 pub fn fallback(model: &Model, p: &Policy) -> String {
-    match &p.fallback {
+    match &p.fallback() {
         None => "none".into(),
         Some(f) => {
-            let to = match &f.to {
+            let to = match &f.to() {
                 Some((s, _)) => format!("call {}", model.services[*s].name),
                 None => "canned answer".into(),
             };
-            format!("{to} on {}", kinds(f.on))
+            format!("{to} on {}", kinds(f.on()))
         }
     }
 }
@@ -221,26 +222,26 @@ pub fn fallback(model: &Model, p: &Policy) -> String {
 /// stack, in one cell.
 pub fn other(p: &Policy) -> String {
     let mut parts = Vec::new();
-    if let Some(t) = &p.throttle {
-        parts.push(format!("throttle k={}", short(t.k)));
+    if let Some(t) = &p.throttle() {
+        parts.push(format!("throttle k={}", short(t.k())));
     }
-    if let Some(l) = &p.limit {
-        let name = match l.algorithm {
+    if let Some(l) = &p.limit() {
+        let name = match l.algorithm() {
             LimitAlgorithm::Aimd(_) => "AIMD",
             LimitAlgorithm::Gradient2(_) => "Gradient2",
             LimitAlgorithm::Vegas(_) => "Vegas",
         };
-        let windowed = if l.window.is_some() {
+        let windowed = if l.window().is_some() {
             " (windowed)"
         } else {
             ""
         };
         parts.push(format!("limit {name}{windowed}"));
     }
-    if p.cancel {
+    if p.cancel() {
         parts.push("cancel on give-up".into());
     }
-    if p.ignores_caller_deadline {
+    if !p.propagate_deadline() {
         parts.push("deadline not propagated".into());
     }
     if parts.is_empty() {
@@ -254,28 +255,28 @@ pub fn other(p: &Policy) -> String {
 /// `timeout 150ms · 4× · breaker`.
 pub fn highlights(p: &Policy) -> String {
     let mut parts = Vec::new();
-    if let Some(t) = p.timeout {
-        parts.push(format!("timeout {}", dur(t)));
+    if let Some(t) = p.timeout() {
+        parts.push(format!("timeout {}", dur(t.0)));
     }
-    if let Some(r) = p.retry.as_ref().filter(|r| r.attempts > 1) {
-        parts.push(format!("{}×", r.attempts));
+    if let Some(r) = p.retry().filter(|r| r.attempts() > 1) {
+        parts.push(format!("{}×", r.attempts()));
     }
-    if p.budget.is_some() {
+    if p.budget().is_some() {
         parts.push("budget".into());
     }
-    if p.breaker.is_some() {
+    if p.breaker().is_some() {
         parts.push("breaker".into());
     }
-    if p.bulkhead.is_some() {
+    if p.bulkhead().is_some() {
         parts.push("bulkhead".into());
     }
-    if p.hedge.is_some() {
+    if p.hedge().is_some() {
         parts.push("hedge".into());
     }
-    if p.limit.is_some() {
+    if p.limit().is_some() {
         parts.push("limit".into());
     }
-    if p.fallback.is_some() {
+    if p.fallback().is_some() {
         parts.push("fallback".into());
     }
     parts.join(" · ")

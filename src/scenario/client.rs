@@ -80,7 +80,7 @@ impl Ctx<'_> {
             ));
         }
         let policy = self.policy(&at("policy"), c.policy.as_deref())?;
-        if policy.ignores_caller_deadline {
+        if !policy.propagate_deadline() {
             return Err(self.src.error_at(&at("policy"), NOT_PROPAGATED_FROM_CLIENT));
         }
         let deadline = c.deadline.map(|d| d.0);
@@ -169,7 +169,7 @@ impl Ctx<'_> {
         policy: &model::Policy,
     ) -> Res<CallSpec> {
         let fallback = self.fallback_call(client, policy)?;
-        if fallback.is_some_and(|f| self.fallbacks[f].policy.ignores_caller_deadline) {
+        if fallback.is_some_and(|f| !self.fallbacks[f].policy.propagate_deadline()) {
             let name = policy.name.as_deref().unwrap_or_default();
             return Err(self.src.error_at(
                 &format!("policy.{name}.fallback.policy"),

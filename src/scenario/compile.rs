@@ -93,11 +93,13 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
     for name in raw.policy.keys() {
         let policy = ctx.policy(&format!("policy.{name}"), Some(name))?;
         // A fallback call's policy must exist and not fall back again, used or not.
-        if let Some((_, Some(fallback_policy))) =
-            policy.fallback.as_ref().and_then(|f| f.to.as_ref())
-        {
+        if let Some((_, Some(fallback_policy))) = policy.fallback().and_then(|f| f.to()) {
             let path = format!("policy.{name}.fallback.policy");
-            if ctx.policy(&path, Some(fallback_policy))?.fallback.is_some() {
+            if ctx
+                .policy(&path, Some(fallback_policy))?
+                .fallback()
+                .is_some()
+            {
                 return Err(
                     src.error_at(&path, "a fallback call's own policy cannot fall back again")
                 );

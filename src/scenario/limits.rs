@@ -117,10 +117,10 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
     let mut breaker_path = String::from("policy");
     for (spec, callers) in model.specs_with_callers() {
         copies += u64::from(callers);
-        if let Some(b) = &spec.policy.breaker
-            && let Window::Calls(n) = b.config.window
+        if let Some(b) = &spec.policy.breaker()
+            && let Window::Calls(n) = b.config().window()
         {
-            let per_caller = match b.scope {
+            let per_caller = match b.scope() {
                 BreakerScope::Edge => 1,
                 BreakerScope::Instance => u64::from(model.services[spec.to].instance_slots()),
             };

@@ -6,7 +6,7 @@
 use super::document::{Located, Source};
 use super::schema::RawPolicy;
 use crate::error::did_you_mean;
-use crate::model::{Fallback, Policy};
+use crate::model::Policy;
 use cascade_policy::table::PolicyConfig;
 use std::collections::BTreeMap;
 
@@ -26,23 +26,6 @@ pub fn compile_policy(
         .map_err(|e| src.error_at(&e.path_under(&format!("policy.{name}")), e.message))?;
     Ok(Policy {
         name: Some(name.to_string()),
-        timeout: c.timeout.map(|t| t.0),
-        reserve: c.reserve.0,
-        min_attempt: c.min_attempt.0,
-        cancel: c.cancel,
-        ignores_caller_deadline: !c.propagate_deadline,
-        retry: c.retry,
-        budget: c.budget,
-        breaker: c.breaker,
-        fallback: c.fallback.map(|f| Fallback {
-            on: f.on,
-            latency: f.latency.0,
-            to: f.to,
-        }),
-        hedge: c.hedge,
-        throttle: c.throttle,
-        bulkhead: c.bulkhead,
-        limit: c.limit,
-        failure_accrual: c.failure_accrual,
+        config: c,
     })
 }

@@ -12,10 +12,10 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
         // The first policy naming each pool, and its settings.
         let mut first: BTreeMap<&str, (&str, &BulkheadConfig)> = BTreeMap::new();
         for spec in &caller.calls {
-            let Some(b) = spec.policy.bulkhead.as_ref() else {
+            let Some(b) = spec.policy.bulkhead() else {
                 continue;
             };
-            let Some(pool) = b.pool.as_deref() else {
+            let Some(pool) = b.pool() else {
                 continue;
             };
             let policy = spec.policy.name.as_deref().unwrap_or_default();
@@ -37,11 +37,11 @@ pub fn check(model: &Model, src: &Source) -> Res<()> {
 /// The first setting two bulkheads of one pool disagree on.
 fn first_difference(a: &BulkheadConfig, b: &BulkheadConfig) -> Option<&'static str> {
     [
-        ("max_concurrent", a.max_concurrent == b.max_concurrent),
-        ("queue", a.queue == b.queue),
-        ("max_wait", a.max_wait == b.max_wait),
-        ("release", a.release == b.release),
-        ("wraps", a.wraps == b.wraps),
+        ("max_concurrent", a.max_concurrent() == b.max_concurrent()),
+        ("queue", a.queue() == b.queue()),
+        ("max_wait", a.max_wait() == b.max_wait()),
+        ("release", a.release() == b.release()),
+        ("wraps", a.wraps() == b.wraps()),
     ]
     .into_iter()
     .find(|(_, same)| !same)

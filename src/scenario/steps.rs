@@ -238,12 +238,12 @@ impl Ctx<'_> {
         let name = policy.name.as_deref().unwrap_or_default();
         for (has, key, what) in [
             (
-                policy.fallback.is_some(),
+                policy.fallback().is_some(),
                 "fallback",
                 "no one receives a fallback's answer",
             ),
             (
-                policy.hedge.is_some(),
+                policy.hedge().is_some(),
                 "hedge",
                 "no one waits for the fastest copy",
             ),
@@ -260,14 +260,13 @@ impl Ctx<'_> {
 
     /// The call a policy falls back to, from the same caller, as a spec of its own.
     pub(super) fn fallback_call(&mut self, from: &str, policy: &Policy) -> Res<Option<usize>> {
-        let Some((to, fallback_policy)) = policy.fallback.as_ref().and_then(|f| f.to.clone())
-        else {
+        let Some((to, fallback_policy)) = policy.fallback().and_then(|f| f.to().cloned()) else {
             return Ok(None);
         };
         let name = policy.name.clone().unwrap_or_default();
         let path = format!("policy.{name}.fallback.policy");
         let own = self.policy(&path, fallback_policy.as_deref())?;
-        if own.fallback.is_some() {
+        if own.fallback().is_some() {
             return Err(self
                 .src
                 .error_at(&path, "a fallback call's own policy cannot fall back again"));

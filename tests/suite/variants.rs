@@ -49,7 +49,10 @@ fn variants_run_on_the_same_draws_with_their_own_settings() {
     let names: Vec<Option<&str>> = models.iter().map(|(n, _)| n.as_deref()).collect();
     assert_eq!(names, vec![None, Some("wider"), Some("no-retry")]);
     assert_eq!(models[1].1.services[0].workers, 12);
-    assert_eq!(models[2].1.clients[0].call.policy.timeout, Some(80_000_000));
+    assert_eq!(
+        models[2].1.clients[0].call.policy.timeout(),
+        Some(cascade_policy::Nanos(80_000_000))
+    );
     let runs: Vec<_> = models
         .iter()
         .map(|(_, m)| cascade::simulate(m).unwrap().metrics)

@@ -22,15 +22,24 @@
 
 use crate::time::Nanos;
 
-/// `failure_accrual` on a call path.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccrualConfig {
-    pub consecutive_failures: u32,
-    /// The first mark's duration.
-    pub mark_dead_for: Nanos,
-    /// The longest mark.
-    pub mark_dead_max: Nanos,
+config! {
+    /// `failure_accrual` on a call path.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AccrualConfig {
+        consecutive_failures: u32,
+        mark_dead_for: Nanos,
+        mark_dead_max: Nanos,
+    }
 }
+
+getters!(AccrualConfig {
+    /// Failures in a row that mark a host dead.
+    consecutive_failures: u32,
+    /// The first mark's duration.
+    mark_dead_for: Nanos,
+    /// The longest mark.
+    mark_dead_max: Nanos,
+});
 
 impl Default for AccrualConfig {
     /// Finagle's defaults: `DefaultConsecutiveFailures = 5`, `equalJittered(5s, 300s)`.

@@ -38,13 +38,26 @@ pub enum Jitter {
     Proportional { factor: f64 },
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Backoff {
-    pub schedule: Schedule,
-    pub base: Nanos,
-    pub max: Nanos,
-    pub jitter: Jitter,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Backoff {
+        schedule: Schedule,
+        base: Nanos,
+        max: Nanos,
+        jitter: Jitter,
+    }
 }
+
+getters!(Backoff {
+    /// How the delay grows with each retry.
+    schedule: Schedule,
+    /// The first delay.
+    base: Nanos,
+    /// The cap on a delay before jitter.
+    max: Nanos,
+    /// How the delay is randomised.
+    jitter: Jitter,
+});
 
 impl Backoff {
     /// The delay before retry `k` (1-based). `previous` is the call's last delay, which

@@ -23,28 +23,53 @@ use super::window::SlidingCounts;
 use crate::outcome::{Outcome, OutcomeSet};
 use crate::time::Nanos;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Window {
     Calls(u32),
     Time(Nanos),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BreakerConfig {
-    pub window: Window,
-    pub min_calls: u32,
-    pub failure_rate: f64,
-    pub slow_call_rate: f64,
-    pub slow_call_duration: Nanos,
-    /// 0 = not used.
-    pub consecutive_failures: u32,
-    pub open: Nanos,
-    pub open_multiplier: f64,
-    pub open_max: Nanos,
-    pub half_open_calls: u32,
-    /// Failure kinds.
-    pub count: OutcomeSet,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BreakerConfig {
+        window: Window,
+        min_calls: u32,
+        failure_rate: f64,
+        slow_call_rate: f64,
+        slow_call_duration: Nanos,
+        consecutive_failures: u32,
+        open: Nanos,
+        open_multiplier: f64,
+        open_max: Nanos,
+        half_open_calls: u32,
+        count: OutcomeSet,
+    }
 }
+
+getters!(BreakerConfig {
+    /// The calls it judges: the last `n`, or those of a time window.
+    window: Window,
+    /// Calls the window must hold before a rate can trip it.
+    min_calls: u32,
+    /// Failures / calls at which it opens, in (0, 1].
+    failure_rate: f64,
+    /// Slow calls / calls at which it opens; above 1, slow calls are not watched.
+    slow_call_rate: f64,
+    /// A call that took longer is slow.
+    slow_call_duration: Nanos,
+    /// 0 = not used.
+    consecutive_failures: u32,
+    /// How long it stays open the first time.
+    open: Nanos,
+    /// Each re-open from half-open multiplies the open time by this.
+    open_multiplier: f64,
+    /// The longest open time.
+    open_max: Nanos,
+    /// Probes let through while half-open; all must succeed to close.
+    half_open_calls: u32,
+    /// Failure kinds.
+    count: OutcomeSet,
+});
 
 /// Whom a circuit breaker's state belongs to: the caller's edge to a service, or each
 /// instance of it (`breaker.scope`).
@@ -60,19 +85,29 @@ pub enum BreakerScope {
     Instance,
 }
 
-/// A breaker and where it sits: what a `breaker` table compiles to
-/// (`table::PolicyConfig::new`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct BreakerPolicy {
-    pub config: BreakerConfig,
+config! {
+    /// A breaker and where it sits: what a `breaker` table compiles to
+    /// (`table::PolicyConfig::new`).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BreakerPolicy {
+        config: BreakerConfig,
+        wraps: crate::bulkhead::Wraps,
+        scope: BreakerScope,
+        retries_only: bool,
+    }
+}
+
+getters!(BreakerPolicy {
+    /// The state machine's settings.
+    config: &BreakerConfig,
     /// Around each attempt (each retry passes it) or around the whole call.
-    pub wraps: crate::bulkhead::Wraps,
+    wraps: crate::bulkhead::Wraps,
     /// One breaker per call path, or one per callee instance.
-    pub scope: BreakerScope,
+    scope: BreakerScope,
     /// Brooker's retry-only breaker: first tries pass it whatever its state (recorded while it
     /// is closed), only retries are asked.
-    pub retries_only: bool,
-}
+    retries_only: bool,
+});
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {

@@ -15,21 +15,21 @@
 //!   outage retries fall to `token_ratio` per call (per-call earning) or to none once the
 //!   bucket is spent (per-success earning).
 
+/// A retry budget's settings. Its variants are `non_exhaustive` (without the `edit` feature):
+/// outside this crate one comes only from a validated table (`retry.budget`), never a literal.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BudgetConfig {
+    #[cfg_attr(not(feature = "edit"), non_exhaustive)]
     Ratio {
         ratio: f64,
         min_per_s: f64,
         window: Nanos,
     },
-    TokenBucket {
-        max_tokens: f64,
-        token_ratio: f64,
-    },
-    Concurrency {
-        percent: f64,
-        min: u32,
-    },
+    #[cfg_attr(not(feature = "edit"), non_exhaustive)]
+    TokenBucket { max_tokens: f64, token_ratio: f64 },
+    #[cfg_attr(not(feature = "edit"), non_exhaustive)]
+    Concurrency { percent: f64, min: u32 },
+    #[cfg_attr(not(feature = "edit"), non_exhaustive)]
     Adaptive {
         max_tokens: f64,
         token_ratio: f64,

@@ -39,19 +39,38 @@ pub enum BulkheadRelease {
     Answer,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BulkheadConfig {
-    pub max_concurrent: u32,
-    pub queue: u32,
-    pub max_wait: Nanos,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BulkheadConfig {
+        max_concurrent: u32,
+        queue: u32,
+        max_wait: Nanos,
+        release: BulkheadRelease,
+        wraps: Wraps,
+        pool: Option<String>,
+    }
+}
+
+getters!(BulkheadConfig {
+    /// Permits: attempts (or calls) at once.
+    max_concurrent: u32,
+    /// Waiters at most in its line; 0: a full bulkhead refuses at once.
+    queue: u32,
+    /// The longest a waiter waits for a permit.
+    max_wait: Nanos,
     /// When a permit comes back (`bulkhead.release`).
-    pub release: BulkheadRelease,
+    release: BulkheadRelease,
     /// What a permit covers: one attempt, or the whole call with its retries
     /// (`bulkhead.wraps`).
-    pub wraps: Wraps,
+    wraps: Wraps,
+});
+
+impl BulkheadConfig {
     /// The caller's pool this bulkhead is, shared with its other paths naming it
     /// (`bulkhead.pool`); `None`: the path's own.
-    pub pool: Option<String>,
+    pub fn pool(&self) -> Option<&str> {
+        self.pool.as_deref()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

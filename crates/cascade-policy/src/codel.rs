@@ -20,11 +20,20 @@
 
 use crate::time::Nanos;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CodelConfig {
-    pub target: Nanos,
-    pub interval: Nanos,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CodelConfig {
+        target: Nanos,
+        interval: Nanos,
+    }
 }
+
+getters!(CodelConfig {
+    /// The sojourn time CoDel aims to keep the queue under.
+    target: Nanos,
+    /// How long the sojourn must stay above `target` before dropping starts.
+    interval: Nanos,
+});
 
 impl Default for CodelConfig {
     /// folly's and Envoy's: 5 ms, 100 ms.

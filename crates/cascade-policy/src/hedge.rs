@@ -3,6 +3,7 @@
 //! attempt latencies on the call path (tower's `Hedge`): the previous `period`'s histogram,
 //! used only once it holds `min_samples` latencies; until then, no hedging.
 
+use crate::budget::BudgetConfig;
 use crate::hist::LatencyHist;
 use crate::time::Nanos;
 
@@ -13,18 +14,44 @@ pub enum HedgeDelay {
     Percentile(f64),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct HedgeConfig {
-    pub delay: HedgeDelay,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct HedgeConfig {
+        delay: HedgeDelay,
+        max: u32,
+        budget: Option<f64>,
+        uses_retry_budget: bool,
+        min_samples: u32,
+        period: Nanos,
+    }
+}
+
+getters!(HedgeConfig {
+    /// How long to wait for an answer before hedging: fixed, or a quantile of recent latencies.
+    delay: HedgeDelay,
     /// Extra attempts at most (1 to 3).
-    pub max: u32,
+    max: u32,
     /// Hedges may not exceed this share of calls (over ten seconds), when set.
-    pub budget: Option<f64>,
+    budget: Option<f64>,
     /// Hedges ask the call path's retry budget instead (gRPC A6: retryThrottling throttles
     /// retries and hedged RPCs alike); refused hedges are counted as `hedge_budget_exhausted`.
-    pub uses_retry_budget: bool,
-    pub min_samples: u32,
-    pub period: Nanos,
+    uses_retry_budget: bool,
+    /// Latencies a learned delay needs in the previous period before hedging starts.
+    min_samples: u32,
+    /// The span a learned delay's latencies are gathered over.
+    period: Nanos,
+});
+
+impl HedgeConfig {
+    /// The budget hedges of their own draw on (`budget`): a ratio of calls over ten seconds,
+    /// with no minimum rate; `None` without one.
+    pub fn own_budget(&self) -> Option<BudgetConfig> {
+        self.budget.map(|ratio| BudgetConfig::Ratio {
+            ratio,
+            min_per_s: 0.0,
+            window: Nanos::from_secs(10),
+        })
+    }
 }
 
 /// Recent attempt latencies of one call path, in two rotating periods.

@@ -25,27 +25,25 @@
 //! backoff and full jitter, driven by hand the way a service would drive them:
 //!
 //! ```
-//! use cascade_policy::backoff::{Backoff, Jitter, Schedule};
-//! use cascade_policy::breaker::{Breaker, BreakerConfig, State, Transition, Window};
-//! use cascade_policy::outcome::{Outcome, OutcomeSet};
-//! use cascade_policy::retry::{NoRetry, RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use cascade_policy::breaker::{Breaker, BreakerPolicy, State, Transition};
+//! use cascade_policy::outcome::Outcome;
+//! use cascade_policy::retry::{NoRetry, RetryInput, RetryPolicy};
+//! use cascade_policy::table::{BackoffKind, Dur, JitterKind, RawBreaker, RawRetry};
 //! use cascade_policy::Nanos;
 //! use rand::SeedableRng;
 //!
 //! const MS: Nanos = Nanos::from_ms(1);
-//! let mut breaker = Breaker::new(BreakerConfig {
-//!     window: Window::Calls(100),
-//!     min_calls: 100,
-//!     failure_rate: 0.5,
-//!     slow_call_rate: 1.1, // above 1: slow calls are not watched
-//!     slow_call_duration: Nanos::MAX,
-//!     consecutive_failures: 5,
-//!     open: 1_000 * MS,
-//!     open_multiplier: 1.0,
-//!     open_max: 1_000 * MS,
-//!     half_open_calls: 1,
-//!     count: OutcomeSet::of(&[Outcome::Timeout, Outcome::Unavailable]),
-//! });
+//! // Configs come from tables (the keys of cascade's `[policy.NAME]`), checked on the way:
+//! // every key left out takes its library's default (resilience4j's, for a breaker).
+//! let policy = BreakerPolicy::from_table(&RawBreaker {
+//!     consecutive_failures: Some(5),
+//!     open: Some(Dur(1_000_000_000)), // 1 s, in nanoseconds
+//!     half_open_calls: Some(1),
+//!     count: Some(vec!["timeout".into(), "unavailable".into()]),
+//!     ..RawBreaker::default()
+//! })
+//! .expect("a valid breaker table");
+//! let mut breaker = Breaker::new(policy.config().clone());
 //! let mut now = Nanos::ZERO;
 //! for _ in 0..5 {
 //!     // Admission hands out a permit; it goes back with the call's result.
@@ -62,19 +60,15 @@
 //! breaker.record(1_150 * MS, Outcome::Ok, 50 * MS, probe.unwrap());
 //! assert_eq!(breaker.state(), State::Closed);
 //!
-//! let retry = RetryPolicy {
-//!     attempts: 3,
-//!     on: OutcomeSet::of(&DEFAULT_RETRY_ON),
-//!     backoff: Backoff {
-//!         schedule: Schedule::Exponential { multiplier: 2.0 },
-//!         base: 100 * MS,
-//!         max: 1_000 * MS,
-//!         jitter: Jitter::Full,
-//!     },
-//!     retry_after: false,
-//!     retry_after_wait: Default::default(),
-//!     timeout: None,
-//! };
+//! let retry = RetryPolicy::from_table(&RawRetry {
+//!     attempts: Some(3),
+//!     backoff: Some(BackoffKind::Exponential),
+//!     base: Some(Dur(100_000_000)),
+//!     max: Some(Dur(1_000_000_000)),
+//!     jitter: Some(JitterKind::Full),
+//!     ..RawRetry::default()
+//! })
+//! .expect("a valid retry table");
 //! // The caller owns the random stream, so a replay with the same seed waits the same.
 //! let mut jitter = rand_pcg::Pcg64Mcg::seed_from_u64(7);
 //! let failed = RetryInput {
@@ -94,6 +88,9 @@
 //! let bad_request = RetryInput { outcome: Outcome::Invalid, ..failed };
 //! assert_eq!(retry.decide(&bad_request, &mut jitter), Err(NoRetry::NotRetryable));
 //! ```
+
+#[macro_use]
+mod getters;
 
 pub mod accrual;
 pub mod backoff;

@@ -26,16 +26,32 @@
 
 use crate::time::Nanos;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct OutlierConfig {
-    pub consecutive_failures: u32,
-    pub interval: Nanos,
-    pub base_ejection_time: Nanos,
-    pub max_ejection_time: Nanos,
-    /// 0 to 100.
-    pub max_ejection_percent: u32,
-    pub always_eject_one_host: bool,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct OutlierConfig {
+        consecutive_failures: u32,
+        interval: Nanos,
+        base_ejection_time: Nanos,
+        max_ejection_time: Nanos,
+        max_ejection_percent: u32,
+        always_eject_one_host: bool,
+    }
 }
+
+getters!(OutlierConfig {
+    /// Failures in a row that eject a host.
+    consecutive_failures: u32,
+    /// How often ejections are reconsidered.
+    interval: Nanos,
+    /// The first ejection's length, multiplied by the host's ejection count.
+    base_ejection_time: Nanos,
+    /// The longest ejection.
+    max_ejection_time: Nanos,
+    /// 0 to 100.
+    max_ejection_percent: u32,
+    /// Eject one host even when `max_ejection_percent` rounds down to none.
+    always_eject_one_host: bool,
+});
 
 impl Default for OutlierConfig {
     /// Envoy's `outlier_detection.proto` defaults.

@@ -14,20 +14,32 @@ use crate::outcome::{Outcome, OutcomeSet};
 use crate::time::Nanos;
 use rand::Rng;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first included (>= 1).
-    pub attempts: u32,
-    /// Retryable outcome kinds.
-    pub on: OutcomeSet,
-    pub backoff: Backoff,
-    /// Honour a Retry-After that a failed reply carries (whatever its kind).
-    pub retry_after: bool,
-    /// How an honoured Retry-After and the backoff make the wait.
-    pub retry_after_wait: RetryAfterWait,
-    /// Timeout of the attempts after the first, when it differs from the policy's.
-    pub timeout: Option<Nanos>,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RetryPolicy {
+        attempts: u32,
+        on: OutcomeSet,
+        backoff: Backoff,
+        retry_after: bool,
+        retry_after_wait: RetryAfterWait,
+        timeout: Option<Nanos>,
+    }
 }
+
+getters!(RetryPolicy {
+    /// Attempts in all, the first included (>= 1).
+    attempts: u32,
+    /// Retryable outcome kinds.
+    on: OutcomeSet,
+    /// The wait before each retry.
+    backoff: &Backoff,
+    /// Honour a Retry-After that a failed reply carries (whatever its kind).
+    retry_after: bool,
+    /// How an honoured Retry-After and the backoff make the wait.
+    retry_after_wait: RetryAfterWait,
+    /// Timeout of the attempts after the first, when it differs from the policy's.
+    timeout: Option<Nanos>,
+});
 
 /// How an honoured Retry-After sets the wait before the retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

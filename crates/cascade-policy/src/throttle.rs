@@ -11,11 +11,20 @@ use crate::time::Nanos;
 const REQUESTS: usize = 0;
 const ACCEPTS: usize = 1;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ThrottleConfig {
-    pub k: f64,
-    pub window: Nanos,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ThrottleConfig {
+        k: f64,
+        window: Nanos,
+    }
 }
+
+getters!(ThrottleConfig {
+    /// Accepts are multiplied by `k` before requests are compared with them (2 in the SRE book).
+    k: f64,
+    /// The span requests and accepts are counted over.
+    window: Nanos,
+});
 
 #[derive(Debug, Clone)]
 pub struct Throttle {

@@ -16,7 +16,7 @@ impl Simulation {
     pub(in crate::engine) fn pick_for(&mut self, spec: SpecId, path: u32) -> u32 {
         let spec = spec_of(&self.specs, spec);
         let (to, edge) = (spec.to, spec.edge);
-        if spec.policy.failure_accrual.is_some() {
+        if spec.policy.failure_accrual().is_some() {
             self.pick_past_accrual(to, path, edge)
         } else {
             self.pick_instance(to)
@@ -49,7 +49,7 @@ impl Simulation {
         outcome: Outcome,
     ) {
         let spec = spec_of(&self.specs, spec);
-        let (Some(cfg), edge) = (spec.policy.failure_accrual.as_ref(), spec.edge) else {
+        let (Some(cfg), edge) = (spec.policy.failure_accrual(), spec.edge) else {
             return;
         };
         let now = self.now;

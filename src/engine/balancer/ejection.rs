@@ -45,7 +45,7 @@ impl Simulation {
             .add(now, -i64::from(back), &mut acc.ejected_area);
         if let Some(o) = &self.model.services[s].outlier {
             self.event_queue
-                .push(now + o.interval.0, Event::OutlierSweep(s as u32));
+                .push(now + o.interval().0, Event::OutlierSweep(s as u32));
         }
     }
 }

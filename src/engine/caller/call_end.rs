@@ -46,7 +46,7 @@ impl Simulation {
         ended.holds_permit &= permit_back;
         // A permit around the whole call outlives the attempt.
         call.holds_permit = call.call_permit;
-        let (edge, retry) = (spec.edge, spec.policy.retry.as_ref());
+        let (edge, retry) = (spec.edge, spec.policy.retry());
         // A success is never retried (no policy's `on` holds an answer): no input to build.
         let retry = (retry.filter(|_| !outcome.is_success()))
             .map(|r| (r, ended.retry_input(spec, outcome, retry_after, now)));
@@ -96,8 +96,7 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let falls_back = spec
             .policy
-            .fallback
-            .as_ref()
+            .fallback()
             .is_some_and(|f| f.answers(outcome, call.fallback_from.is_some()));
         if falls_back {
             self.fall_back(cr, outcome);
@@ -117,7 +116,7 @@ impl Simulation {
         let caller_deadline = self.caller_deadline(cr);
         let call = self.calls.get_mut(cr).expect("finishing a live call");
         let spec = spec_of(&self.specs, call.spec);
-        let latency = spec.policy.fallback.as_ref().map_or(0, |f| f.latency);
+        let latency = spec.policy.fallback().map_or(0, |f| f.latency().0);
         if call.call_permit {
             // The fallback stands outside the bulkhead (§1): a permit around the call goes
             // back before it runs.
@@ -157,10 +156,7 @@ impl Simulation {
     /// None for a call that does not take its caller's deadline (`propagate_deadline = false`).
     fn caller_deadline(&self, cr: Ref) -> u64 {
         let call = self.calls.get(cr).expect("a live call");
-        if spec_of(&self.specs, call.spec)
-            .policy
-            .ignores_caller_deadline
-        {
+        if !spec_of(&self.specs, call.spec).policy.propagate_deadline() {
             return NO_DEADLINE;
         }
         match call.parent {

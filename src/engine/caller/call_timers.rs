@@ -66,7 +66,7 @@ impl Simulation {
     /// and cancels them when the policy says so.
     pub(in crate::engine) fn abandon_attempt_jobs(&mut self, cr: Ref) {
         let call = self.calls.get_mut(cr).expect("live");
-        let cancel = spec_of(&self.specs, call.spec).policy.cancel;
+        let cancel = spec_of(&self.specs, call.spec).policy.cancel();
         for j in call.take_attempt_jobs() {
             self.abandon_job(j);
             if cancel {
@@ -93,8 +93,8 @@ impl Simulation {
                 // The permit is the call's now, whatever it does next.
                 call.holds_permit = true;
                 call.phase = CallPhase::Attempting;
-                let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt;
-                if !attempt_may_start(Nanos(self.now), Nanos(call.deadline), Nanos(min_attempt)) {
+                let min_attempt = spec_of(&self.specs, call.spec).policy.min_attempt();
+                if !attempt_may_start(Nanos(self.now), Nanos(call.deadline), min_attempt) {
                     // The attempt is never sent: the breaker that let it through gets its
                     // pass back (a half-open probe's place) before any fallback runs.
                     self.release_unused_breaker(cr);

@@ -23,8 +23,8 @@ impl Simulation {
         self.rec.edges[spec.edge].calls += 1;
         // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
         let policy = &spec.policy;
-        let propagates = !policy.ignores_caller_deadline;
-        let deadline = call_deadline(Nanos(caller_deadline), Nanos(policy.reserve), propagates).0;
+        let propagates = policy.propagate_deadline();
+        let deadline = call_deadline(Nanos(caller_deadline), policy.reserve(), propagates).0;
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
             Parent::Job(j) | Parent::Detached(j) => self
@@ -149,7 +149,7 @@ impl Simulation {
         let deadline = call.deadline;
         let spec = spec_of(&self.specs, call.spec);
         let policy = &spec.policy;
-        if !attempt_may_start(Nanos(now), Nanos(deadline), Nanos(policy.min_attempt)) {
+        if !attempt_may_start(Nanos(now), Nanos(deadline), policy.min_attempt()) {
             // Too little time left to start: fail fast without sending anything.
             self.finish_call(cr, Outcome::DeadlineExceeded);
             return;
@@ -158,11 +158,11 @@ impl Simulation {
         // Every guarding policy keeps state, so a call without policy state (the plain path, `NO_PATH`) is
         // unguarded at the cost of one comparison.
         let guarded = call.path != NO_PATH
-            && (policy.breaker.is_some()
-                || policy.bulkhead.is_some()
-                || policy.throttle.is_some()
-                || policy.limit.is_some()
-                || policy.failure_accrual.is_some());
+            && (policy.breaker().is_some()
+                || policy.bulkhead().is_some()
+                || policy.throttle().is_some()
+                || policy.limit().is_some()
+                || policy.failure_accrual().is_some());
         if guarded {
             self.try_guarded_attempt(cr);
         } else {
@@ -185,7 +185,7 @@ impl Simulation {
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);
         let bulkhead_wraps_call = policy.bulkhead_wraps_call();
-        let ask = (policy.breaker.as_ref()).and_then(|b| b.ask_for(attempt, instance));
+        let ask = (policy.breaker()).and_then(|b| b.ask_for(attempt, instance));
         self.calls.get_mut(cr).expect("live").instance = instance;
         // A permit around the whole call (`wraps = "call"`) is already held.
         let state = &mut self.policies[path as usize];
@@ -263,8 +263,8 @@ impl Simulation {
         let spec = spec_of(&self.specs, spec_id);
         // Retries may have their own timeout (`retry.timeout`), as in Acme's 550 ms then 140 ms.
         let policy = &spec.policy;
-        let retry_timeout = policy.retry.as_ref().and_then(|r| r.timeout);
-        let timeout = policy.timeout.map(Nanos);
+        let retry_timeout = policy.retry().and_then(|r| r.timeout());
+        let timeout = policy.timeout();
         let expiry = attempt_expiry(
             Nanos(now),
             attempt,
@@ -283,7 +283,7 @@ impl Simulation {
             self.event_queue
                 .push(expiry, Event::AttemptTimer { call: cr, attempt });
         }
-        if spec.policy.hedge.is_some() {
+        if spec.policy.hedge().is_some() {
             self.plan_first_hedge(cr, attempt, path, expiry);
         }
         self.send_job(cr, instance, None);

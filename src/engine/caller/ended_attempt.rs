@@ -87,7 +87,7 @@ impl EndedAttempt {
             retry_after: retry_after.map(Nanos),
             now: Nanos(now),
             deadline: Nanos(self.deadline),
-            min_attempt: Nanos(spec.policy.min_attempt),
+            min_attempt: spec.policy.min_attempt(),
             last_delay: Nanos(self.last_delay),
         }
     }

@@ -50,9 +50,8 @@ impl Simulation {
             let (edge, per_host) = (
                 spec.edge,
                 spec.policy
-                    .breaker
-                    .as_ref()
-                    .is_some_and(|b| b.scope == BreakerScope::Instance),
+                    .breaker()
+                    .is_some_and(|b| b.scope() == BreakerScope::Instance),
             );
             let state = &mut self.policies[path as usize];
             if per_host {
@@ -61,10 +60,9 @@ impl Simulation {
                     Breaker::new(
                         self.specs[id]
                             .policy
-                            .breaker
-                            .as_ref()
+                            .breaker()
                             .expect("a breaker")
-                            .config
+                            .config()
                             .clone(),
                     ),
                 );

@@ -20,7 +20,7 @@ impl Simulation {
     ) {
         let now = self.now;
         let spec = spec_of(&self.specs, self.calls.get(cr).expect("live").spec);
-        let (Some(cfg), Some(state)) = (&spec.policy.hedge, self.policies.get_mut(path as usize))
+        let (Some(cfg), Some(state)) = (&spec.policy.hedge(), self.policies.get_mut(path as usize))
         else {
             return;
         };
@@ -48,7 +48,7 @@ impl Simulation {
         }
         let call = self.calls.get_mut(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
-        let Some(cfg) = spec.policy.hedge.as_ref() else {
+        let Some(cfg) = spec.policy.hedge() else {
             return;
         };
         // The copy's place among the attempt's jobs awaited (one for each copy allowed).

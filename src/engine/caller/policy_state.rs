@@ -97,16 +97,16 @@ impl Pools {
     }
 
     fn bulkhead_of(&mut self, spec: &CallSpec, caller: u32, warmup: u64) -> Option<u32> {
-        let cfg = spec.policy.bulkhead.as_ref()?;
+        let cfg = spec.policy.bulkhead()?;
         let next = u32::try_from(self.bulkheads.len()).expect("fewer than 4 billion bulkheads");
-        let Some(name) = &cfg.pool else {
+        let Some(name) = cfg.pool() else {
             self.bulkheads.push(Bulkhead::new(cfg.clone()));
             return Some(next);
         };
         let who = &self.caller_of[spec.id];
         let pool = self
             .named
-            .entry((who.clone(), name.clone()))
+            .entry((who.clone(), name.to_string()))
             .or_insert_with(|| NamedPool {
                 prefix: crate::metrics::names::pool(who, name),
                 instances: Vec::new(),
@@ -127,55 +127,48 @@ impl Pools {
 
 fn keeps_state(spec: &CallSpec) -> bool {
     let p = &spec.policy;
-    p.retry.is_some()
-        || p.breaker.is_some()
-        || p.bulkhead.is_some()
-        || p.throttle.is_some()
-        || p.limit.is_some()
-        || p.hedge.is_some()
-        || p.failure_accrual.is_some()
+    p.retry().is_some()
+        || p.breaker().is_some()
+        || p.bulkhead().is_some()
+        || p.throttle().is_some()
+        || p.limit().is_some()
+        || p.hedge().is_some()
+        || p.failure_accrual().is_some()
 }
 
 pub(in crate::engine) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
     let p = &spec.policy;
-    let breakers = match &p.breaker {
+    let breakers = match &p.breaker() {
         None => Vec::new(),
         Some(b) => {
-            let n = if b.scope == BreakerScope::Instance {
+            let n = if b.scope() == BreakerScope::Instance {
                 model.services[spec.to].instance_slots()
             } else {
                 1
             };
-            (0..n).map(|_| Breaker::new(b.config.clone())).collect()
+            (0..n).map(|_| Breaker::new(b.config().clone())).collect()
         }
     };
     PolicyState {
         breakers,
-        budget: p.budget.as_ref().map(Budget::new),
+        budget: p.budget().map(Budget::new),
         bulkhead: None,
         jitter_rng: stream(model.seed, name, "jitter"),
-        throttle: p
-            .throttle
-            .as_ref()
-            .map(cascade_policy::throttle::Throttle::new),
+        throttle: p.throttle().map(cascade_policy::throttle::Throttle::new),
         throttle_rng: stream(model.seed, name, "throttle"),
-        limit: p.limit.as_ref().map(Limiter::new),
+        limit: p.limit().map(Limiter::new),
         limit_rng: stream(model.seed, name, "limit"),
-        accrual: match &p.failure_accrual {
+        accrual: match &p.failure_accrual() {
             Some(_) => vec![Default::default(); model.services[spec.to].instance_slots() as usize],
             None => Vec::new(),
         },
         accrual_rng: stream(model.seed, name, "accrual"),
         hedge: p
-            .hedge
-            .as_ref()
-            .map(|h| cascade_policy::hedge::LatencyTracker::new(h.period)),
-        hedge_budget: p.hedge.as_ref().and_then(|h| h.budget).map(|ratio| {
-            Budget::new(&cascade_policy::budget::BudgetConfig::Ratio {
-                ratio,
-                min_per_s: 0.0,
-                window: Nanos::from_secs(10),
-            })
-        }),
+            .hedge()
+            .map(|h| cascade_policy::hedge::LatencyTracker::new(h.period())),
+        hedge_budget: p
+            .hedge()
+            .and_then(|h| h.own_budget())
+            .map(|b| Budget::new(&b)),
     }
 }

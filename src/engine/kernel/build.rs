@@ -162,7 +162,7 @@ impl Simulation {
         for (s, svc) in self.model.services.iter().enumerate() {
             if let Some(o) = &svc.outlier {
                 self.event_queue
-                    .push(o.interval.0, Event::OutlierSweep(s as u32));
+                    .push(o.interval().0, Event::OutlierSweep(s as u32));
             }
         }
         for c in 0..self.model.clients.len() {

@@ -195,7 +195,9 @@ impl<'a> AnswerFloors<'a> {
     fn of_call(&mut self, call: &CallSpec) -> f64 {
         let network = call.latency.as_ref().map_or(0.0, |l| 2.0 * l.median());
         let t = self.of_plan(call.to, call.operation) + network;
-        call.policy.timeout.map_or(t, |limit| t.min(limit as f64))
+        call.policy
+            .timeout()
+            .map_or(t, |limit| t.min(limit.0 as f64))
     }
 
     fn of_plan(&mut self, service: usize, operation: u16) -> f64 {

@@ -66,22 +66,22 @@ impl Notes {
 
 /// The policy-wide keys none of the formats has.
 fn common(q: &mut Policy, n: &mut Notes) {
-    if q.reserve > 0 {
-        q.reserve = 0;
+    if q.reserve > Nanos::ZERO {
+        q.reserve = Nanos::ZERO;
         n.add(
             "reserve",
             "no library keeps time back from the caller's deadline",
         );
     }
-    if q.min_attempt > 0 {
-        q.min_attempt = 0;
+    if q.min_attempt > Nanos::ZERO {
+        q.min_attempt = Nanos::ZERO;
         n.add(
             "min_attempt",
             "no library refuses an attempt for lack of time left",
         );
     }
-    if q.ignores_caller_deadline {
-        q.ignores_caller_deadline = false;
+    if !q.propagate_deadline {
+        q.propagate_deadline = true;
         n.add(
             "propagate_deadline",
             "a fresh context per call is the application's choice, not a setting",

@@ -7,16 +7,29 @@
 use super::windowed::Sample;
 use crate::time::Nanos;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct AimdConfig {
-    pub initial_limit: u32,
-    pub min_limit: u32,
-    pub max_limit: u32,
-    /// In [0.5, 1) in the library.
-    pub backoff_ratio: f64,
-    /// A slower sample counts as a drop.
-    pub timeout: Nanos,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AimdConfig {
+        initial_limit: u32,
+        min_limit: u32,
+        max_limit: u32,
+        backoff_ratio: f64,
+        timeout: Nanos,
+    }
 }
+
+getters!(AimdConfig {
+    /// The limit before any sample.
+    initial_limit: u32,
+    /// The limit never falls below this.
+    min_limit: u32,
+    /// The limit never rises above this.
+    max_limit: u32,
+    /// In [0.5, 1) in the library.
+    backoff_ratio: f64,
+    /// A slower sample counts as a drop.
+    timeout: Nanos,
+});
 
 impl Default for AimdConfig {
     /// The library's builder defaults.

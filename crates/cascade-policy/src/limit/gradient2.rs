@@ -13,18 +13,35 @@
 
 use super::windowed::Sample;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gradient2Config {
-    pub initial_limit: u32,
-    pub min_limit: u32,
-    pub max_limit: u32,
-    pub smoothing: f64,
-    /// Headroom added to L·gradient (the library allows a function of L; a constant here).
-    pub queue_size: u32,
-    /// Samples in the long RTT's EMA.
-    pub long_window: u32,
-    pub rtt_tolerance: f64,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Gradient2Config {
+        initial_limit: u32,
+        min_limit: u32,
+        max_limit: u32,
+        smoothing: f64,
+        queue_size: u32,
+        long_window: u32,
+        rtt_tolerance: f64,
+    }
 }
+
+getters!(Gradient2Config {
+    /// The limit before any sample.
+    initial_limit: u32,
+    /// The limit never falls below this.
+    min_limit: u32,
+    /// The limit never rises above this.
+    max_limit: u32,
+    /// Weight of a new value in the limit's smoothing (1 takes it whole).
+    smoothing: f64,
+    /// Headroom added to L·gradient (the library allows a function of L; a constant here).
+    queue_size: u32,
+    /// Samples in the long RTT's EMA.
+    long_window: u32,
+    /// How far the short RTT may exceed the long one before the limit falls.
+    rtt_tolerance: f64,
+});
 
 impl Default for Gradient2Config {
     /// The library's builder defaults.

@@ -41,12 +41,20 @@ pub enum LimitAlgorithm {
     Vegas(VegasConfig),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct LimitConfig {
-    pub algorithm: LimitAlgorithm,
-    /// `None`: every call is a sample.
-    pub window: Option<WindowConfig>,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LimitConfig {
+        algorithm: LimitAlgorithm,
+        window: Option<WindowConfig>,
+    }
 }
+
+getters!(LimitConfig {
+    /// The algorithm that moves the limit, with its settings.
+    algorithm: &LimitAlgorithm,
+    /// `None`: every call is a sample.
+    window: Option<&WindowConfig>,
+});
 
 impl Default for LimitConfig {
     /// The library's default limit (Vegas), windowed with `WindowedLimit`'s defaults.

@@ -17,14 +17,26 @@
 use super::windowed::Sample;
 use crate::time::Nanos;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct VegasConfig {
-    pub initial_limit: u32,
-    pub max_limit: u32,
-    /// 1.0 takes each new value whole.
-    pub smoothing: f64,
-    pub probe_multiplier: u32,
+config! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct VegasConfig {
+        initial_limit: u32,
+        max_limit: u32,
+        smoothing: f64,
+        probe_multiplier: u32,
+    }
 }
+
+getters!(VegasConfig {
+    /// The limit before any sample.
+    initial_limit: u32,
+    /// The limit never rises above this.
+    max_limit: u32,
+    /// 1.0 takes each new value whole.
+    smoothing: f64,
+    /// Probe for a new base RTT every `probe_multiplier` × limit samples.
+    probe_multiplier: u32,
+});
 
 impl Default for VegasConfig {
     /// The library's builder defaults.

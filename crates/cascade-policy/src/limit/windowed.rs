@@ -14,16 +14,27 @@
 
 use crate::time::Nanos;
 
-/// `WindowedLimit`'s builder settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WindowConfig {
-    pub min_window: Nanos,
-    pub max_window: Nanos,
-    /// Samples a window needs to count.
-    pub window_size: u32,
-    /// Faster samples are ignored.
-    pub min_rtt_threshold: Nanos,
+config! {
+    /// `WindowedLimit`'s builder settings.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct WindowConfig {
+        min_window: Nanos,
+        max_window: Nanos,
+        window_size: u32,
+        min_rtt_threshold: Nanos,
+    }
 }
+
+getters!(WindowConfig {
+    /// The shortest window.
+    min_window: Nanos,
+    /// The longest window.
+    max_window: Nanos,
+    /// Samples a window needs to count.
+    window_size: u32,
+    /// Faster samples are ignored.
+    min_rtt_threshold: Nanos,
+});
 
 impl Default for WindowConfig {
     /// The library's: 1 s windows, 10 samples, 100 µs.

@@ -14,10 +14,10 @@
 //! a limit's move) so the caller can count it, and nothing here reads a clock.
 //!
 //! ```
-//! use cascade_policy::backoff::{Backoff, Jitter, Schedule};
-//! use cascade_policy::outcome::{Outcome, OutcomeSet};
+//! use cascade_policy::outcome::Outcome;
 //! use cascade_policy::path::{AttemptEnd, PathPolicies, RetryVerdict};
-//! use cascade_policy::retry::{RetryInput, RetryPolicy, DEFAULT_RETRY_ON};
+//! use cascade_policy::retry::{RetryInput, RetryPolicy};
+//! use cascade_policy::table::{BackoffKind, Dur, JitterKind, RawRetry};
 //! use cascade_policy::Nanos;
 //! use rand::SeedableRng;
 //!
@@ -38,19 +38,15 @@
 //!     jitter_rng: stream(3),
 //!     accrual_rng: stream(4),
 //! };
-//! let retry = RetryPolicy {
-//!     attempts: 2,
-//!     on: OutcomeSet::of(&DEFAULT_RETRY_ON),
-//!     backoff: Backoff {
-//!         schedule: Schedule::Constant,
-//!         base: 50 * MS,
-//!         max: 50 * MS,
-//!         jitter: Jitter::None,
-//!     },
-//!     retry_after: false,
-//!     retry_after_wait: Default::default(),
-//!     timeout: None,
-//! };
+//! // Two attempts, 50 ms apart: a `retry` table, checked as the simulator checks it.
+//! let retry = RetryPolicy::from_table(&RawRetry {
+//!     attempts: Some(2),
+//!     backoff: Some(BackoffKind::Constant),
+//!     base: Some(Dur(50_000_000)),
+//!     jitter: Some(JitterKind::None),
+//!     ..RawRetry::default()
+//! })
+//! .expect("a valid retry table");
 //! // No breaker, no bulkhead (`None`, of no waiter type: `()`).
 //! path.admit_call::<()>(Nanos::ZERO, false, None, &mut None).unwrap();
 //! let admitted = path.admit::<()>(Nanos::ZERO, None, None, &mut None).unwrap();

@@ -6,7 +6,8 @@
 //!   part, each key optional; durations as `Dur` (`duration.rs`: `parse_duration`). With the
 //!   `serde` feature they deserialize from any format (unknown keys refused); with `schema`
 //!   they derive their JSON Schema (`schema.rs`).
-//! - **Compiled** by constructors that return `Result`, so no invalid policy is built:
+//! - **Compiled** by constructors that return `Result`, so no invalid policy is built (the
+//!   configs' fields are private, read through getters: `getters.rs`):
 //!   `PolicyConfig::new` (`policy.rs`) for a whole table, or one part alone
 //!   (`RetryPolicy::from_table`, `BudgetConfig::from_table`, `BreakerPolicy::from_table`,
 //!   `BulkheadConfig::from_table`, `ThrottleConfig::from_table`, `LimitConfig::from_table`,
@@ -36,13 +37,13 @@
 //!     ..RawPolicy::default()
 //! };
 //! let policy = PolicyConfig::new(&table).expect("a valid table");
-//! let retry = policy.retry.expect("the table has a retry");
-//! assert_eq!(retry.attempts, 2); // written
-//! assert_eq!(retry.backoff.base, Nanos::from_ms(500)); // resilience4j's waitDuration
-//! let breaker = policy.breaker.expect("the table has a breaker");
-//! assert_eq!(breaker.config.failure_rate, 0.25);
-//! assert_eq!(breaker.config.min_calls, 100); // resilience4j's minimumNumberOfCalls
-//! let mut breaker = Breaker::new(breaker.config);
+//! let retry = policy.retry().expect("the table has a retry");
+//! assert_eq!(retry.attempts(), 2); // written
+//! assert_eq!(retry.backoff().base(), Nanos::from_ms(500)); // resilience4j's waitDuration
+//! let breaker = policy.breaker().expect("the table has a breaker");
+//! assert_eq!(breaker.config().failure_rate(), 0.25);
+//! assert_eq!(breaker.config().min_calls(), 100); // resilience4j's minimumNumberOfCalls
+//! let mut breaker = Breaker::new(breaker.config().clone());
 //! assert!(breaker.try_acquire(Nanos::ZERO).0.is_some()); // closed: the first call passes
 //!
 //! // An invalid value is refused with the field's path relative to the table.

@@ -10,7 +10,7 @@ use super::retry::retry_and_budget;
 use crate::accrual::AccrualConfig;
 use crate::breaker::BreakerPolicy;
 use crate::budget::BudgetConfig;
-use crate::bulkhead::BulkheadConfig;
+use crate::bulkhead::{BulkheadConfig, BulkheadRelease, Wraps};
 use crate::hedge::HedgeConfig;
 use crate::limit::LimitConfig;
 use crate::outcome::{Outcome, OutcomeSet};
@@ -18,41 +18,162 @@ use crate::retry::RetryPolicy;
 use crate::throttle::ThrottleConfig;
 use crate::time::Nanos;
 
-/// One call path's policies as a `[policy.NAME]` table describes them, every default filled
-/// and every range checked. `T` is what a fallback's `to` names once resolved: a service's
-/// name as written (`PolicyConfig::new`), or whatever the caller resolves it to
-/// (`PolicyConfig::resolving`; cascade's scenario compiler, a service index).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PolicyConfig<T = String> {
-    /// Per-attempt timeout.
-    pub timeout: Option<Nanos>,
-    /// Kept back from the caller's deadline for its own work after the call.
-    pub reserve: Nanos,
-    /// No attempt starts with less than this left before the deadline.
-    pub min_attempt: Nanos,
-    /// A give-up stops the callee's work.
-    pub cancel: bool,
-    /// `false`: the call takes no deadline from its caller's request.
-    pub propagate_deadline: bool,
-    pub retry: Option<RetryPolicy>,
-    pub budget: Option<BudgetConfig>,
-    pub breaker: Option<BreakerPolicy>,
-    pub fallback: Option<FallbackConfig<T>>,
-    pub hedge: Option<HedgeConfig>,
-    pub throttle: Option<ThrottleConfig>,
-    pub bulkhead: Option<BulkheadConfig>,
-    pub limit: Option<LimitConfig>,
-    pub failure_accrual: Option<AccrualConfig>,
+config! {
+    /// One call path's policies as a `[policy.NAME]` table describes them, every default filled
+    /// and every range checked. `T` is what a fallback's `to` names once resolved: a service's
+    /// name as written (`PolicyConfig::new`), or whatever the caller resolves it to
+    /// (`PolicyConfig::resolving`; cascade's scenario compiler, a service index). `Default` is
+    /// the empty table's: no policy at all, the caller's deadline propagated.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PolicyConfig<T = String> {
+        timeout: Option<Nanos>,
+        reserve: Nanos,
+        min_attempt: Nanos,
+        cancel: bool,
+        propagate_deadline: bool,
+        retry: Option<RetryPolicy>,
+        budget: Option<BudgetConfig>,
+        breaker: Option<BreakerPolicy>,
+        fallback: Option<FallbackConfig<T>>,
+        hedge: Option<HedgeConfig>,
+        throttle: Option<ThrottleConfig>,
+        bulkhead: Option<BulkheadConfig>,
+        limit: Option<LimitConfig>,
+        failure_accrual: Option<AccrualConfig>,
+    }
 }
 
-/// `fallback`: the kinds that fall back, and a canned answer after `latency` or a call to
-/// `to` (with the policy named for that call).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FallbackConfig<T = String> {
-    pub on: OutcomeSet,
-    /// For a canned answer.
-    pub latency: Nanos,
-    pub to: Option<(T, Option<String>)>,
+impl<T> Default for PolicyConfig<T> {
+    fn default() -> PolicyConfig<T> {
+        PolicyConfig {
+            timeout: None,
+            reserve: Nanos::ZERO,
+            min_attempt: Nanos::ZERO,
+            cancel: false,
+            propagate_deadline: true,
+            retry: None,
+            budget: None,
+            breaker: None,
+            fallback: None,
+            hedge: None,
+            throttle: None,
+            bulkhead: None,
+            limit: None,
+            failure_accrual: None,
+        }
+    }
+}
+
+/// Read access (the fields are private so that only `resolving` builds one; `getters.rs`).
+impl<T> PolicyConfig<T> {
+    /// Per-attempt timeout.
+    pub fn timeout(&self) -> Option<Nanos> {
+        self.timeout
+    }
+    /// Kept back from the caller's deadline for its own work after the call.
+    pub fn reserve(&self) -> Nanos {
+        self.reserve
+    }
+    /// No attempt starts with less than this left before the deadline.
+    pub fn min_attempt(&self) -> Nanos {
+        self.min_attempt
+    }
+    /// A give-up stops the callee's work.
+    pub fn cancel(&self) -> bool {
+        self.cancel
+    }
+    /// `false`: the call takes no deadline from its caller's request, so each attempt (and
+    /// the callee's request) is bounded by the attempt's own timeout only.
+    pub fn propagate_deadline(&self) -> bool {
+        self.propagate_deadline
+    }
+    /// The retry loop: attempts, retryable kinds, backoff.
+    pub fn retry(&self) -> Option<&RetryPolicy> {
+        self.retry.as_ref()
+    }
+    /// The retry budget (`retry.budget`).
+    pub fn budget(&self) -> Option<&BudgetConfig> {
+        self.budget.as_ref()
+    }
+    /// The circuit breaker and where it sits.
+    pub fn breaker(&self) -> Option<&BreakerPolicy> {
+        self.breaker.as_ref()
+    }
+    /// What answers a call that finally failed.
+    pub fn fallback(&self) -> Option<&FallbackConfig<T>> {
+        self.fallback.as_ref()
+    }
+    /// Hedged copies of a slow attempt.
+    pub fn hedge(&self) -> Option<&HedgeConfig> {
+        self.hedge.as_ref()
+    }
+    /// Client-side adaptive throttling (the SRE book's).
+    pub fn throttle(&self) -> Option<&ThrottleConfig> {
+        self.throttle.as_ref()
+    }
+    /// The bulkhead: permits, its line, what a permit covers.
+    pub fn bulkhead(&self) -> Option<&BulkheadConfig> {
+        self.bulkhead.as_ref()
+    }
+    /// The adaptive concurrency limit (Netflix concurrency-limits).
+    pub fn limit(&self) -> Option<&LimitConfig> {
+        self.limit.as_ref()
+    }
+    /// Finagle's failure accrual per callee host.
+    pub fn failure_accrual(&self) -> Option<&AccrualConfig> {
+        self.failure_accrual.as_ref()
+    }
+
+    /// Whether a breaker guards this path around `what`: each attempt, or the whole call.
+    pub fn breaker_wraps(&self, what: Wraps) -> bool {
+        self.breaker.as_ref().is_some_and(|b| b.wraps == what)
+    }
+
+    /// Whether this path's bulkhead keeps a permit until the callee answers (a connection
+    /// pool), not only while the caller waits.
+    pub fn bulkhead_releases_on_answer(&self) -> bool {
+        (self.bulkhead.as_ref()).is_some_and(|b| b.release == BulkheadRelease::Answer)
+    }
+
+    /// Whether this path's bulkhead permit covers the whole call (`wraps = "call"`), taken
+    /// before the first attempt and held across backoffs and retries.
+    pub fn bulkhead_wraps_call(&self) -> bool {
+        (self.bulkhead.as_ref()).is_some_and(|b| b.wraps == Wraps::Call)
+    }
+}
+
+config! {
+    /// `fallback`: the kinds that fall back, and a canned answer after `latency` or a call to
+    /// `to` (with the policy named for that call): the call's success is a degraded answer, and
+    /// its failure leaves the original one.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct FallbackConfig<T = String> {
+        on: OutcomeSet,
+        latency: Nanos,
+        to: Option<(T, Option<String>)>,
+    }
+}
+
+impl<T> FallbackConfig<T> {
+    /// The failure kinds that fall back.
+    pub fn on(&self) -> OutcomeSet {
+        self.on
+    }
+    /// How long a canned answer takes.
+    pub fn latency(&self) -> Nanos {
+        self.latency
+    }
+    /// The service to call instead, and the policy named for that call; `None`: a canned
+    /// answer.
+    pub fn to(&self) -> Option<&(T, Option<String>)> {
+        self.to.as_ref()
+    }
+
+    /// Whether it answers a call that failed with `outcome`: a kind it is `on`, and once per
+    /// call (`fell_back`: the call already fell back, and this is its fallback's failure).
+    pub fn answers(&self, outcome: Outcome, fell_back: bool) -> bool {
+        self.on.contains(outcome) && !fell_back
+    }
 }
 
 impl PolicyConfig<String> {
