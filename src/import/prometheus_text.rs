@@ -103,6 +103,7 @@ fn sample(file: &str, line: usize, raw: &str) -> Result<Sample, Error> {
         ));
     }
     let mut labels = Vec::new();
+    skip_blank(&chars, &mut at);
     if chars.get(at) == Some(&'{') {
         at += 1;
         loop {
