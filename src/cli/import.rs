@@ -123,8 +123,10 @@ impl PrometheusArgs {
             }
             Ok(ns as f64 / 1e9)
         };
-        let mut o = Options::default();
-        o.service = self.service.clone();
+        let mut o = Options {
+            service: self.service.clone(),
+            ..Options::default()
+        };
         if !self.service_label.is_empty() {
             o.service_labels = self.service_label.clone();
         }

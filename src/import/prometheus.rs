@@ -254,20 +254,20 @@ fn unit_of(family: &str, declared: Option<&Declared>) -> Option<(f64, &'static s
 
 fn unit_name(seconds: f64) -> &'static str {
     match seconds {
-        s if s == 1e-3 => "milliseconds",
-        s if s == 1e-6 => "microseconds",
-        s if s == 1e-9 => "nanoseconds",
+        1e-3 => "milliseconds",
+        1e-6 => "microseconds",
+        1e-9 => "nanoseconds",
         _ => "seconds",
     }
 }
 
+/// A series' key, the labels it is summed over, and the labels that named its service and
+/// operation.
+type Keyed = (Key, Vec<String>, [Option<String>; 2]);
+
 /// The key of a series by its labels; the labels it is summed over (all but `le`, the
 /// service's and the operation's).
-fn key_of(
-    file: &str,
-    s: &Sample,
-    opts: &Options,
-) -> Result<(Key, Vec<String>, [Option<String>; 2]), Error> {
+fn key_of(file: &str, s: &Sample, opts: &Options) -> Result<Keyed, Error> {
     let service_label = opts.service_labels.iter().find(|l| s.label(l).is_some());
     let service = match (&opts.service, service_label) {
         (Some(name), _) => name.clone(),
@@ -380,7 +380,7 @@ fn read_samples(
             _ => "not a histogram",
         };
         // A histogram's own `_created` line is not another family.
-        if families.iter().any(|f| *f == family) {
+        if families.contains(&family) {
             continue;
         }
         skipped.push(Skipped {
@@ -473,9 +473,7 @@ fn read_family(
     let mut series: Vec<Series> = Vec::new();
     let mut label_names: Option<(Vec<String>, usize)> = None;
     for s in samples {
-        let part = if rates {
-            "bucket"
-        } else if s.name == format!("{family}_bucket") {
+        let part = if rates || s.name == format!("{family}_bucket") {
             "bucket"
         } else if s.name == format!("{family}_sum") {
             "sum"
@@ -1216,8 +1214,8 @@ fn emit(
     }
     for (q, seconds, from) in qs {
         let name = match q {
-            q if q == 0.5 => "attempt_latency_p50_ms",
-            q if q == 0.99 => "attempt_latency_p99_ms",
+            0.5 => "attempt_latency_p50_ms",
+            0.99 => "attempt_latency_p99_ms",
             _ => {
                 skip(
                     out,

@@ -1,4 +1,4 @@
-//! `cascade import prometheus`: the fixtures of tests/fixtures/import/prometheus/ (exposition
+//! `cascade import prometheus`: the fixtures of tests/fixtures/prometheus/ (exposition
 //! text from prometheus-client, API answers in the documented shape) in every format, the
 //! refusals with their messages, and the acceptance round trip: a simulated service's latency
 //! histogram written in the exposition format, imported back as work, run again, gives the
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import/prometheus")
+        .join("tests/fixtures/prometheus")
         .join(name)
 }
 
