@@ -1,11 +1,14 @@
 //! `cascade import envoy|grpc|resilience4j FILE [--name NAME]`: prints `[policy.NAME]` tables
 //! (and `--set` lines for clients and services) on stdout, every source key not imported on
-//! stderr. The mapping lives in `cascade::import`; docs/import.md describes it.
+//! stderr. `cascade import prometheus FILE…` prints `[[service]]` work and `[[expect]]`
+//! calibration targets from latency histograms the same way. The mappings live in
+//! `cascade::import`; docs/import.md describes them.
 
-use cascade::Result;
 use cascade::import::Format;
+use cascade::import::prometheus::{Options, Shape, Topology};
+use cascade::{Error, Result};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -28,25 +31,239 @@ impl Library {
     }
 }
 
+/// What `import` reads: a library's config, or Prometheus's histograms.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Source {
+    /// Envoy v3 clusters and routes (YAML or JSON).
+    Envoy,
+    /// A gRPC service config (JSON).
+    Grpc,
+    /// Spring Boot resilience4j (application.yml or .properties).
+    Resilience4j,
+    /// Latency histograms: exposition text, or the HTTP API's JSON (.json).
+    Prometheus,
+}
+
 #[derive(Args)]
 pub struct ImportArgs {
-    /// The library whose configuration FILE is.
+    /// What FILE is.
     #[arg(value_enum)]
-    library: Library,
-    /// The configuration file.
-    file: PathBuf,
+    library: Source,
+    /// The configuration file; for prometheus, one or more (snapshots, or several services).
+    #[arg(required = true, num_args = 1..)]
+    file: Vec<PathBuf>,
     /// The policy's name, when the file yields one policy.
     #[arg(long)]
     name: Option<String>,
+    #[command(flatten)]
+    prometheus: PrometheusArgs,
+}
+
+#[derive(Args)]
+#[command(next_help_heading = "Prometheus")]
+struct PrometheusArgs {
+    /// The scenario the histograms calibrate: its leaves get work, the others expectations
+    /// on each caller's edge.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// Every histogram is this service's, whatever its labels.
+    #[arg(long, value_name = "NAME")]
+    service: Option<String>,
+    /// A label naming the service, the first present wins [default: service, job]. Repeatable.
+    #[arg(long, value_name = "LABEL")]
+    service_label: Vec<String>,
+    /// A label naming the operation, the first present wins [default: route, handler,
+    /// grpc_method]; `none` for none. Repeatable.
+    #[arg(long, value_name = "LABEL")]
+    operation_label: Vec<String>,
+    /// Only the histogram of this name (without `_bucket`).
+    #[arg(long, value_name = "NAME")]
+    metric: Option<String>,
+    /// The time between the first and last snapshot, when the samples have no timestamps.
+    #[arg(long, value_name = "DURATION")]
+    interval: Option<String>,
+    /// The unit of results without a metric name (rate(), histogram_quantile): s, ms, us.
+    #[arg(long, value_name = "UNIT")]
+    unit: Option<String>,
+    /// The quantile of histogram_quantile results without a `quantile` label.
+    #[arg(long, value_name = "Q")]
+    quantile: Option<f64>,
+    /// Where the +Inf bucket's observations end (else from `_sum`).
+    #[arg(long, value_name = "DURATION")]
+    tail_max: Option<String>,
+    /// The calibration band, ± this share of production's value.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.1)]
+    tolerance: f64,
+    /// A service whose histogram stands for its work (a leaf). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    leaf: Vec<String>,
+}
+
+impl PrometheusArgs {
+    fn given(&self) -> bool {
+        self.scenario.is_some()
+            || self.service.is_some()
+            || !self.service_label.is_empty()
+            || !self.operation_label.is_empty()
+            || self.metric.is_some()
+            || self.interval.is_some()
+            || self.unit.is_some()
+            || self.quantile.is_some()
+            || self.tail_max.is_some()
+            || self.tolerance != 0.1
+            || !self.leaf.is_empty()
+    }
+
+    fn options(&self) -> Result<Options> {
+        let seconds = |flag: &str, text: &str| -> Result<f64> {
+            let ns = cascade_policy::table::parse_duration(text)
+                .map_err(|e| Error::Usage(format!("--{flag} {text}: {e}")))?;
+            if ns == 0 {
+                return Err(Error::Usage(format!("--{flag} must be longer than 0")));
+            }
+            Ok(ns as f64 / 1e9)
+        };
+        let mut o = Options {
+            service: self.service.clone(),
+            ..Options::default()
+        };
+        if !self.service_label.is_empty() {
+            o.service_labels = self.service_label.clone();
+        }
+        if !self.operation_label.is_empty() {
+            o.operation_labels = self
+                .operation_label
+                .iter()
+                .filter(|l| *l != "none")
+                .cloned()
+                .collect();
+        }
+        o.metric = self.metric.clone();
+        o.interval_s = self
+            .interval
+            .as_deref()
+            .map(|t| seconds("interval", t))
+            .transpose()?;
+        o.tail_max_s = self
+            .tail_max
+            .as_deref()
+            .map(|t| seconds("tail-max", t))
+            .transpose()?;
+        o.unit_s = match self.unit.as_deref() {
+            None => None,
+            Some("s") => Some(1.0),
+            Some("ms") => Some(1e-3),
+            Some("us") => Some(1e-6),
+            Some("ns") => Some(1e-9),
+            Some(u) => {
+                return Err(Error::Usage(format!("--unit {u}: give s, ms, us or ns")));
+            }
+        };
+        if let Some(q) = self.quantile
+            && !(q > 0.0 && q < 1.0)
+        {
+            return Err(Error::Usage(format!(
+                "--quantile {q}: a quantile is between 0 and 1 (0.99)"
+            )));
+        }
+        o.quantile = self.quantile;
+        if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
+            return Err(Error::Usage(format!(
+                "--tolerance {}: a share between 0 and 1 (0.1 is ±10%)",
+                self.tolerance
+            )));
+        }
+        o.tolerance = self.tolerance;
+        o.leaf = self.leaf.clone();
+        o.topology = self.scenario.as_deref().map(topology).transpose()?;
+        Ok(o)
+    }
+}
+
+/// The shape of a scenario: which services call, and the edges into each.
+fn topology(path: &Path) -> Result<Topology> {
+    let scenario = cascade::scenario::load(path, &[])?;
+    let model = &scenario.model;
+    let mut services: Vec<Shape> = model
+        .services
+        .iter()
+        .map(|s| Shape {
+            name: s.name.clone(),
+            calls: !s.plan.steps.is_empty(),
+            operations: s
+                .operations
+                .iter()
+                .map(|o| (o.name.clone(), !o.plan.steps.is_empty()))
+                .collect(),
+            edges: Vec::new(),
+        })
+        .collect();
+    for caller in model.callers() {
+        for call in caller.calls {
+            let edge = &model.edges[call.edge].name;
+            let to = &mut services[call.to];
+            let op = (call.operation > 0).then(|| {
+                model.services[call.to].operations[usize::from(call.operation) - 1]
+                    .name
+                    .clone()
+            });
+            if !to.edges.iter().any(|(e, _)| e == edge) {
+                to.edges.push((edge.clone(), op));
+            }
+        }
+    }
+    Ok(Topology {
+        file: path.display().to_string(),
+        services,
+    })
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
+    let library = match args.library {
+        Source::Prometheus => return prometheus(args),
+        Source::Envoy => Library::Envoy,
+        Source::Grpc => Library::Grpc,
+        Source::Resilience4j => Library::Resilience4j,
+    };
+    let format = library.format();
+    if args.prometheus.given() {
+        return Err(Error::Usage(format!(
+            "the Prometheus options (--scenario, --service, --leaf, …) are for `cascade import prometheus`, not {}",
+            format.name()
+        )));
+    }
+    let [path] = args.file.as_slice() else {
+        return Err(Error::Usage(format!(
+            "cascade import {} reads one file; {} given",
+            format.name(),
+            args.file.len()
+        )));
+    };
     // Under the scenario's cap: `import envoy /dev/zero` once read 2.1 GB before dying.
-    let text = cascade::scenario::read_text(&args.file, "config")?;
-    let file = args.file.display().to_string();
-    let format = args.library.format();
+    let text = cascade::scenario::read_text(path, "config")?;
+    let file = path.display().to_string();
     let imported = cascade::import::import(format, &file, &text, args.name.as_deref())?;
     let command = format!("cascade import {} {file}", format.name());
+    print!("{}", imported.toml(&command));
+    eprint!("{}", imported.skipped_text());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn prometheus(args: ImportArgs) -> Result<ExitCode> {
+    if args.name.is_some() {
+        return Err(Error::Usage(
+            "--name renames an imported policy; prometheus imports none".into(),
+        ));
+    }
+    let options = args.prometheus.options()?;
+    let mut files = Vec::new();
+    for path in &args.file {
+        let text = cascade::scenario::read_text(path, "file")?;
+        files.push((path.display().to_string(), text));
+    }
+    let imported = cascade::import::prometheus::import(&files, &options)?;
+    let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
+    let command = format!("cascade import prometheus {}", names.join(" "));
     print!("{}", imported.toml(&command));
     eprint!("{}", imported.skipped_text());
     Ok(ExitCode::SUCCESS)

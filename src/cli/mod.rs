@@ -66,7 +66,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Write a scenario's policy as an Envoy, gRPC or resilience4j config.
     Export(export::ExportArgs),
-    /// Translate an Envoy, gRPC or resilience4j config into [policy.NAME] tables.
+    /// Translate an Envoy, gRPC or resilience4j config into [policy.NAME] tables, or Prometheus
+    /// latency histograms into work and calibration expectations.
     Import(import::ImportArgs),
     /// Write a commented starter scenario from a template (--list shows them).
     Init(init::InitArgs),

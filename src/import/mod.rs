@@ -4,7 +4,9 @@
 //! docs/policies.md §13) and printed as TOML with a comment on every line naming its source
 //! key. Settings that belong to a client or a service come out as `--set` arguments; every
 //! source key that is not simulated is listed with its reason; a value cascade cannot accept
-//! is an error naming file, line and key. docs/import.md is the user's page.
+//! is an error naming file, line and key. Prometheus histograms (`prometheus`) come in the
+//! same way as `[[service]]` work and `[[expect]]` calibration targets. docs/import.md is the
+//! user's page.
 
 pub mod envoy;
 mod envoy_balancer;
@@ -12,6 +14,10 @@ mod envoy_cluster;
 mod envoy_retry;
 pub mod grpc;
 pub mod out;
+pub mod prometheus;
+mod prometheus_hist;
+mod prometheus_json;
+mod prometheus_text;
 pub mod read;
 pub mod resilience4j;
 mod resilience4j_breaker;

@@ -13,6 +13,8 @@ pub enum Toml {
     Float(f64),
     Bool(bool),
     List(Vec<String>),
+    /// TOML text the importer wrote itself (an inline table such as a distribution).
+    Raw(String),
 }
 
 impl Toml {
@@ -27,6 +29,7 @@ impl Toml {
                 let items: Vec<String> = items.iter().map(|s| quoted(s)).collect();
                 format!("[{}]", items.join(", "))
             }
+            Toml::Raw(text) => text.clone(),
         }
     }
 }
@@ -153,11 +156,44 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// A scenario table other than a policy (`[[service]]`, `[[service.operation]]`,
+/// `[[expect]]`), each key with where it came from, under an optional comment line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fragment {
+    pub note: Option<String>,
+    /// The header as written, brackets included: `[[expect]]`.
+    pub header: String,
+    pub entries: Vec<Entry>,
+}
+
+impl Fragment {
+    pub fn new(header: &str, note: Option<String>) -> Fragment {
+        Fragment {
+            note,
+            header: header.to_string(),
+            entries: Vec::new(),
+        }
+    }
+
+    pub fn set(&mut self, key: &str, value: Toml, from: impl Into<String>) {
+        self.entries.push(Entry {
+            key: key.to_string(),
+            value,
+            from: from.into(),
+        });
+    }
+}
+
 /// Everything one import produced.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Imported {
     pub policies: Vec<PolicyOut>,
+    /// Tables of the scenario beside the policies, printed after them.
+    pub fragments: Vec<Fragment>,
     pub elsewhere: Vec<Elsewhere>,
+    /// Comment lines printed last (what the import measured but nothing in a scenario holds
+    /// as written: an operation's share of a client's rate).
+    pub notes: Vec<String>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -183,16 +219,17 @@ impl Imported {
                 if !table.is_empty() {
                     let _ = writeln!(out, "\n[policy.{}.{table}]", p.name);
                 }
-                let width = entries
-                    .iter()
-                    .map(|e| e.key.len() + 3 + e.value.text().chars().count())
-                    .max()
-                    .unwrap_or(0);
-                for e in entries {
-                    let line = format!("{} = {}", e.key, e.value.text());
-                    let _ = writeln!(out, "{line:width$}  # {}", comment(&e.from));
-                }
+                write_entries(&mut out, entries, usize::MAX);
             }
+        }
+        for f in &self.fragments {
+            out.push('\n');
+            if let Some(note) = &f.note {
+                let _ = writeln!(out, "# {}", comment(note));
+            }
+            let _ = writeln!(out, "{}", f.header);
+            // A distribution's long line does not push every other comment out of sight.
+            write_entries(&mut out, &f.entries, 48);
         }
         if !self.elsewhere.is_empty() {
             let _ = writeln!(
@@ -210,6 +247,12 @@ impl Imported {
                 let _ = writeln!(out, "#   {arg:width$}  # {}", comment(&e.from));
             }
         }
+        if !self.notes.is_empty() {
+            out.push('\n');
+            for n in &self.notes {
+                let _ = writeln!(out, "# {}", comment(n));
+            }
+        }
         out
     }
 
@@ -220,6 +263,21 @@ impl Imported {
             let _ = writeln!(out, "{}: not imported: `{}`: {}", s.at, s.key, s.reason);
         }
         out
+    }
+}
+
+/// Keys one a line, `key = value`, their comments aligned past the longest line of at most
+/// `cap` characters.
+fn write_entries(out: &mut String, entries: &[Entry], cap: usize) {
+    let width = entries
+        .iter()
+        .map(|e| e.key.len() + 3 + e.value.text().chars().count())
+        .filter(|w| *w <= cap)
+        .max()
+        .unwrap_or(0);
+    for e in entries {
+        let line = format!("{} = {}", e.key, e.value.text());
+        let _ = writeln!(out, "{line:width$}  # {}", comment(&e.from));
     }
 }
 
@@ -266,7 +324,7 @@ mod tests {
                     from: format!("cluster {name}"),
                 })
                 .collect(),
-            skipped: Vec::new(),
+            ..Imported::default()
         }
     }
 

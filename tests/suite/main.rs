@@ -47,6 +47,7 @@ mod golden;
 mod golden_config;
 mod golden_diff;
 mod import;
+mod import_prometheus;
 mod init;
 mod layering;
 mod library;
