@@ -329,3 +329,50 @@ fn the_policy_crate_depends_on_rand_humantime_strsim_and_optional_serde_and_sche
     }
     assert!(names("build-dependencies").is_empty());
 }
+
+#[test]
+fn the_tower_crate_stands_apart_and_the_cli_never_builds_tokio() {
+    // cascade-tower runs the policy stack in a tokio service; cascade itself must not depend
+    // on it (nor on tokio), so the CLI's default build stays free of an async runtime. Its
+    // own dependencies are the stack, tower's traits, tokio's clock and channel, http's types
+    // and the seeded streams: a dependency added here is a decision for ARCHITECTURE.md.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = |path: &str| -> toml_edit::DocumentMut {
+        std::fs::read_to_string(root.join(path))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let names = |doc: &toml_edit::DocumentMut, table: &str| -> Vec<String> {
+        doc.get(table)
+            .and_then(|t| t.as_table_like())
+            .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+            .unwrap_or_default()
+    };
+    let cascade = manifest("Cargo.toml");
+    for table in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let deps = names(&cascade, table);
+        assert!(
+            !deps.iter().any(|d| d == "cascade-tower" || d == "tokio"),
+            "cascade's {table}: {deps:?}"
+        );
+    }
+    let tower = manifest("crates/cascade-tower/Cargo.toml");
+    assert_eq!(
+        names(&tower, "dependencies"),
+        [
+            "cascade-policy",
+            "tower",
+            "tokio",
+            "http",
+            "rand",
+            "rand_pcg"
+        ]
+    );
+    let tokio = &tower["dependencies"]["tokio"];
+    assert_eq!(tokio["default-features"].as_bool(), Some(false));
+    let features: Vec<_> = (tokio["features"].as_array().unwrap().iter())
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(features, ["time", "sync"], "no runtime, no I/O");
+}

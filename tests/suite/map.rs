@@ -43,7 +43,8 @@
 //! does not define its type); `m::name` where `m` ends the file's module path
 //! (`limit::sample_of` in `cascade-policy/src/limit/mod.rs`).
 //!
-//! **On the map**, for every `.rs` file under `src/` and `crates/cascade-policy/src/`: some file
+//! **On the map**, for every `.rs` file under `src/`, `crates/cascade-policy/src/` and
+//! `crates/cascade-tower/src/`: some file
 //! span of ARCHITECTURE.md resolves to it, or it is the root of a module that a first cell of
 //! the layers table (the table whose header starts `module`) names: `error` is `src/error.rs`,
 //! `model/` is `src/model/mod.rs`.
@@ -71,7 +72,11 @@ const DOCS: [&str; 2] = ["ARCHITECTURE.md", "CONTRIBUTING.md"];
 const MAP: &str = "ARCHITECTURE.md";
 
 /// The trees every source file of which must be on the map.
-const SOURCE_TREES: [&str; 2] = ["src", "crates/cascade-policy/src"];
+const SOURCE_TREES: [&str; 3] = [
+    "src",
+    "crates/cascade-policy/src",
+    "crates/cascade-tower/src",
+];
 
 #[test]
 fn every_reference_of_the_docs_holds_and_every_source_file_is_on_the_map() {

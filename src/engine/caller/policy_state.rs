@@ -6,12 +6,10 @@
 
 use crate::engine::kernel::rng::stream;
 use crate::engine::kernel::state::{NO_PATH, PolicyState};
-use crate::model::{BreakerScope, CallSpec, Model};
+use crate::model::{CallSpec, Model};
 use cascade_policy::Nanos;
-use cascade_policy::breaker::Breaker;
-use cascade_policy::budget::Budget;
 use cascade_policy::bulkhead::Bulkhead;
-use cascade_policy::limit::Limiter;
+use cascade_policy::path::{PathPolicies, PathStreams};
 use std::collections::BTreeMap;
 
 /// The bulkhead state of a model's calls: waiters are (call, attempt) pairs, attempt 0 for a
@@ -137,38 +135,14 @@ fn keeps_state(spec: &CallSpec) -> bool {
 }
 
 pub(in crate::engine) fn new_state(model: &Model, spec: &CallSpec, name: &str) -> PolicyState {
-    let p = &spec.policy;
-    let breakers = match &p.breaker() {
-        None => Vec::new(),
-        Some(b) => {
-            let n = if b.scope() == BreakerScope::Instance {
-                model.services[spec.to].instance_slots()
-            } else {
-                1
-            };
-            (0..n).map(|_| Breaker::new(b.config().clone())).collect()
-        }
+    // One breaker and one accrual record per callee instance slot, where the policy keeps
+    // them per host; the policy crate lays the state out (`PathPolicies::new`).
+    let instances = model.services[spec.to].instance_slots();
+    let streams = PathStreams {
+        throttle: stream(model.seed, name, "throttle"),
+        limit: stream(model.seed, name, "limit"),
+        jitter: stream(model.seed, name, "jitter"),
+        accrual: stream(model.seed, name, "accrual"),
     };
-    PolicyState {
-        breakers,
-        budget: p.budget().map(Budget::new),
-        bulkhead: None,
-        jitter_rng: stream(model.seed, name, "jitter"),
-        throttle: p.throttle().map(cascade_policy::throttle::Throttle::new),
-        throttle_rng: stream(model.seed, name, "throttle"),
-        limit: p.limit().map(Limiter::new),
-        limit_rng: stream(model.seed, name, "limit"),
-        accrual: match &p.failure_accrual() {
-            Some(_) => vec![Default::default(); model.services[spec.to].instance_slots() as usize],
-            None => Vec::new(),
-        },
-        accrual_rng: stream(model.seed, name, "accrual"),
-        hedge: p
-            .hedge()
-            .map(|h| cascade_policy::hedge::LatencyTracker::new(h.period())),
-        hedge_budget: p
-            .hedge()
-            .and_then(|h| h.own_budget())
-            .map(|b| Budget::new(&b)),
-    }
+    PathPolicies::new(&spec.policy, instances, streams)
 }

@@ -4,7 +4,8 @@
 //! given back when a later one refuses, the order in which they learn from an attempt's end
 //! before the retry decides (limit sample, throttle accept, budget count, breaker verdict, then
 //! the retry's wait and the budget's grant for it: `attempt_end.rs`), what a call's end
-//! settles (`call_end.rs`), and hedging's schedule (`hedging.rs`). A bulkhead's line is the
+//! settles (`call_end.rs`), and hedging's schedule (`hedging.rs`); `PathPolicies::new`
+//! (`build.rs`) builds a path's state from its `PolicyConfig` and random streams. A bulkhead's line is the
 //! caller's to time: admission says the attempt waits, and the caller resumes it when the
 //! bulkhead hands it a permit.
 //!
@@ -75,9 +76,11 @@
 //! ```
 
 mod attempt_end;
+mod build;
 mod call_end;
 mod hedging;
 
+pub use build::PathStreams;
 pub use call_end::CallEnd;
 pub use hedging::HedgeVerdict;
 

@@ -1,0 +1,205 @@
+//! The builder: `CascadeLayer` from a `[policy.NAME]` table (the scenario language's keys and
+//! presets, checked by cascade-policy's `PolicyConfig::new`), with the service's classifier,
+//! events, fallback answer and random streams; each `layer` call makes one service instance
+//! with a fresh `PathPolicies`, as the engine gives each caller instance its own.
+
+use crate::classify::HttpClassifier;
+use crate::clock::Clock;
+use crate::fallback::{FallbackFn, NoFallback};
+use crate::service::CascadeService;
+use crate::stack::{Shared, Stack};
+use cascade_policy::bulkhead::Bulkhead;
+use cascade_policy::outcome::Outcome;
+use cascade_policy::path::{PathPolicies, PathStreams};
+use cascade_policy::table::{PolicyConfig, RawPolicy, TableError};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tower::Layer;
+
+/// The whole stack of one `[policy.NAME]` table as a tower layer.
+#[derive(Debug, Clone)]
+pub struct CascadeLayer<C = HttpClassifier, H = (), F = NoFallback, R = Pcg64Mcg> {
+    policy: PolicyConfig,
+    retry_allowed: bool,
+    streams: PathStreams<R>,
+    classifier: C,
+    events: H,
+    fallback: F,
+}
+
+/// The four streams of a path from one seed, each its own: the stream's name picks its
+/// seed, so adding a stream never shifts another's draws.
+pub fn seeded_streams(seed: u64) -> PathStreams<Pcg64Mcg> {
+    let stream = |name: &str| {
+        // FNV-1a of the name, mixed with the seed.
+        let h = (name.bytes()).fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Pcg64Mcg::seed_from_u64(seed ^ h)
+    };
+    PathStreams {
+        throttle: stream("throttle"),
+        limit: stream("limit"),
+        jitter: stream("jitter"),
+        accrual: stream("accrual"),
+    }
+}
+
+impl CascadeLayer {
+    /// The stack a table describes, checked as the simulator checks it; a `TableError` names
+    /// the field relative to the table (`retry.max`) and why. HTTP answers, no events, no
+    /// fallback answer, streams seeded with 0, calls idempotent.
+    pub fn from_table(table: &RawPolicy) -> Result<CascadeLayer, TableError> {
+        Ok(CascadeLayer::new(PolicyConfig::new(table)?))
+    }
+
+    /// The stack of a config already checked.
+    pub fn new(policy: PolicyConfig) -> CascadeLayer {
+        CascadeLayer {
+            policy,
+            retry_allowed: true,
+            streams: seeded_streams(0),
+            classifier: HttpClassifier,
+            events: (),
+            fallback: NoFallback,
+        }
+    }
+
+    /// Seeds the four random streams from `seed` (`seeded_streams`).
+    pub fn seed(self, seed: u64) -> CascadeLayer<HttpClassifier, (), NoFallback, Pcg64Mcg> {
+        CascadeLayer {
+            streams: seeded_streams(seed),
+            ..self
+        }
+    }
+}
+
+impl<C, H, F, R> CascadeLayer<C, H, F, R> {
+    /// The config the stack runs.
+    pub fn policy(&self) -> &PolicyConfig {
+        &self.policy
+    }
+
+    /// Whether a call may be sent again (retries, hedges): an idempotent call, or one with an
+    /// idempotency key. True by default; false turns retries and hedges off as the
+    /// simulator's `idempotent = false` does.
+    pub fn idempotent(self, retry_allowed: bool) -> Self {
+        CascadeLayer {
+            retry_allowed,
+            ..self
+        }
+    }
+
+    /// Your own random streams (each cloned into every service the layer makes): a replay
+    /// seeded alike draws alike.
+    pub fn streams<R2>(self, streams: PathStreams<R2>) -> CascadeLayer<C, H, F, R2> {
+        let CascadeLayer {
+            policy,
+            retry_allowed,
+            classifier,
+            events,
+            fallback,
+            ..
+        } = self;
+        CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            events,
+            fallback,
+        }
+    }
+
+    /// How answers read as outcomes (`Classify`).
+    pub fn classifier<C2>(self, classifier: C2) -> CascadeLayer<C2, H, F, R> {
+        let CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            events,
+            fallback,
+            ..
+        } = self;
+        CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            events,
+            fallback,
+        }
+    }
+
+    /// Who hears the stack's events (`Events`; an `Arc` shares one receiver).
+    pub fn events<H2>(self, events: H2) -> CascadeLayer<C, H2, F, R> {
+        let CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            fallback,
+            ..
+        } = self;
+        CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            events,
+            fallback,
+        }
+    }
+
+    /// The answer for a call the table's `fallback` answers, made from the failure. Without
+    /// one, such a call ends with its failure.
+    pub fn fallback<G, Resp>(self, answer: G) -> CascadeLayer<C, H, FallbackFn<G>, R>
+    where
+        G: Fn(Outcome) -> Resp + Send + Sync + 'static,
+    {
+        let CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            events,
+            ..
+        } = self;
+        CascadeLayer {
+            policy,
+            retry_allowed,
+            streams,
+            classifier,
+            events,
+            fallback: FallbackFn(answer),
+        }
+    }
+}
+
+impl<S, C: Clone, H: Clone, F: Clone, R: Clone> Layer<S> for CascadeLayer<C, H, F, R> {
+    type Service = CascadeService<S, C, H, F, R>;
+
+    /// One service instance: its own policies' state, bulkhead and clock origin, shared by
+    /// its clones.
+    fn layer(&self, inner: S) -> Self::Service {
+        let policies = PathPolicies::new(&self.policy, 1, self.streams.clone());
+        let bulkhead = (self.policy.bulkhead()).map(|b| Bulkhead::new(b.clone()));
+        let stack = Stack {
+            policy: self.policy.clone(),
+            retry_allowed: self.retry_allowed,
+            clock: Clock::starting_now(),
+            classifier: self.classifier.clone(),
+            events: self.events.clone(),
+            fallback: self.fallback.clone(),
+            shared: Mutex::new(Shared {
+                policies,
+                bulkhead,
+                waiters: HashMap::new(),
+                next_waiter: 0,
+            }),
+        };
+        CascadeService::new(inner, Arc::new(stack))
+    }
+}
