@@ -52,6 +52,7 @@ mod layering;
 mod library;
 mod lints;
 mod map;
+mod margin;
 mod model;
 mod operations;
 mod orchestration;
