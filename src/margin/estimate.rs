@@ -97,7 +97,7 @@ fn logistic(probes: &[Probe]) -> Option<Logistic> {
             ibb += w * z * z;
         }
         let det = iaa * ibb - iab * iab;
-        if !(det > 1e-12) {
+        if det.is_nan() || det <= 1e-12 {
             return None;
         }
         let (da, db) = ((ibb * ga - iab * gb) / det, (iaa * gb - iab * ga) / det);
@@ -123,7 +123,7 @@ impl Logistic {
     /// Where the chance is one half, x = e^(−a/b), and its 95% interval from the delta method
     /// on ln x; `None` when the curve does not fall with x (no boundary).
     fn median_dose(&self) -> Option<Estimate> {
-        if !(self.b < 0.0) {
+        if self.b.is_nan() || self.b >= 0.0 {
             return None;
         }
         let g = -self.a / self.b;

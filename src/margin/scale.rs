@@ -51,3 +51,46 @@ pub fn trigger_s(model: &Model, i: usize) -> f64 {
     let f = &model.faults[i];
     (f.end - f.start) as f64 / 1e9
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fault::{Effect, Fault, Target};
+
+    fn model() -> Model {
+        let text = "[scenario]\nname = \"m\"\nduration = \"100s\"\nwarmup = \"10s\"\n\
+            [[client]]\nname = \"app\"\ntarget = \"api\"\nrate = 200\n\
+            [[service]]\nname = \"api\"\nworkers = 1\nwork = { dist = \"constant\", value = \"1ms\" }\n\
+            [[fault]]\nkind = \"latency\"\nfactor = 3\ntarget = \"api\"\nstart = \"30s\"\nend = \"32s\"\nramp = \"0.5s\"\n\
+            [[fault]]\nkind = \"stall\"\ntarget = \"api\"\nstart = \"60s\"\nend = \"61s\"\n";
+        crate::scenario::load_str("m.toml", text, &[])
+            .unwrap()
+            .model
+    }
+
+    #[test]
+    fn load_scales_the_rate_and_a_trigger_its_duration_up_to_the_next_fault() {
+        let m = model();
+        let Load::Open { rate, .. } = &load(&m, 1.5).clients[0].load else {
+            panic!("open loop")
+        };
+        assert_eq!(rate.rate_at(20_000_000_000), 300.0);
+        let t = trigger(&m, 0, 2.5);
+        assert_eq!(
+            (t.faults[0].start, t.faults[0].end),
+            (30_000_000_000, 35_000_000_000)
+        );
+        assert_eq!(t.faults[0].ramp, 500_000_000);
+        // A 0.5 s slowdown keeps at most half its length as ramps.
+        assert_eq!(trigger(&m, 0, 0.25).faults[0].ramp, 250_000_000);
+        // 30 s to the next fault's start, over 2 s: 15x; the last fault, from 60 s to the run's end
+        // (10 s of warm-up and 100 s) less the 10 s hold: 40x its 1 s.
+        assert_eq!(longest_trigger(&m, 0), 15.0);
+        assert_eq!(longest_trigger(&m, 1), 40.0);
+        let f: &Fault = &m.faults[1];
+        assert!(matches!(
+            (f.target, &f.effect),
+            (Target::Service(0), Effect::Stall)
+        ));
+    }
+}
