@@ -14,6 +14,7 @@ pub mod export;
 pub mod import;
 pub mod json;
 pub mod lint;
+pub mod margin;
 pub mod metrics;
 pub mod model;
 pub mod number;

@@ -13,6 +13,7 @@ mod init;
 mod junit;
 mod lints;
 mod man;
+mod margin;
 mod merge;
 mod metrics;
 mod presets;
@@ -54,6 +55,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Search a grid for the best setting that satisfies every [[expect]] (successive halving).
     Tune(tune::TuneArgs),
+    /// How far the load, or each fault's trigger, can grow before the system no longer recovers.
+    Margin(margin::MarginArgs),
     /// Join the directories of a sweep's shards into the files of the whole sweep.
     Merge(merge::MergeArgs),
     /// List every metric name with its unit and meaning (--json for tools).
@@ -146,6 +149,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(a) => check::check(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Tune(a) => tune::tune(a),
+        Command::Margin(a) => margin::margin(a),
         Command::Merge(a) => merge::merge(a),
         Command::Metrics(a) => metrics::metrics(a),
         Command::Chart(a) => chart::chart(a),

@@ -41,6 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "tune",
         &["output", "sweep", "check", "scenario", "metrics", "+"],
     ),
+    ("margin", &["output", "sweep", "metrics", "model", "+"]),
     ("chart", &["output", "scenario", "metrics", "model", "+"]),
     (
         "report",

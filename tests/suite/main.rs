@@ -53,6 +53,7 @@ mod layering;
 mod library;
 mod lints;
 mod map;
+mod margin;
 mod model;
 mod operations;
 mod orchestration;

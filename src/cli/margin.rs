@@ -1,0 +1,150 @@
+//! `cascade margin`: how far the load, or each fault's trigger, can grow before the system no
+//! longer recovers from the fault (`cascade::margin`); words and numbers, or `--json`.
+
+use super::ScenarioArgs;
+use cascade::margin::estimate::How;
+use cascade::margin::search::{Bounds, Found};
+use cascade::margin::{Axis, Margin};
+use cascade::{Error, Result};
+use clap::{Args, ValueEnum};
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AxisArg {
+    Load,
+    Trigger,
+}
+
+#[derive(Args)]
+pub struct MarginArgs {
+    #[command(flatten)]
+    scenario: ScenarioArgs,
+    /// A fault to find the margin of, by its index (0 for the first [[fault]]). Repeatable
+    /// [default: every fault].
+    #[arg(long = "fault", value_name = "I")]
+    faults: Vec<usize>,
+    /// What to scale: every client's load, or the fault's duration. Repeatable [default: both].
+    #[arg(long = "axis", value_enum)]
+    axes: Vec<AxisArg>,
+    /// Runs at each multiplier tried; the boundary is where half of them recover.
+    #[arg(long, default_value_t = 5)]
+    reps: u32,
+    /// The most runs each search (one fault, one axis) may spend.
+    #[arg(long, value_name = "N", default_value_t = 60)]
+    max_runs: u32,
+    /// Stop bisecting once the bracket's ends are within this ratio of each other.
+    #[arg(long, default_value_t = 0.02)]
+    tolerance: f64,
+    /// The largest multiplier tried (and 1 / it the smallest).
+    #[arg(long, value_name = "X", default_value_t = 16.0)]
+    max_multiplier: f64,
+    /// Threads [default: the machine's cores]. The output does not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Print the margins as JSON instead of words.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn margin(args: MarginArgs) -> Result<ExitCode> {
+    let usage = |m: String| Error::Usage(m);
+    if args.reps == 0 {
+        return Err(usage("--reps must be at least 1".into()));
+    }
+    if !(args.tolerance > 0.0 && args.tolerance.is_finite()) {
+        return Err(usage(
+            "--tolerance must be a positive ratio, like 0.02".into(),
+        ));
+    }
+    if !(args.max_multiplier > 1.0 && args.max_multiplier.is_finite()) {
+        return Err(usage("--max-multiplier must be above 1".into()));
+    }
+    if args.max_runs < args.reps {
+        return Err(usage(format!(
+            "--max-runs {}: fewer than the {} runs of one probe (--reps)",
+            args.max_runs, args.reps
+        )));
+    }
+    let path = &args.scenario.scenario;
+    let scenario = cascade::scenario::load(path, &args.scenario.overrides()?)?;
+    let model = &scenario.model;
+    if model.faults.is_empty() {
+        return Err(usage(format!(
+            "{}: no [[fault]], so no margin to find",
+            path.display()
+        )));
+    }
+    let faults: Vec<usize> = if args.faults.is_empty() {
+        (0..model.faults.len()).collect()
+    } else {
+        args.faults.clone()
+    };
+    if let Some(f) = faults.iter().find(|&&f| f >= model.faults.len()) {
+        return Err(usage(format!(
+            "--fault {f}: {} has {} fault(s), numbered from 0",
+            path.display(),
+            model.faults.len()
+        )));
+    }
+    let axes: Vec<Axis> = match args.axes.is_empty() {
+        true => vec![Axis::Load, Axis::Trigger],
+        false => (args.axes.iter())
+            .map(|a| match a {
+                AxisArg::Load => Axis::Load,
+                AxisArg::Trigger => Axis::Trigger,
+            })
+            .collect(),
+    };
+    let bounds = Bounds {
+        reps: args.reps,
+        max_runs: args.max_runs,
+        tolerance: args.tolerance,
+        min_x: 1.0 / args.max_multiplier,
+        max_x: args.max_multiplier,
+    };
+    let jobs = super::jobs_or_cores(args.jobs);
+    let mut margins = Vec::new();
+    for &f in &faults {
+        for &axis in &axes {
+            margins.push(cascade::margin::find(model, f, axis, bounds, jobs)?);
+        }
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json(&margins)).map_err(|e| usage(e.to_string()))?
+        );
+    } else {
+        print!("{}", cascade::margin::text::summary(model, &margins));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn json(margins: &[Margin]) -> serde_json::Value {
+    let one = |m: &Margin| {
+        let probes: Vec<serde_json::Value> = (m.found.probes().iter())
+            .map(|p| serde_json::json!({"multiplier": p.x, "recovered": p.recovered, "runs": p.runs}))
+            .collect();
+        let found = match m.found {
+            Found::Bracketed { .. } => "bracketed",
+            Found::RecoversThroughout { .. } => "recovers_throughout",
+            Found::FailsThroughout { .. } => "fails_throughout",
+            Found::OutOfRuns { .. } => "out_of_runs",
+        };
+        let estimate = m.estimate.as_ref().map(|e| {
+            let (method, confidence) = match e.how {
+                How::Fitted => ("logistic_fit", 0.95),
+                How::Bracket { confidence } => ("bracket", confidence),
+            };
+            serde_json::json!({
+                "multiplier": e.x, "low": e.low, "high": e.high,
+                "method": method, "confidence": confidence,
+            })
+        });
+        serde_json::json!({
+            "fault": m.fault, "axis": m.axis.name(), "found": found,
+            "estimate": estimate, "probes": probes,
+        })
+    };
+    serde_json::Value::Array(margins.iter().map(one).collect())
+}

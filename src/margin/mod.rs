@@ -1,0 +1,179 @@
+//! `cascade margin`: how far a scenario's load, or a fault's trigger, can grow before the
+//! system no longer recovers from the fault. For each fault and axis, a bisection with
+//! replications (`search.rs`) over a multiplier of the model (`scale.rs`), each run judged by
+//! the fault's own recovery verdict (`fault.<i>.recovered`, `metrics::recovery`), then the
+//! multiplier where half the runs recover, with its interval (`estimate.rs`), and the
+//! mechanism that keeps the system down where cascade can tell it (`mechanism.rs`). Every run
+//! is a pure function of its model and seed, so a margin is as reproducible as a run.
+//! docs/tune.md describes the method and what it can and cannot say.
+
+pub mod estimate;
+pub mod mechanism;
+pub mod scale;
+pub mod search;
+pub mod text;
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::sweep::exec::replicate;
+use estimate::Estimate;
+use mechanism::Mechanism;
+use search::{Bounds, Found};
+use std::collections::BTreeMap;
+
+/// What is scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    /// Every client's load (`scale::load`).
+    Load,
+    /// The fault's duration (`scale::trigger`).
+    Trigger,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::Load => "load",
+            Axis::Trigger => "trigger",
+        }
+    }
+}
+
+/// The margin of one fault along one axis.
+#[derive(Debug, Clone)]
+pub struct Margin {
+    pub fault: usize,
+    pub axis: Axis,
+    pub found: Found,
+    /// For a bracketed search: the 50% point and its interval.
+    pub estimate: Option<Estimate>,
+    /// For a bracketed search: what differs between the two ends' runs.
+    pub mechanism: Option<Mechanism>,
+}
+
+/// Finds fault `fault`'s margin along `axis` of `model` within `bounds` (whose `max_x` for the
+/// trigger is cut to `scale::longest_trigger`), on `jobs` threads.
+pub fn find(
+    model: &Model,
+    fault: usize,
+    axis: Axis,
+    bounds: Bounds,
+    jobs: usize,
+) -> Result<Margin> {
+    let bounds = match axis {
+        Axis::Load => bounds,
+        Axis::Trigger => Bounds {
+            max_x: bounds.max_x.min(scale::longest_trigger(model, fault)),
+            ..bounds
+        },
+    };
+    let verdict = Verdict::new(model, fault);
+    // Replication 0's summary at each probe, for the mechanism.
+    let mut first_runs: BTreeMap<u64, Vec<(String, f64)>> = BTreeMap::new();
+    // The baseline goodput as written (the search probes 1 first).
+    let mut written_goodput = 0.0;
+    let found = search::search(bounds, |x| {
+        let (scaled, load) = match axis {
+            Axis::Load => (scale::load(model, x), x),
+            Axis::Trigger => (scale::trigger(model, fault, x), 1.0),
+        };
+        let runs = replicate(&scaled, bounds.reps, jobs)?;
+        if x == 1.0 {
+            if runs.iter().any(|r| !verdict.judged(&r.metrics.summary)) {
+                return Err(Error::Usage(format!(
+                    "fault {fault} is not judged as the scenario is written ({} = 0: no steady baseline before it; the fault table of `cascade run` says why), so it has no margin",
+                    verdict.judged
+                )));
+            }
+            written_goodput = runs
+                .iter()
+                .map(|r| verdict.goodput_before(&r.metrics.summary))
+                .sum::<f64>()
+                / runs.len() as f64;
+        }
+        if let Some(r) = runs.first() {
+            first_runs.insert(x.to_bits(), r.metrics.summary.clone());
+        }
+        let healthy_before = |s: &[(String, f64)]| {
+            verdict.goodput_before(s) >= (1.0 - verdict.tolerance) * load * written_goodput
+        };
+        Ok(runs
+            .iter()
+            .filter(|r| verdict.recovered(&r.metrics.summary) && healthy_before(&r.metrics.summary))
+            .count() as u32)
+    })?;
+    let (estimate, mechanism) = match &found {
+        Found::Bracketed { lo, hi, probes } => (
+            Some(estimate::estimate(lo, hi, probes)),
+            match (
+                first_runs.get(&lo.x.to_bits()),
+                first_runs.get(&hi.x.to_bits()),
+            ) {
+                (Some(a), Some(b)) => Some(
+                    if verdict.goodput_before(b)
+                        < (1.0 - verdict.tolerance)
+                            * written_goodput
+                            * if axis == Axis::Load { hi.x } else { 1.0 }
+                    {
+                        Mechanism::OverloadedBefore
+                    } else {
+                        mechanism::between(model, a, b)
+                    },
+                ),
+                _ => None,
+            },
+        ),
+        _ => (None, None),
+    };
+    Ok(Margin {
+        fault,
+        axis,
+        found,
+        estimate,
+        mechanism,
+    })
+}
+
+/// How a run is judged at a probe: the fault's episode judged (a steady baseline before it),
+/// the run not diverged, and the episode recovered; and, checked against the written load, a
+/// baseline that was healthy: its goodput at least the written one's times the load multiplier,
+/// less the recovery tolerance. Without that, a load the system cannot carry even before the
+/// fault would count as recovered, since recovery is judged against the baseline: back to a
+/// collapsed baseline is "back". (For a closed loop, goodput grows with users only while they
+/// mostly think; docs/tune.md says so.)
+struct Verdict {
+    judged: String,
+    recovered: String,
+    goodput_before: String,
+    tolerance: f64,
+}
+
+impl Verdict {
+    fn new(model: &Model, fault: usize) -> Verdict {
+        let name = |what| crate::metrics::names::fault_metric(fault, what);
+        Verdict {
+            judged: name("judged"),
+            recovered: name("recovered"),
+            goodput_before: name("goodput_before_rps"),
+            tolerance: model.recovery_tolerance.max(0.05),
+        }
+    }
+
+    fn value(summary: &[(String, f64)], name: &str) -> Option<f64> {
+        summary.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    fn judged(&self, s: &[(String, f64)]) -> bool {
+        Self::value(s, &self.judged) == Some(1.0)
+    }
+
+    fn recovered(&self, s: &[(String, f64)]) -> bool {
+        self.judged(s)
+            && Self::value(s, "run.diverged") == Some(0.0)
+            && Self::value(s, &self.recovered) == Some(1.0)
+    }
+
+    fn goodput_before(&self, s: &[(String, f64)]) -> f64 {
+        Self::value(s, &self.goodput_before).unwrap_or(0.0)
+    }
+}
