@@ -79,8 +79,20 @@ pub fn tune<'a>(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Tuned<'a>> {
     let manifest = Manifest::of(search.plan);
+    // A directory this sitting makes is taken away again on an error (an expectation naming
+    // a metric the runs turn out not to report is bad input, found only once they ran): exit 2
+    // leaves no half-written search. One that held part of the search keeps its records.
+    let fresh = !dir.exists();
     store::prepare(dir, &manifest, &search.plan.source)?;
-    let searched = search.run(dir, jobs, tick)?;
+    let searched = match search.run(dir, jobs, tick) {
+        Ok(s) => s,
+        Err(e) => {
+            if fresh {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            return Err(e);
+        }
+    };
     let results = aggregate::load_runs(dir, manifest.clone(), &searched.spent)?;
     write_sweep(dir, &results)?;
     let sizes: Vec<usize> = manifest.params.iter().map(|p| p.values.len()).collect();

@@ -397,3 +397,32 @@ fn bad_input_exits_2_and_writes_nothing() {
         assert!(!d.join("out").exists(), "{args:?} wrote its directory");
     }
 }
+
+/// Regression (found by the fuzzer): an expectation naming a fault's verdict that the runs do
+/// not report (the fault outside a 1 s run) is found only once runs were recorded; the exit 2
+/// must still leave no directory behind.
+#[test]
+fn an_expectation_whose_metric_the_runs_lack_exits_2_and_leaves_no_directory() {
+    let d = support::scratch("tune-missing-metric");
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_cascade"))
+        .args([
+            "tune",
+            "scenarios/readiness-fail-open.toml",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .args([
+            "--set",
+            "scenario.duration=1s",
+            "--param",
+            "scenario.seed=7",
+        ])
+        .args(["--objective", "run.stopped_at_s", "--maximize"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the run has no metric"));
+    assert!(!out.exists(), "exit 2 left {}", out.display());
+}

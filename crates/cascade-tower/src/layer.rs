@@ -8,6 +8,7 @@ use crate::clock::Clock;
 use crate::fallback::{FallbackFn, NoFallback};
 use crate::service::CascadeService;
 use crate::stack::{Shared, Stack};
+use cascade_policy::breaker::BreakerScope;
 use cascade_policy::bulkhead::Bulkhead;
 use cascade_policy::outcome::Outcome;
 use cascade_policy::path::{PathPolicies, PathStreams};
@@ -52,19 +53,36 @@ impl CascadeLayer {
     /// the field relative to the table (`retry.max`) and why. HTTP answers, no events, no
     /// fallback answer, streams seeded with 0, calls idempotent.
     pub fn from_table(table: &RawPolicy) -> Result<CascadeLayer, TableError> {
-        Ok(CascadeLayer::new(PolicyConfig::new(table)?))
+        CascadeLayer::new(PolicyConfig::new(table)?)
     }
 
-    /// The stack of a config already checked.
-    pub fn new(policy: PolicyConfig) -> CascadeLayer {
-        CascadeLayer {
+    /// The stack of a config already checked, refused where it asks for what a layer over one
+    /// downstream cannot do as the simulator does: a breaker per callee host
+    /// (`breaker.scope = "instance"`) and failure accrual are the balancer's, below tower.
+    pub fn new(policy: PolicyConfig) -> Result<CascadeLayer, TableError> {
+        if policy
+            .breaker()
+            .is_some_and(|b| b.scope() == BreakerScope::Instance)
+        {
+            return Err(TableError::at(
+                "breaker.scope",
+                "a breaker per callee host needs the balancer that picks the host, below tower; a layer over one downstream keeps one breaker (leave `scope` out)",
+            ));
+        }
+        if policy.failure_accrual().is_some() {
+            return Err(TableError::at(
+                "failure_accrual",
+                "failure accrual marks callee hosts dead, which is the balancer's to do, below tower; leave it to the balancer (Finagle's, or your client's)",
+            ));
+        }
+        Ok(CascadeLayer {
             policy,
             retry_allowed: true,
             streams: seeded_streams(0),
             classifier: HttpClassifier,
             events: (),
             fallback: NoFallback,
-        }
+        })
     }
 
     /// Seeds the four random streams from `seed` (`seeded_streams`).

@@ -32,8 +32,7 @@
 //! - The service is always ready: it never applies tower's `poll_ready` back-pressure.
 //!
 //! What it leaves out, and why: a per-host breaker (`scope = "instance"`) and failure
-//! accrual are the balancer's, below tower, so one layer over one downstream keeps one
-//! breaker and no accrual; a named bulkhead `pool` is one service instance's bulkhead
+//! accrual are the balancer's, below tower, so `from_table` refuses them, naming the key; a named bulkhead `pool` is one service instance's bulkhead
 //! (clone the service to share it); a dropped attempt is cancelled (`cancel = true`) and a
 //! `release = "answer"` permit comes back when the caller stops waiting.
 //!

@@ -54,3 +54,26 @@ async fn a_breaker_trips_refuses_probes_and_closes() {
         ]
     );
 }
+
+#[test]
+fn what_only_a_balancer_can_do_is_refused_naming_the_key() {
+    use cascade_policy::table::{RawAccrual, RawBreaker, RawPolicy};
+    use cascade_tower::CascadeLayer;
+    let per_host = RawPolicy {
+        breaker: Some(RawBreaker {
+            scope: Some(cascade_policy::breaker::BreakerScope::Instance),
+            ..RawBreaker::default()
+        }),
+        ..RawPolicy::default()
+    };
+    let e = CascadeLayer::from_table(&per_host).unwrap_err();
+    assert_eq!(e.path, "breaker.scope");
+    let accrual = RawPolicy {
+        failure_accrual: Some(RawAccrual::default()),
+        ..RawPolicy::default()
+    };
+    assert_eq!(
+        CascadeLayer::from_table(&accrual).unwrap_err().path,
+        "failure_accrual"
+    );
+}
