@@ -5,11 +5,12 @@ use super::{Block, Doc, Section, topology};
 use crate::chart::{Chart, Kind};
 use crate::metrics::names;
 use crate::model::Model;
-use crate::number::{latency_ms, percent, short};
+use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::SweepData;
 use crate::output::text_table::Table;
+use crate::output::units;
 
 fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
     Section {
@@ -72,9 +73,9 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
             let mark = if s >= 0.99 { "✓" } else { "✗" };
             items.push(format!(
                 "{mark} client {c}: {} success, goodput {}/s, p99 {}",
-                percent(s),
+                units::ratio(s),
                 short(g),
-                latency_ms(p)
+                units::ms(p)
             ));
         }
     }
@@ -125,11 +126,7 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
         if let (Some(n), Some(s)) = (m("breaker_opens"), m("breaker_open_s"))
             && n > 0.0
         {
-            items.push(format!(
-                "breaker on {call} opened {} times, {} s open in all",
-                short(n),
-                short(s)
-            ));
+            items.push(breaker_line(run, &e, &call, n, s));
         }
     }
     for s in run.entities("service") {
@@ -145,6 +142,49 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     }
     items.extend(expectations);
     items
+}
+
+/// A breaker's opens and open time, which the metrics sum over the edge's breakers (one per
+/// caller instance, per callee instance too with `scope = "instance"`): said as a total over
+/// the measured time and per breaker, so three instances' 126 s do not read as one breaker's.
+fn breaker_line(run: &RunData, edge: &str, call: &str, opens: f64, open_s: f64) -> String {
+    let measured = run.duration_s;
+    let breakers = run.model.as_ref().and_then(|m| {
+        let c = describe::edge_calls(m)
+            .into_iter()
+            .find(|c| c.edge == edge)?;
+        let b = c.call.policy.breaker()?;
+        let instances = |name: &str| {
+            m.services
+                .iter()
+                .find(|s| s.name == name)
+                .map_or(1, |s| s.instances)
+        };
+        let (mut n, mut whose) = (instances(&c.from), format!("one per {} instance", c.from));
+        if b.scope() == cascade_policy::breaker::BreakerScope::Instance {
+            n *= instances(&c.to);
+            whose += &format!(" and {} instance", c.to);
+        }
+        Some((n, whose))
+    });
+    let total = format!(
+        "breaker on {call} opened {} times and was open {} in all over the {} measured",
+        short(opens),
+        units::seconds(open_s),
+        units::seconds(measured)
+    );
+    match breakers {
+        Some((n, whose)) if n > 1 => format!(
+            "{total}: {n} breakers ({whose}), each opened {} times and open {} ({} of the time) on average per breaker",
+            short(opens / f64::from(n)),
+            units::seconds(open_s / f64::from(n)),
+            units::ratio(open_s / f64::from(n) / measured.max(1e-9))
+        ),
+        _ => format!(
+            "{total} ({} of the time)",
+            units::ratio(open_s / measured.max(1e-9))
+        ),
+    }
 }
 
 /// Whether goodput matches the offered load over the run's last tenth (at least five buckets):
@@ -171,13 +211,13 @@ fn at_the_end(run: &RunData) -> Option<String> {
     Some(if share >= 0.9 {
         format!(
             "✓ over the last {span} s, goodput is {} of the offered load ({}/s)",
-            percent(share),
+            units::ratio(share),
             short(offered)
         )
     } else {
         format!(
             "✗ over the last {span} s, goodput is only {} of the offered load ({}/s of {}/s): the system had not recovered when the run ended",
-            percent(share),
+            units::ratio(share),
             short(goodput),
             short(offered)
         )

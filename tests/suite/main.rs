@@ -66,6 +66,7 @@ mod recovery;
 mod recovery_episodes;
 mod report;
 mod report_variants;
+mod review_numbers;
 mod run_metric;
 mod schema;
 mod seed_operations;
