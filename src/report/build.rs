@@ -70,13 +70,23 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
         if let (Some(s), Some(g), Some(p)) =
             (m("success_ratio"), m("goodput_rps"), m("latency_p99_ms"))
         {
-            let mark = if s >= 0.99 { "✓" } else { "✗" };
-            items.push(format!(
+            let worst = worst_operation(run, &c);
+            let lowest = worst.as_ref().map_or(s, |w| w.1.min(s));
+            let mark = if lowest >= 0.99 { "✓" } else { "✗" };
+            let mut item = format!(
                 "{mark} client {c}: {} success, goodput {}/s, p99 {}",
                 units::ratio(s),
                 short(g),
                 units::ms(p)
-            ));
+            );
+            if let Some((o, os)) = worst {
+                let om = |k: &str| run.metric(&names::metric(&names::client_op(&c, &o), k));
+                item += &format!("; worst operation {o}: {} success", units::ratio(os));
+                if let (Some(og), Some(op)) = (om("goodput_rps"), om("latency_p99_ms")) {
+                    item += &format!(", goodput {}, p99 {}", units::per_second(og), units::ms(op));
+                }
+            }
+            items.push(item);
         }
     }
     if let Some(item) = at_the_end(run) {
@@ -85,9 +95,17 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     if let Some(model) = &run.model {
         for (i, f) in model.faults.iter().enumerate() {
             let label = describe::fault_label(model, f);
+            let during = worst_during(run, f).map_or(String::new(), |(name, s)| {
+                format!(
+                    "; while it was active ({} to {}), the worst off, {name}, had {} success",
+                    units::seconds(f.start as f64 / 1e9),
+                    units::seconds(f.end as f64 / 1e9),
+                    units::ratio(s)
+                )
+            });
             match run.metric(&names::fault_metric(i, "recovered")) {
                 Some(x) if x >= 0.5 => items.push(format!(
-                    "✓ F{i} {label}: recovered {} s after it ended",
+                    "✓ F{i} {label}: recovered {} s after it ended{during}",
                     short(
                         run.metric(&names::fault_metric(i, "recovery_s"))
                             .unwrap_or(0.0)
@@ -100,16 +118,19 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
                     let hold = model.recovery_hold as f64 / 1e9;
                     items.push(if watched < hold {
                         format!(
-                            "✗ F{i} {label}: recovery not confirmed — the run ended {} s after the fault, within the {} s that goodput must hold",
+                            "✗ F{i} {label}: recovery not confirmed — the run ended {} s after the fault, within the {} s that goodput must hold{during}",
                             short(watched),
                             short(hold)
                         )
                     } else {
                         format!(
-                            "✗ F{i} {label}: goodput did not come back in the {} s after it ended (a metastable failure)",
+                            "✗ F{i} {label}: goodput did not come back in the {} s after it ended (a metastable failure){during}",
                             short(watched)
                         )
                     });
+                }
+                None if !during.is_empty() => {
+                    items.push(format!("F{i} {label}: no verdict (from the start){during}"));
                 }
                 None => {}
             }
@@ -142,6 +163,43 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     }
     items.extend(expectations);
     items
+}
+
+/// A client's operation with the lowest success ratio over the run, when it has a mix.
+fn worst_operation(run: &RunData, client: &str) -> Option<(String, f64)> {
+    run.client_operations(client)
+        .into_iter()
+        .filter_map(|o| {
+            let s = run.metric(&names::metric(
+                &names::client_op(client, &o),
+                "success_ratio",
+            ))?;
+            let requests = run.metric(&names::metric(&names::client_op(client, &o), "requests"));
+            (requests.unwrap_or(1.0) > 0.0).then_some((o, s))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The worst-off client operation (or client, without a mix) while fault `f` was active, with
+/// its success over the fault's buckets, from the time series: what the first screen says
+/// of each fault.
+fn worst_during(run: &RunData, f: &crate::model::fault::Fault) -> Option<(String, f64)> {
+    let (from, to) = (f.start as f64 / 1e9, f.end as f64 / 1e9);
+    let mut parts: Vec<(String, String)> = Vec::new();
+    for c in run.entities("client") {
+        let ops = run.client_operations(&c);
+        if ops.is_empty() {
+            parts.push((format!("client {c}"), names::client(&c)));
+        }
+        parts.extend(
+            ops.iter()
+                .map(|o| (format!("operation {c} {o}"), names::client_op(&c, o))),
+        );
+    }
+    parts
+        .into_iter()
+        .filter_map(|(name, prefix)| Some((name, run.success_between(&prefix, from, to)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// A breaker's opens and open time, which the metrics sum over the edge's breakers (one per

@@ -180,27 +180,57 @@ fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
     r.metric(name).map_or("–".into(), f)
 }
 
+/// Each client, then each operation of its mix (indented), measured apart: a 10% operation
+/// that fails is a row of its own, not a dent in its client's total.
 pub fn clients(r: &RunData) -> Table {
     let mut t = Table::with_numeric(
         &[
-            "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max",
+            "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max", "degraded",
+            "errors",
         ],
-        &[false, true, true, true, true, true, true, true],
+        &[false, true, true, true, true, true, true, true, true, false],
     );
     for c in r.entities("client") {
-        let m = |k: &str| names::client_metric(&c, k);
-        t.row(vec![
-            c.clone(),
-            cell(r, &m("requests"), count),
-            cell(r, &m("success_ratio"), units::ratio),
-            cell(r, &m("goodput_rps"), units::per_second),
-            cell(r, &m("latency_p50_ms"), units::ms),
-            cell(r, &m("latency_p99_ms"), units::ms),
-            cell(r, &m("latency_p999_ms"), units::ms),
-            cell(r, &m("latency_max_ms"), units::ms),
-        ]);
+        let rows = std::iter::once((c.clone(), names::client(&c))).chain(
+            r.client_operations(&c)
+                .into_iter()
+                .map(|o| (format!("  {o}"), names::client_op(&c, &o))),
+        );
+        for (name, prefix) in rows {
+            let m = |k: &str| names::metric(&prefix, k);
+            t.row(vec![
+                name,
+                cell(r, &m("requests"), count),
+                cell(r, &m("success_ratio"), units::ratio),
+                cell(r, &m("goodput_rps"), units::per_second),
+                cell(r, &m("latency_p50_ms"), units::ms),
+                cell(r, &m("latency_p99_ms"), units::ms),
+                cell(r, &m("latency_p999_ms"), units::ms),
+                cell(r, &m("latency_max_ms"), units::ms),
+                cell(r, &m("degraded"), count),
+                errors_by_kind(r, &prefix),
+            ]);
+        }
     }
     t
+}
+
+/// `unavailable 121, timeout 3`: the failure kinds that occurred, most first; `none`.
+pub fn errors_by_kind(r: &RunData, prefix: &str) -> String {
+    let errors = format!("{prefix}.errors.");
+    let mut kinds: Vec<(&str, f64)> = (r.metrics.iter())
+        .filter_map(|(k, v)| Some((k.strip_prefix(&errors)?, *v)))
+        .filter(|(kind, v)| !kind.contains('.') && *v > 0.0)
+        .collect();
+    kinds.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    if kinds.is_empty() {
+        return "none".into();
+    }
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|(kind, v)| format!("{kind} {}", count(*v)))
+        .collect();
+    kinds.join(", ")
 }
 
 /// One row per operation of every service that has them: what each does and how it is held.
@@ -325,6 +355,12 @@ pub fn variants(runs: &[RunData]) -> Table {
         metrics.push((names::client_metric(&c, "success_ratio"), units::ratio));
         metrics.push((names::client_metric(&c, "goodput_rps"), units::per_second));
         metrics.push((names::client_metric(&c, "latency_p99_ms"), units::ms));
+        for o in base.client_operations(&c) {
+            let op = names::client_op(&c, &o);
+            metrics.push((names::metric(&op, "success_ratio"), units::ratio));
+            metrics.push((names::metric(&op, "goodput_rps"), units::per_second));
+            metrics.push((names::metric(&op, "latency_p99_ms"), units::ms));
+        }
     }
     for e in base.entities("edge") {
         metrics.push((names::edge_metric(&e, "amplification"), units::times));

@@ -65,6 +65,7 @@ mod ranges;
 mod recovery;
 mod recovery_episodes;
 mod report;
+mod report_operations;
 mod report_variants;
 mod review_numbers;
 mod run_metric;
