@@ -174,16 +174,25 @@ impl Timeline {
                 })
                 .collect()
         };
+        // Each client's p99 of successful requests (solid) beside its p99 of all answers
+        // (dotted), each labelled so: fast refusals pull the second down in an outage.
         let p99: Vec<Line> = clients
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| {
-                let v = run.series(&names::client_metric(c, "latency_p99_ms"))?;
-                Some(Line {
-                    label: format!("{c} p99"),
-                    color: palette::series(i),
-                    dash: Dash::Solid,
-                    points: mid(v, 1.0),
+            .flat_map(|(i, c)| {
+                [
+                    ("success_latency_p99_ms", "p99 of successes", Dash::Solid),
+                    ("latency_p99_ms", "p99 of all answers", Dash::Dotted),
+                ]
+                .into_iter()
+                .filter_map(move |(metric, what, dash)| {
+                    let v = run.series(&names::client_metric(c, metric))?;
+                    Some(Line {
+                        label: format!("{c} {what}"),
+                        color: palette::series(i),
+                        dash,
+                        points: mid(v, 1.0),
+                    })
                 })
             })
             .collect();

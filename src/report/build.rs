@@ -74,16 +74,23 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
             let lowest = worst.as_ref().map_or(s, |w| w.1.min(s));
             let mark = if lowest >= 0.99 { "✓" } else { "✗" };
             let mut item = format!(
-                "{mark} client {c}: {} success, goodput {}/s, p99 {}",
+                "{mark} client {c}: {} success, goodput {}/s, p99 {} (of all answers)",
                 units::ratio(s),
                 short(g),
                 units::ms(p)
             );
+            if let Some(ok) = m("success_latency_p99_ms") {
+                item += &format!(", {} of successes", units::ms(ok));
+            }
             if let Some((o, os)) = worst {
                 let om = |k: &str| run.metric(&names::metric(&names::client_op(&c, &o), k));
                 item += &format!("; worst operation {o}: {} success", units::ratio(os));
-                if let (Some(og), Some(op)) = (om("goodput_rps"), om("latency_p99_ms")) {
-                    item += &format!(", goodput {}, p99 {}", units::per_second(og), units::ms(op));
+                if let (Some(og), Some(op)) = (om("goodput_rps"), om("success_latency_p99_ms")) {
+                    item += &format!(
+                        ", goodput {}, p99 of successes {}",
+                        units::per_second(og),
+                        units::ms(op)
+                    );
                 }
             }
             items.push(item);
@@ -319,7 +326,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "timeline",
         "Timeline",
         vec![
-            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket.".into()),
+            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted).".into()),
             Block::Charts(timeline),
         ],
     ));
@@ -335,6 +342,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "summary",
         "Summary",
         vec![
+            Block::Text("Per client and per operation of its mix: “ok” latencies are of the successful requests alone; “all” ones count every answer, failures and quick refusals (an open breaker's) included, so in an outage they can fall while successes slow down.".into()),
             Block::Table(tables::clients(base)),
             Block::Table(tables::service_summary(base)),
             Block::Table(tables::edge_summary(base)),

@@ -185,10 +185,22 @@ fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
 pub fn clients(r: &RunData) -> Table {
     let mut t = Table::with_numeric(
         &[
-            "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max", "degraded",
+            "client",
+            "requests",
+            "success",
+            "goodput",
+            "p50 ok",
+            "p99 ok",
+            "p50 all",
+            "p99 all",
+            "p99.9 all",
+            "max all",
+            "degraded",
             "errors",
         ],
-        &[false, true, true, true, true, true, true, true, true, false],
+        &[
+            false, true, true, true, true, true, true, true, true, true, true, false,
+        ],
     );
     for c in r.entities("client") {
         let rows = std::iter::once((c.clone(), names::client(&c))).chain(
@@ -203,6 +215,8 @@ pub fn clients(r: &RunData) -> Table {
                 cell(r, &m("requests"), count),
                 cell(r, &m("success_ratio"), units::ratio),
                 cell(r, &m("goodput_rps"), units::per_second),
+                cell(r, &m("success_latency_p50_ms"), units::ms),
+                cell(r, &m("success_latency_p99_ms"), units::ms),
                 cell(r, &m("latency_p50_ms"), units::ms),
                 cell(r, &m("latency_p99_ms"), units::ms),
                 cell(r, &m("latency_p999_ms"), units::ms),
@@ -354,11 +368,16 @@ pub fn variants(runs: &[RunData]) -> Table {
     for c in base.entities("client") {
         metrics.push((names::client_metric(&c, "success_ratio"), units::ratio));
         metrics.push((names::client_metric(&c, "goodput_rps"), units::per_second));
+        metrics.push((
+            names::client_metric(&c, "success_latency_p99_ms"),
+            units::ms,
+        ));
         metrics.push((names::client_metric(&c, "latency_p99_ms"), units::ms));
         for o in base.client_operations(&c) {
             let op = names::client_op(&c, &o);
             metrics.push((names::metric(&op, "success_ratio"), units::ratio));
             metrics.push((names::metric(&op, "goodput_rps"), units::per_second));
+            metrics.push((names::metric(&op, "success_latency_p99_ms"), units::ms));
             metrics.push((names::metric(&op, "latency_p99_ms"), units::ms));
         }
     }

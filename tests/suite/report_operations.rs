@@ -83,6 +83,10 @@ fn at_a_glance_names_the_worst_operation_and_its_success_under_each_fault() {
         client.contains("worst operation buy: 69.8% success"),
         "{client}"
     );
+    assert!(
+        client.contains("(of all answers)") && client.contains("of successes"),
+        "{client}"
+    );
     let fault = glance.lines().find(|l| l.contains("F0 outage")).unwrap();
     assert!(
         fault.contains("while it was active (4 s to 7 s), the worst off, operation app buy, had"),
@@ -113,5 +117,39 @@ fn the_summary_and_variants_tables_have_a_row_per_operation() {
         "client.app.op.buy.latency_p99_ms",
     ] {
         assert!(variants.contains(metric), "{metric} not in\n{variants}");
+    }
+}
+
+/// Work of exactly 10 ms, refused outright (in no time) for 6 s of the 10: the p50 of all
+/// answers is a refusal's ~0 ms, the p50 and p99 of successes stay the 10 ms of work (the
+/// histogram's bucket holding 10 ms), whatever share is refused.
+#[test]
+fn success_latency_counts_successful_requests_alone() {
+    let m = run(r#"
+[scenario]
+name = "refusals"
+duration = "10s"
+seed = 1
+
+[[client]]
+name = "web"
+target = "api"
+rate = 100
+
+[[service]]
+name = "api"
+workers = 64
+work = { dist = "constant", value = "10ms" }
+
+[[fault]]
+kind = "outage"
+target = "api"
+start = "2s"
+end = "8s"
+"#);
+    assert!(metric(&m, "client.web.latency_p50_ms") < 0.1);
+    for q in ["p50", "p99"] {
+        let ok = metric(&m, &format!("client.web.success_latency_{q}_ms"));
+        assert_close(&format!("success {q}"), ok, 10.0, 0.05);
     }
 }
