@@ -82,6 +82,32 @@ fn shorten(label: &str) -> String {
     format!("{head}…")
 }
 
+/// Characters of an 11 px title line that fit the legend column.
+pub const TITLE_LINE_CHARS: usize = 34;
+
+/// A title broken into lines of at most `max` characters, after a `.`, `-` or `_` where it
+/// can and inside a longer segment where it must: never shortened, so a metric's name reads
+/// whole however long it is.
+pub fn wrap_title(title: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for piece in title.split_inclusive(['.', '-', '_']) {
+        if !line.is_empty() && line.chars().count() + piece.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        for ch in piece.chars() {
+            if line.chars().count() == max {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(ch);
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// A legend: an optional heading, then one row per entry, from `top` px down in `area`.
 pub fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -209,5 +235,15 @@ mod tests {
         assert_eq!(x_range([0.0]), (-1.0, 1.0));
         assert_eq!(shorten("short"), "short");
         assert_eq!(shorten(&"x".repeat(40)).chars().count(), LABEL_CHARS);
+        assert_eq!(
+            wrap_title("client.web.success_ratio", 34),
+            ["client.web.success_ratio"]
+        );
+        assert_eq!(
+            wrap_title("window.expect-3.client.checkout.success_ratio", 20),
+            ["window.expect-3.", "client.checkout.", "success_ratio"]
+        );
+        assert_eq!(wrap_title(&"x".repeat(25), 10).concat(), "x".repeat(25));
+        assert_eq!(wrap_title("", 10), [""]);
     }
 }

@@ -1,14 +1,17 @@
 //! How a chart's axis shows a metric: the unit in its label and the tick and value formats,
-//! chosen from the metric's catalogue unit and range. The numbers themselves are
-//! `crate::number`'s (`short`, `latency_ms`, `percent`).
+//! chosen from the metric's catalogue unit and range. A value with its unit is
+//! `output::units`' (one function per catalogue unit); ticks are `number::short`'s digits.
 
-use crate::number::{latency_ms, percent, short};
+use crate::number::short;
+use crate::output::units;
 
 /// How one axis shows a metric: the unit written in its label and the tick formatter.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AxisUnit {
-    /// Plain numbers (counts, ratios such as amplification), k/M.
+    /// Plain numbers (counts), k/M.
     Plain,
+    /// A multiple (amplification, attempts per request), never a percentage.
+    Times,
     /// Per second, k/M.
     PerSecond,
     /// Values in ms shown as ms.
@@ -30,6 +33,7 @@ impl AxisUnit {
             "1/s" => AxisUnit::PerSecond,
             "s" => AxisUnit::Seconds,
             "ratio" | "0/1" | "share" => AxisUnit::Percent,
+            "×" => AxisUnit::Times,
             _ => AxisUnit::Plain,
         }
     }
@@ -38,6 +42,7 @@ impl AxisUnit {
     pub fn suffix(self) -> &'static str {
         match self {
             AxisUnit::Plain => "",
+            AxisUnit::Times => " (×)",
             AxisUnit::PerSecond => " (/s)",
             AxisUnit::Ms => " (ms)",
             AxisUnit::MsAsSeconds | AxisUnit::Seconds => " (s)",
@@ -58,10 +63,11 @@ impl AxisUnit {
     pub fn value(self, v: f64) -> String {
         match self {
             AxisUnit::Plain => short(v),
-            AxisUnit::PerSecond => format!("{}/s", short(v)),
-            AxisUnit::Ms | AxisUnit::MsAsSeconds => latency_ms(v),
-            AxisUnit::Seconds => format!("{} s", short(v)),
-            AxisUnit::Percent => percent(v),
+            AxisUnit::Times => units::times(v),
+            AxisUnit::PerSecond => units::per_second(v),
+            AxisUnit::Ms | AxisUnit::MsAsSeconds => units::ms(v),
+            AxisUnit::Seconds => units::seconds(v),
+            AxisUnit::Percent => units::ratio(v),
         }
     }
 }
@@ -84,5 +90,10 @@ mod tests {
         assert_eq!(AxisUnit::of("1/s", 1.0).suffix(), " (/s)");
         assert_eq!(unit_of("client.web.goodput_rps"), "1/s");
         assert_eq!(unit_of("client.web.latency_p99_ms"), "ms");
+        // Amplification is a multiple: 1.5 is 1.50×, not 150%.
+        let amplification = AxisUnit::of(unit_of("edge.a.b.amplification"), 1.5);
+        assert_eq!(amplification, AxisUnit::Times);
+        assert_eq!(amplification.value(1.5), "1.50×");
+        assert_eq!(amplification.tick(1.5), "1.5");
     }
 }

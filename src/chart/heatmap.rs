@@ -119,8 +119,12 @@ fn scale<DB: DrawingBackend>(h: &Heatmap, area: &DrawingArea<DB, Shift>) -> Draw
         (12, 20),
         canvas::bold(13),
     ))?;
-    area.draw(&Text::new(h.metric.clone(), (12, 40), text(11)))?;
-    let (top, height, steps) = (66, 240, 48);
+    // The metric's name whole, on as many lines as it takes.
+    let lines = canvas::wrap_title(&h.metric, canvas::TITLE_LINE_CHARS);
+    for (i, line) in lines.iter().enumerate() {
+        area.draw(&Text::new(line.clone(), (12, 40 + 14 * i as i32), text(11)))?;
+    }
+    let (top, height, steps) = (66 + 14 * (lines.len() as i32 - 1), 240, 48);
     for i in 0..steps {
         let t = 1.0 - i as f64 / f64::from(steps - 1);
         let y0 = top + i * height / steps;

@@ -184,11 +184,22 @@ pub fn write_charts(charts: &[Chart], out: &Path, png: Option<u32>) -> Result<Ve
 /// this.
 pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
     let results = read_results(dir)?;
-    if let Results::Sweep(s) = &results {
-        check_patterns(&options.metrics, &s.metrics())?;
-    }
+    check_metric_options(&results, &options.metrics)?;
     let png = options.png.then_some(options.scale);
     write_charts(&charts(&results, options), &dir.join("charts"), png)
+}
+
+/// `--metric` picks a sweep's charts: on a run's directory, whose charts are fixed, it is
+/// refused rather than silently ignored; on a sweep's, each pattern must match a metric.
+pub fn check_metric_options(results: &Results, patterns: &[String]) -> Result<()> {
+    match results {
+        Results::Sweep(s) => check_patterns(patterns, &s.metrics()),
+        Results::Run(_) if !patterns.is_empty() => Err(Error::Usage(format!(
+            "--metric {}: a run's directory has a fixed set of charts; --metric chooses a sweep's (give it a directory `cascade sweep` wrote)",
+            patterns[0]
+        ))),
+        Results::Run(_) => Ok(()),
+    }
 }
 
 /// A `--metric` pattern that matches none of the sweep's metrics is a mistake, not an empty

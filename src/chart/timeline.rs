@@ -174,16 +174,25 @@ impl Timeline {
                 })
                 .collect()
         };
+        // Each client's p99 of successful requests (solid) beside its p99 of all answers
+        // (dotted), each labelled so: fast refusals pull the second down in an outage.
         let p99: Vec<Line> = clients
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| {
-                let v = run.series(&names::client_metric(c, "latency_p99_ms"))?;
-                Some(Line {
-                    label: format!("{c} p99"),
-                    color: palette::series(i),
-                    dash: Dash::Solid,
-                    points: mid(v, 1.0),
+            .flat_map(|(i, c)| {
+                [
+                    ("success_latency_p99_ms", "p99 of successes", Dash::Solid),
+                    ("latency_p99_ms", "p99 of all answers", Dash::Dotted),
+                ]
+                .into_iter()
+                .filter_map(move |(metric, what, dash)| {
+                    let v = run.series(&names::client_metric(c, metric))?;
+                    Some(Line {
+                        label: format!("{c} {what}"),
+                        color: palette::series(i),
+                        dash,
+                        points: mid(v, 1.0),
+                    })
                 })
             })
             .collect();
@@ -391,19 +400,46 @@ pub(super) fn shade<DB: DrawingBackend>(
             palette::WARMUP.mix(0.18).filled(),
         )))?;
     }
-    for (i, f) in t.faults.iter().enumerate() {
+    for f in &t.faults {
         chart.draw_series(std::iter::once(Rectangle::new(
             [(f.start, lo), (f.end, hi)],
             palette::FAULT.mix(0.09).filled(),
         )))?;
-        if tag {
+    }
+    if tag {
+        let width = chart.plotting_area().dim_in_pixel().0;
+        let px_per_s = f64::from(width) / t.end_s.max(1e-9);
+        let starts: Vec<f64> = t.faults.iter().map(|f| f.start).collect();
+        for (i, (f, dx)) in t
+            .faults
+            .iter()
+            .zip(tag_offsets(&starts, px_per_s))
+            .enumerate()
+        {
             chart.draw_series(std::iter::once(
                 EmptyElement::at((f.start, hi))
-                    + Text::new(format!("F{i}"), (4, 3), text(11).color(&palette::FAULT)),
+                    + Text::new(format!("F{i}"), (dx, 3), text(11).color(&palette::FAULT)),
             ))?;
         }
     }
     Ok(())
+}
+
+/// Each fault tag's x offset in px from its fault's start, so that tags of faults starting
+/// together (or a few px apart) stand side by side in start order instead of on top of each
+/// other. A tag `F<i>` is taken as 7 px a character and 4 px of gap.
+pub fn tag_offsets(starts: &[f64], px_per_s: f64) -> Vec<i32> {
+    let mut order: Vec<usize> = (0..starts.len()).collect();
+    order.sort_by(|&a, &b| starts[a].total_cmp(&starts[b]).then(a.cmp(&b)));
+    let mut offsets = vec![4; starts.len()];
+    let mut free = i32::MIN;
+    for i in order {
+        let natural = (starts[i] * px_per_s).round() as i32 + 4;
+        let x = natural.max(free);
+        offsets[i] = 4 + x - natural;
+        free = x + 7 * format!("F{i}").len() as i32 + 4;
+    }
+    offsets
 }
 
 fn panel<DB: DrawingBackend>(

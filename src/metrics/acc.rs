@@ -61,6 +61,9 @@ pub struct ClientAcc {
     pub requests: u64,
     pub outcomes: Outcomes,
     pub latency: LatencyHist,
+    /// The latency of the requests answered ok or degraded alone: fast refusals (an open
+    /// breaker's) lower the all-answers percentiles, never these.
+    pub success_latency: LatencyHist,
 }
 
 impl ClientAcc {
@@ -68,11 +71,13 @@ impl ClientAcc {
         self.requests += o.requests;
         self.outcomes.merge(&o.outcomes);
         self.latency.merge(&o.latency);
+        self.success_latency.merge(&o.success_latency);
     }
     pub fn reset(&mut self) {
         self.requests = 0;
         self.outcomes = Outcomes::default();
         self.latency.reset();
+        self.success_latency.reset();
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         emit("requests", self.requests as f64);
@@ -89,6 +94,9 @@ impl ClientAcc {
         emit("latency_p999_ms", p999);
         emit("latency_mean_ms", self.latency.mean_ms());
         emit("latency_max_ms", self.latency.max_ms());
+        let [ok_p50, ok_p99] = self.success_latency.quantiles_ms([0.5, 0.99]);
+        emit("success_latency_p50_ms", ok_p50);
+        emit("success_latency_p99_ms", ok_p99);
     }
 }
 
@@ -332,8 +340,12 @@ pub struct EdgeAcc {
     pub attempts: u64,
     pub retries: u64,
     pub outcomes: Outcomes,
-    /// From a logical call's start to its end, retries and backoff included.
+    /// From a logical call's start to its end, retries and backoff included. In the open
+    /// bucket it holds the failed calls alone, the successes being in `success_latency`
+    /// (`Recorder::record_call_end`); closing the bucket merges them.
     pub call_latency: LatencyHist,
+    /// The same, of the calls that ended ok or degraded: a client's `success_latency_*`.
+    pub success_latency: LatencyHist,
     /// From an attempt's sending to its answer or its timeout.
     pub attempt_latency: LatencyHist,
     pub rejected_breaker: u64,
@@ -373,6 +385,7 @@ impl EdgeAcc {
         self.retries += o.retries;
         self.outcomes.merge(&o.outcomes);
         self.call_latency.merge(&o.call_latency);
+        self.success_latency.merge(&o.success_latency);
         self.attempt_latency.merge(&o.attempt_latency);
         self.rejected_breaker += o.rejected_breaker;
         self.rejected_bulkhead += o.rejected_bulkhead;
@@ -396,14 +409,17 @@ impl EdgeAcc {
     }
     pub fn reset(&mut self) {
         // Keeps the histograms' allocations.
-        let (mut call, mut attempt) = (
+        let (mut call, mut success, mut attempt) = (
             std::mem::take(&mut self.call_latency),
+            std::mem::take(&mut self.success_latency),
             std::mem::take(&mut self.attempt_latency),
         );
         call.reset();
+        success.reset();
         attempt.reset();
         *self = EdgeAcc {
             call_latency: call,
+            success_latency: success,
             attempt_latency: attempt,
             has_accrual: self.has_accrual,
             ..EdgeAcc::default()

@@ -93,6 +93,7 @@ struct WindowTotals {
 struct CallEnds {
     outcomes: Outcomes,
     latency: LatencyHist,
+    success_latency: LatencyHist,
 }
 
 impl Recorder {
@@ -251,7 +252,14 @@ impl Recorder {
     pub fn record_call_end(&mut self, edge: usize, outcome: Outcome, latency_ns: u64) {
         let acc = &mut self.edges[edge];
         acc.outcomes.record(outcome);
-        acc.call_latency.record(latency_ns);
+        // One record per call end, whatever the outcome (the instruction budget): a success
+        // goes to the successes' histogram, a failure to the calls', and `close_bucket` folds
+        // the first into the second before anything reads them.
+        if outcome.is_success() {
+            acc.success_latency.record(latency_ns);
+        } else {
+            acc.call_latency.record(latency_ns);
+        }
     }
 
     /// A fallback call on `edge` ended: apart from the edge's other calls if a client's
@@ -262,6 +270,9 @@ impl Recorder {
             Some((_, ends)) => {
                 ends.outcomes.record(outcome);
                 ends.latency.record(latency_ns);
+                if outcome.is_success() {
+                    ends.success_latency.record(latency_ns);
+                }
             }
             None => self.record_call_end(edge, outcome, latency_ns),
         }
@@ -304,6 +315,8 @@ impl Recorder {
 
     fn close_bucket(&mut self, boundary: u64) {
         for (e, acc) in self.edges.iter_mut().enumerate() {
+            // The bucket's successes join its failures: call_latency is every call's again.
+            acc.call_latency.merge(&acc.success_latency);
             self.breakers_open[e].close(boundary, &mut acc.breaker_open_area);
             self.breakers_half_open[e].close(boundary, &mut acc.breaker_half_open_area);
             self.limits[e].close(boundary, &mut acc.limit_area);
@@ -316,6 +329,7 @@ impl Recorder {
             let calls = &self.edges[edge];
             client.outcomes = calls.outcomes.clone();
             client.latency.merge(&calls.call_latency);
+            client.success_latency.merge(&calls.success_latency);
         }
         for &(part, whole) in &self.client_parts {
             self.clients[whole].requests += self.clients[part].requests;
@@ -327,6 +341,7 @@ impl Recorder {
             let acc = &mut self.edges[*edge];
             acc.outcomes.merge(&ends.outcomes);
             acc.call_latency.merge(&ends.latency);
+            acc.success_latency.merge(&ends.success_latency);
             *ends = CallEnds::default();
         }
         for (acc, l) in self.services.iter_mut().zip(self.levels.iter_mut()) {

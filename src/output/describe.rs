@@ -4,6 +4,7 @@
 use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::number::short;
+use crate::output::units;
 use crate::time::format_duration as dur;
 use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
@@ -67,8 +68,9 @@ fn kinds(set: OutcomeSet) -> String {
     names.join(", ")
 }
 
+/// A fraction in [0, 1] as a percentage (a policy's rates and shares are fractions).
 fn pct(v: f64) -> String {
-    format!("{}%", short(v * 100.0))
+    units::ratio(v)
 }
 
 pub fn timeout(p: &Policy) -> String {
@@ -127,7 +129,8 @@ pub fn budget(p: &Policy) -> String {
             short(*token_ratio)
         ),
         Some(BudgetConfig::Concurrency { percent, min }) => {
-            format!("{}% concurrent (min {min})", short(*percent))
+            // The table's `percent` is held as a fraction: 25 is 0.25.
+            format!("{} concurrent (min {min})", units::ratio(*percent))
         }
         Some(BudgetConfig::Adaptive {
             max_tokens,

@@ -12,3 +12,4 @@ pub mod run_tables;
 pub mod sweep_files;
 pub mod sweep_table;
 pub mod text_table;
+pub mod units;

@@ -84,6 +84,53 @@ impl RunData {
         }
         names
     }
+
+    /// The operations of a client's mix, in mix order (none for a client without a mix): from
+    /// the model when there is one, else from the `client.<c>.op.<o>.requests` names.
+    pub fn client_operations(&self, client: &str) -> Vec<String> {
+        if let Some(m) = &self.model {
+            return (m
+                .clients
+                .iter()
+                .filter(|c| c.name == client && c.mix.is_some()))
+            .flat_map(|c| c.calls())
+            .map(|call| {
+                m.services[call.to].operations[usize::from(call.operation) - 1]
+                    .name
+                    .clone()
+            })
+            .collect();
+        }
+        let prefix = format!("client.{client}.op.");
+        (self.metrics.keys())
+            .filter_map(|k| k.strip_prefix(&prefix)?.strip_suffix(".requests"))
+            .filter(|o| !o.contains('.'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The share of the requests finished in `[from_s, to_s)` (bucket starts) that
+    /// succeeded, for a client or one of its operations (`prefix`, `client.<c>` or
+    /// `client.<c>.op.<o>`), from the time series; none when none finished.
+    pub fn success_between(&self, prefix: &str, from_s: f64, to_s: f64) -> Option<f64> {
+        let in_span: Vec<usize> = (0..self.times.len())
+            .filter(|&i| self.times[i] >= from_s && self.times[i] < to_s)
+            .collect();
+        let sum = |name: &str| -> f64 {
+            self.series(name)
+                .map_or(0.0, |v| in_span.iter().map(|&i| v[i]).sum())
+        };
+        let success = sum(&format!("{prefix}.success"));
+        let errors_prefix = format!("{prefix}.errors.");
+        let errors: f64 = (self.series.keys())
+            .filter(|k| {
+                k.strip_prefix(&errors_prefix)
+                    .is_some_and(|r| !r.contains('.'))
+            })
+            .map(|k| sum(k))
+            .sum();
+        (success + errors > 0.0).then(|| success / (success + errors))
+    }
 }
 
 /// Whether `dir` holds a run's files.

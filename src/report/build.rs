@@ -5,11 +5,12 @@ use super::{Block, Doc, Section, topology};
 use crate::chart::{Chart, Kind};
 use crate::metrics::names;
 use crate::model::Model;
-use crate::number::{latency_ms, percent, short};
+use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::SweepData;
 use crate::output::text_table::Table;
+use crate::output::units;
 
 fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
     Section {
@@ -69,13 +70,30 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
         if let (Some(s), Some(g), Some(p)) =
             (m("success_ratio"), m("goodput_rps"), m("latency_p99_ms"))
         {
-            let mark = if s >= 0.99 { "✓" } else { "✗" };
-            items.push(format!(
-                "{mark} client {c}: {} success, goodput {}/s, p99 {}",
-                percent(s),
+            let worst = worst_operation(run, &c);
+            let lowest = worst.as_ref().map_or(s, |w| w.1.min(s));
+            let mark = if lowest >= 0.99 { "✓" } else { "✗" };
+            let mut item = format!(
+                "{mark} client {c}: {} success, goodput {}/s, p99 {} (of all answers)",
+                units::ratio(s),
                 short(g),
-                latency_ms(p)
-            ));
+                units::ms(p)
+            );
+            if let Some(ok) = m("success_latency_p99_ms") {
+                item += &format!(", {} of successes", units::ms(ok));
+            }
+            if let Some((o, os)) = worst {
+                let om = |k: &str| run.metric(&names::metric(&names::client_op(&c, &o), k));
+                item += &format!("; worst operation {o}: {} success", units::ratio(os));
+                if let (Some(og), Some(op)) = (om("goodput_rps"), om("success_latency_p99_ms")) {
+                    item += &format!(
+                        ", goodput {}, p99 of successes {}",
+                        units::per_second(og),
+                        units::ms(op)
+                    );
+                }
+            }
+            items.push(item);
         }
     }
     if let Some(item) = at_the_end(run) {
@@ -84,9 +102,17 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     if let Some(model) = &run.model {
         for (i, f) in model.faults.iter().enumerate() {
             let label = describe::fault_label(model, f);
+            let during = worst_during(run, f).map_or(String::new(), |(name, s)| {
+                format!(
+                    "; while it was active ({} to {}), the worst off, {name}, had {} success",
+                    units::seconds(f.start as f64 / 1e9),
+                    units::seconds(f.end as f64 / 1e9),
+                    units::ratio(s)
+                )
+            });
             match run.metric(&names::fault_metric(i, "recovered")) {
                 Some(x) if x >= 0.5 => items.push(format!(
-                    "✓ F{i} {label}: recovered {} s after it ended",
+                    "✓ F{i} {label}: recovered {} s after it ended{during}",
                     short(
                         run.metric(&names::fault_metric(i, "recovery_s"))
                             .unwrap_or(0.0)
@@ -99,16 +125,19 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
                     let hold = model.recovery_hold as f64 / 1e9;
                     items.push(if watched < hold {
                         format!(
-                            "✗ F{i} {label}: recovery not confirmed — the run ended {} s after the fault, within the {} s that goodput must hold",
+                            "✗ F{i} {label}: recovery not confirmed — the run ended {} s after the fault, within the {} s that goodput must hold{during}",
                             short(watched),
                             short(hold)
                         )
                     } else {
                         format!(
-                            "✗ F{i} {label}: goodput did not come back in the {} s after it ended (a metastable failure)",
+                            "✗ F{i} {label}: goodput did not come back in the {} s after it ended (a metastable failure){during}",
                             short(watched)
                         )
                     });
+                }
+                None if !during.is_empty() => {
+                    items.push(format!("F{i} {label}: no verdict (from the start){during}"));
                 }
                 None => {}
             }
@@ -125,11 +154,7 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
         if let (Some(n), Some(s)) = (m("breaker_opens"), m("breaker_open_s"))
             && n > 0.0
         {
-            items.push(format!(
-                "breaker on {call} opened {} times, {} s open in all",
-                short(n),
-                short(s)
-            ));
+            items.push(breaker_line(run, &e, &call, n, s));
         }
     }
     for s in run.entities("service") {
@@ -145,6 +170,86 @@ fn at_a_glance(run: &RunData, expectations: Option<String>) -> Vec<String> {
     }
     items.extend(expectations);
     items
+}
+
+/// A client's operation with the lowest success ratio over the run, when it has a mix.
+fn worst_operation(run: &RunData, client: &str) -> Option<(String, f64)> {
+    run.client_operations(client)
+        .into_iter()
+        .filter_map(|o| {
+            let s = run.metric(&names::metric(
+                &names::client_op(client, &o),
+                "success_ratio",
+            ))?;
+            let requests = run.metric(&names::metric(&names::client_op(client, &o), "requests"));
+            (requests.unwrap_or(1.0) > 0.0).then_some((o, s))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The worst-off client operation (or client, without a mix) while fault `f` was active, with
+/// its success over the fault's buckets, from the time series: what the first screen says
+/// of each fault.
+fn worst_during(run: &RunData, f: &crate::model::fault::Fault) -> Option<(String, f64)> {
+    let (from, to) = (f.start as f64 / 1e9, f.end as f64 / 1e9);
+    let mut parts: Vec<(String, String)> = Vec::new();
+    for c in run.entities("client") {
+        let ops = run.client_operations(&c);
+        if ops.is_empty() {
+            parts.push((format!("client {c}"), names::client(&c)));
+        }
+        parts.extend(
+            ops.iter()
+                .map(|o| (format!("operation {c} {o}"), names::client_op(&c, o))),
+        );
+    }
+    parts
+        .into_iter()
+        .filter_map(|(name, prefix)| Some((name, run.success_between(&prefix, from, to)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// A breaker's opens and open time, which the metrics sum over the edge's breakers (one per
+/// caller instance, per callee instance too with `scope = "instance"`): said as a total over
+/// the measured time and per breaker, so three instances' 126 s do not read as one breaker's.
+fn breaker_line(run: &RunData, edge: &str, call: &str, opens: f64, open_s: f64) -> String {
+    let measured = run.duration_s;
+    let breakers = run.model.as_ref().and_then(|m| {
+        let c = describe::edge_calls(m)
+            .into_iter()
+            .find(|c| c.edge == edge)?;
+        let b = c.call.policy.breaker()?;
+        let instances = |name: &str| {
+            m.services
+                .iter()
+                .find(|s| s.name == name)
+                .map_or(1, |s| s.instances)
+        };
+        let (mut n, mut whose) = (instances(&c.from), format!("one per {} instance", c.from));
+        if b.scope() == cascade_policy::breaker::BreakerScope::Instance {
+            n *= instances(&c.to);
+            whose += &format!(" and {} instance", c.to);
+        }
+        Some((n, whose))
+    });
+    let total = format!(
+        "breaker on {call} opened {} times and was open {} in all over the {} measured",
+        short(opens),
+        units::seconds(open_s),
+        units::seconds(measured)
+    );
+    match breakers {
+        Some((n, whose)) if n > 1 => format!(
+            "{total}: {n} breakers ({whose}), each opened {} times and open {} ({} of the time) on average per breaker",
+            short(opens / f64::from(n)),
+            units::seconds(open_s / f64::from(n)),
+            units::ratio(open_s / f64::from(n) / measured.max(1e-9))
+        ),
+        _ => format!(
+            "{total} ({} of the time)",
+            units::ratio(open_s / measured.max(1e-9))
+        ),
+    }
 }
 
 /// Whether goodput matches the offered load over the run's last tenth (at least five buckets):
@@ -171,13 +276,13 @@ fn at_the_end(run: &RunData) -> Option<String> {
     Some(if share >= 0.9 {
         format!(
             "✓ over the last {span} s, goodput is {} of the offered load ({}/s)",
-            percent(share),
+            units::ratio(share),
             short(offered)
         )
     } else {
         format!(
             "✗ over the last {span} s, goodput is only {} of the offered load ({}/s of {}/s): the system had not recovered when the run ended",
-            percent(share),
+            units::ratio(share),
             short(goodput),
             short(offered)
         )
@@ -221,7 +326,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "timeline",
         "Timeline",
         vec![
-            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket.".into()),
+            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted).".into()),
             Block::Charts(timeline),
         ],
     ));
@@ -237,6 +342,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "summary",
         "Summary",
         vec![
+            Block::Text("Per client and per operation of its mix: “ok” latencies are of the successful requests alone; “all” ones count every answer, failures and quick refusals (an open breaker's) included, so in an outage they can fall while successes slow down.".into()),
             Block::Table(tables::clients(base)),
             Block::Table(tables::service_summary(base)),
             Block::Table(tables::edge_summary(base)),

@@ -68,9 +68,7 @@ pub fn report_dir(
         metrics: metrics.to_vec(),
         ..chart::ChartOptions::default()
     };
-    if let crate::output::read_dir::Results::Sweep(s) = &results {
-        chart::check_patterns(&options.metrics, &s.metrics())?;
-    }
+    chart::check_metric_options(&results, &options.metrics)?;
     let charts = chart::charts(&results, &options);
     let doc = match &results {
         crate::output::read_dir::Results::Run(runs) => build::run_doc(runs, &charts),

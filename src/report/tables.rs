@@ -4,10 +4,11 @@
 
 use crate::metrics::names;
 use crate::model::Model;
-use crate::number::{count, latency_ms, percent, short};
+use crate::number::{count, short};
 use crate::output::describe;
 use crate::output::read_run::RunData;
 use crate::output::text_table::Table;
+use crate::output::units;
 use crate::time::format_duration as dur;
 
 /// The per-dependency resilience matrix: one row per edge, one column per policy.
@@ -154,14 +155,19 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
                     m("goodput_after_rps"),
                 ) {
                     (Some(b), Some(d), Some(a)) => {
-                        format!("{}/s → {}/s → {}/s", short(b), short(d), short(a))
+                        format!(
+                            "{} → {} → {}",
+                            units::per_second(b),
+                            units::per_second(d),
+                            units::per_second(a)
+                        )
                     }
                     _ => "–".into(),
                 },
             );
             row.push(match (m("recovered"), m("recovery_s")) {
-                (Some(x), Some(s)) if x >= 0.5 => format!("✓ recovered in {} s", short(s)),
-                (Some(_), Some(s)) => format!("✗ not recovered ({} s watched)", short(s)),
+                (Some(x), Some(s)) if x >= 0.5 => format!("✓ recovered in {}", units::seconds(s)),
+                (Some(_), Some(s)) => format!("✗ not recovered ({} watched)", units::seconds(s)),
                 _ => "no verdict (fault from the start)".into(),
             });
         }
@@ -174,27 +180,71 @@ fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
     r.metric(name).map_or("–".into(), f)
 }
 
+/// Each client, then each operation of its mix (indented), measured apart: a 10% operation
+/// that fails is a row of its own, not a dent in its client's total.
 pub fn clients(r: &RunData) -> Table {
     let mut t = Table::with_numeric(
         &[
-            "client", "requests", "success", "goodput", "p50", "p99", "p99.9", "max",
+            "client",
+            "requests",
+            "success",
+            "goodput",
+            "p50 ok",
+            "p99 ok",
+            "p50 all",
+            "p99 all",
+            "p99.9 all",
+            "max all",
+            "degraded",
+            "errors",
         ],
-        &[false, true, true, true, true, true, true, true],
+        &[
+            false, true, true, true, true, true, true, true, true, true, true, false,
+        ],
     );
     for c in r.entities("client") {
-        let m = |k: &str| names::client_metric(&c, k);
-        t.row(vec![
-            c.clone(),
-            cell(r, &m("requests"), count),
-            cell(r, &m("success_ratio"), percent),
-            cell(r, &m("goodput_rps"), |v| format!("{}/s", short(v))),
-            cell(r, &m("latency_p50_ms"), latency_ms),
-            cell(r, &m("latency_p99_ms"), latency_ms),
-            cell(r, &m("latency_p999_ms"), latency_ms),
-            cell(r, &m("latency_max_ms"), latency_ms),
-        ]);
+        let rows = std::iter::once((c.clone(), names::client(&c))).chain(
+            r.client_operations(&c)
+                .into_iter()
+                .map(|o| (format!("  {o}"), names::client_op(&c, &o))),
+        );
+        for (name, prefix) in rows {
+            let m = |k: &str| names::metric(&prefix, k);
+            t.row(vec![
+                name,
+                cell(r, &m("requests"), count),
+                cell(r, &m("success_ratio"), units::ratio),
+                cell(r, &m("goodput_rps"), units::per_second),
+                cell(r, &m("success_latency_p50_ms"), units::ms),
+                cell(r, &m("success_latency_p99_ms"), units::ms),
+                cell(r, &m("latency_p50_ms"), units::ms),
+                cell(r, &m("latency_p99_ms"), units::ms),
+                cell(r, &m("latency_p999_ms"), units::ms),
+                cell(r, &m("latency_max_ms"), units::ms),
+                cell(r, &m("degraded"), count),
+                errors_by_kind(r, &prefix),
+            ]);
+        }
     }
     t
+}
+
+/// `unavailable 121, timeout 3`: the failure kinds that occurred, most first; `none`.
+pub fn errors_by_kind(r: &RunData, prefix: &str) -> String {
+    let errors = format!("{prefix}.errors.");
+    let mut kinds: Vec<(&str, f64)> = (r.metrics.iter())
+        .filter_map(|(k, v)| Some((k.strip_prefix(&errors)?, *v)))
+        .filter(|(kind, v)| !kind.contains('.') && *v > 0.0)
+        .collect();
+    kinds.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    if kinds.is_empty() {
+        return "none".into();
+    }
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|(kind, v)| format!("{kind} {}", count(*v)))
+        .collect();
+    kinds.join(", ")
 }
 
 /// One row per operation of every service that has them: what each does and how it is held.
@@ -222,7 +272,7 @@ pub fn operations(model: &Model) -> Option<Table> {
             t.row(vec![
                 s.name.clone(),
                 name,
-                latency_ms(op.plan.work.mean() / 1e6),
+                units::ms(op.plan.work.mean() / 1e6),
                 count(op.plan.steps.iter().filter(|step| !step.is_empty()).count() as f64),
                 op.criticality
                     .map_or("the caller's".into(), |c| c.name().to_string()),
@@ -266,10 +316,10 @@ pub fn service_summary(r: &RunData) -> Table {
                 name,
                 cell(r, &m("arrivals"), count),
                 cell(r, &m("rejected"), count),
-                cell(r, &m("utilization"), percent),
-                cell(r, &m("wait_p99_ms"), latency_ms),
+                cell(r, &m("utilization"), units::ratio),
+                cell(r, &m("wait_p99_ms"), units::ms),
                 cell(r, &m("queue_mean"), short),
-                cell(r, &m("wasted_work_s"), |v| format!("{} s", short(v))),
+                cell(r, &m("wasted_work_s"), units::seconds),
             ]);
         }
     }
@@ -295,9 +345,9 @@ pub fn edge_summary(r: &RunData) -> Table {
             e.replacen('.', " → ", 1),
             cell(r, &m("calls"), count),
             cell(r, &m("attempts"), count),
-            cell(r, &m("amplification"), |v| format!("{v:.2}×")),
+            cell(r, &m("amplification"), units::times),
             cell(r, &m("breaker_opens"), count),
-            cell(r, &m("breaker_open_s"), |v| format!("{} s", short(v))),
+            cell(r, &m("breaker_open_s"), units::seconds),
             cell(r, &m("budget_exhausted"), count),
         ]);
     }
@@ -316,30 +366,33 @@ pub fn variants(runs: &[RunData]) -> Table {
     type Format = fn(f64) -> String;
     let mut metrics: Vec<(String, Format)> = Vec::new();
     for c in base.entities("client") {
-        metrics.push((names::client_metric(&c, "success_ratio"), percent));
-        metrics.push((names::client_metric(&c, "goodput_rps"), |v| {
-            format!("{}/s", short(v))
-        }));
-        metrics.push((names::client_metric(&c, "latency_p99_ms"), latency_ms));
+        metrics.push((names::client_metric(&c, "success_ratio"), units::ratio));
+        metrics.push((names::client_metric(&c, "goodput_rps"), units::per_second));
+        metrics.push((
+            names::client_metric(&c, "success_latency_p99_ms"),
+            units::ms,
+        ));
+        metrics.push((names::client_metric(&c, "latency_p99_ms"), units::ms));
+        for o in base.client_operations(&c) {
+            let op = names::client_op(&c, &o);
+            metrics.push((names::metric(&op, "success_ratio"), units::ratio));
+            metrics.push((names::metric(&op, "goodput_rps"), units::per_second));
+            metrics.push((names::metric(&op, "success_latency_p99_ms"), units::ms));
+            metrics.push((names::metric(&op, "latency_p99_ms"), units::ms));
+        }
     }
     for e in base.entities("edge") {
-        metrics.push((names::edge_metric(&e, "amplification"), |v| {
-            format!("{v:.2}×")
-        }));
+        metrics.push((names::edge_metric(&e, "amplification"), units::times));
     }
     for s in base.entities("service") {
-        metrics.push((names::service_metric(&s, "wasted_work_s"), |v| {
-            format!("{} s", short(v))
-        }));
+        metrics.push((names::service_metric(&s, "wasted_work_s"), units::seconds));
     }
     let faults = base.model.as_ref().map_or(0, |m| m.faults.len());
     for i in 0..faults {
         metrics.push((names::fault_metric(i, "recovered"), |v| {
             if v >= 0.5 { "✓ yes" } else { "✗ no" }.to_string()
         }));
-        metrics.push((names::fault_metric(i, "recovery_s"), |v| {
-            format!("{} s", short(v))
-        }));
+        metrics.push((names::fault_metric(i, "recovery_s"), units::seconds));
     }
     for (name, f) in metrics {
         if runs.iter().all(|r| r.metric(&name).is_none()) {

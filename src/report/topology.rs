@@ -105,14 +105,15 @@ pub fn svg(model: &Model) -> String {
         });
     }
     for s in &model.services {
+        // In words: a browser without the glyph drew "queue ∞" as "queue =".
         let queue = if s.queue == u64::MAX {
-            "∞".to_string()
+            "unbounded queue".to_string()
         } else {
-            short(s.queue as f64)
+            format!("queue {}", short(s.queue as f64))
         };
         nodes.push(Node {
             name: s.name.clone(),
-            detail: format!("{}×{} workers, queue {queue}", s.instances, s.workers),
+            detail: format!("{}×{} workers, {queue}", s.instances, s.workers),
             column: 0,
             row: 0,
             faults: Vec::new(),

@@ -80,6 +80,16 @@ pub(super) const CLIENTS: &[MetricDoc] = &[
     ),
     doc("client.<c>.latency_max_ms", "ms", "largest such latency"),
     doc(
+        "client.<c>.success_latency_p50_ms",
+        "ms",
+        "median time from start to answer of the requests answered ok or degraded alone: failures, fast or slow, do not move it (a breaker's quick refusals lower latency_p99_ms in an outage, not this)",
+    ),
+    doc(
+        "client.<c>.success_latency_p99_ms",
+        "ms",
+        "99th percentile of that latency of successful requests",
+    ),
+    doc(
         "client.<c>.errors.<kind>",
         "count",
         "requests that failed with this outcome kind",

@@ -25,12 +25,12 @@ pub(super) const EDGES: &[MetricDoc] = &[
     ),
     doc(
         "edge.<from>.<to>.amplification",
-        "ratio",
+        "×",
         "attempts per logical call; a call refused before any attempt (an open breaker, a full bulkhead, a limit) counts with none, so during an outage behind a breaker it reads below 1",
     ),
     doc(
         "edge.<from>.<to>.amplification_sent",
-        "ratio",
+        "×",
         "attempts / calls that sent their first attempt (attempts - retries - hedges): the load a caller adds per call it actually sends, whatever a breaker refuses; gate retry storms on this on an edge with a breaker",
     ),
     doc(

@@ -97,7 +97,7 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc("service.<s>.throughput_rps", "1/s", "served per second"),
     doc(
         "service.<s>.attempts_per_request",
-        "ratio",
+        "×",
         "attempts that reached the service per logical request of all clients: end-to-end amplification",
     ),
     doc(
