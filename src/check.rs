@@ -4,7 +4,7 @@
 use crate::error::ScenarioError;
 use crate::metrics::RunMetrics;
 use crate::metrics::names;
-use crate::scenario::{Expect, Op};
+use crate::scenario::Expect;
 
 impl Expect {
     /// The verdict over `samples`, the metric's values in the first `reps` replications in
@@ -15,14 +15,8 @@ impl Expect {
             let s = crate::stats::summary::summarize(samples);
             let (lo, hi) = s.ci95;
             // An infinite ratio (a zero `against`) leaves no interval to judge: it fails.
-            let passed = lo.is_finite()
-                && hi.is_finite()
-                && match self.op {
-                    Op::Lt | Op::Le => self.op.holds(hi, self.value),
-                    Op::Gt | Op::Ge => self.op.holds(lo, self.value),
-                    Op::Eq => lo == self.value && hi == self.value,
-                    Op::Ne => !(lo..=hi).contains(&self.value),
-                };
+            let passed =
+                lo.is_finite() && hi.is_finite() && self.op.holds_throughout(lo, hi, self.value);
             return Verdict {
                 label: self.label(),
                 measured: s.mean,
@@ -181,7 +175,7 @@ fn unjudged_fault(metric: &str, m: &RunMetrics) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Against, BASE, Compare, Stat};
+    use crate::scenario::{Against, BASE, Compare, Op, Stat};
 
     fn expect(op: Op, value: f64, whole_interval: bool) -> Expect {
         Expect {

@@ -5,6 +5,7 @@
 use super::baseline::BaselineArgs;
 use cascade::atomic::write_atomic;
 use cascade::check::{Verdict, evaluate_runs};
+use cascade::margin::search::Bounds;
 use cascade::metrics::RunMetrics;
 use cascade::number::sig3;
 use cascade::output::text_table::Table;
@@ -34,6 +35,10 @@ pub struct CheckArgs {
     /// printed all the same.
     #[arg(long, short)]
     quiet: bool,
+    /// Also judge the expectations on margins (`margin.fault.<i>.load`, `.trigger_s`): each
+    /// runs `cascade margin`'s search (tens of runs), so a plain check leaves them out.
+    #[arg(long)]
+    margin: bool,
     #[command(flatten)]
     baseline: BaselineArgs,
     #[command(flatten)]
@@ -90,12 +95,21 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let (to_run, run_files): (Vec<Compiled>, Vec<&PathBuf>) = scenarios
         .iter()
         .zip(&files)
-        .filter(|(c, _)| !c[0].1.expects.is_empty() || args.baseline.any())
+        .filter(|(c, _)| {
+            !c[0].1.expects.is_empty()
+                || args.baseline.any()
+                || (args.margin && !c[0].1.margin_expects.is_empty())
+        })
         .map(|(c, f)| (c.as_slice(), f))
         .unzip();
     let all_ran = super::check_runs::run_all(&to_run, args.baseline.any(), jobs, args.quiet)?;
     for ((compiled, ran), file) in to_run.iter().zip(all_ran).zip(run_files) {
-        let Scenario { model, expects, .. } = &compiled[0].1;
+        let Scenario {
+            model,
+            expects,
+            margin_expects,
+            ..
+        } = &compiled[0].1;
         let runs_of = |name: &str| ran.of(name);
         let mut verdicts = evaluate_runs(expects, &runs_of).map_err(Error::Scenario)?;
         let check_again = super::check_case::command(file, &args.set, None);
@@ -117,6 +131,24 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             super::check_case::of_baseline(&args.baseline, base.len(), &ran, with_baseline.clone())
         }));
         verdicts.extend(gated);
+        let mut seconds = ran.total_seconds();
+        if args.margin {
+            let again = super::check_case::margin_command(file, &args.set);
+            for e in margin_expects {
+                let started = std::time::Instant::now();
+                let (verdict, margin) =
+                    cascade::margin::gate::judge(model, e, Bounds::STANDARD, jobs)?;
+                let took = started.elapsed().as_secs_f64();
+                seconds += took;
+                cases.push(super::check_case::of_margin(
+                    e,
+                    &margin,
+                    again.clone(),
+                    took,
+                ));
+                verdicts.push(verdict);
+            }
+        }
         for v in &verdicts {
             let measured = match v.interval {
                 Some((lo, hi)) => format!("{} [{}, {}]", sig3(v.measured), sig3(lo), sig3(hi)),
@@ -134,16 +166,26 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             seed: model.seed,
             verdicts,
             cases,
-            seconds: ran.total_seconds(),
+            seconds,
         });
     }
     let total: usize = checked.iter().map(|c| c.verdicts.len()).sum();
+    // Margin expectations left for `--margin`: said, never passed over in silence.
+    let unjudged_margins: usize = match args.margin {
+        true => 0,
+        false => scenarios.iter().map(|c| c[0].1.margin_expects.len()).sum(),
+    };
     if total == 0 && !args.baseline.any() {
         // A gate that checks nothing must not pass quietly.
-        return Err(Error::Usage(format!(
-            "nothing to check: none of the {} scenario files has an [[expect]]",
-            files.len()
-        )));
+        return Err(Error::Usage(match unjudged_margins {
+            0 => format!(
+                "nothing to check: none of the {} scenario files has an [[expect]]",
+                files.len()
+            ),
+            n => format!(
+                "nothing to check without --margin: the {n} [[expect]] of these files are on margins (margin.fault.<i>.load, .trigger_s), which only `cascade check --margin` judges"
+            ),
+        }));
     }
     let failed: usize = checked
         .iter()
@@ -155,21 +197,37 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     if total > 0 {
         print!("\n{}", table.render());
     }
-    let skipped = files.len() - checked.len();
+    // Not run for want of any [[expect]] (one on a margin alone is counted with the margins).
+    let skipped = files.len()
+        - checked.len()
+        - scenarios
+            .iter()
+            .filter(|c| c[0].1.expects.is_empty() && !c[0].1.margin_expects.is_empty())
+            .filter(|_| !args.margin && !args.baseline.any())
+            .count();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut left_out = Vec::new();
+    if skipped > 0 {
+        left_out.push(format!(
+            "{} without [[expect]] not run",
+            plural(skipped, "scenario")
+        ));
+    }
+    if unjudged_margins > 0 {
+        left_out.push(format!(
+            "{} not checked: add --margin",
+            plural(unjudged_margins, "margin expectation")
+        ));
+    }
     println!(
         "{} in {}: {} passed, {failed} failed{}",
         plural(total, "check"),
         plural(checked.len(), "scenario"),
         total - failed,
-        if skipped > 0 {
-            format!(
-                " ({} without [[expect]] not run)",
-                plural(skipped, "scenario")
-            )
-        } else {
-            String::new()
-        }
+        match left_out.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", left_out.join("; ")),
+        },
     );
     Ok(if failed > 0 {
         ExitCode::from(1)

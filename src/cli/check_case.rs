@@ -6,7 +6,8 @@ use super::baseline::BaselineArgs;
 use super::check::Case;
 use super::check_runs::Ran;
 use cascade::baseline::DEFAULT_DIR;
-use cascade::scenario::{BASE, Expect, Op};
+use cascade::margin::Margin;
+use cascade::scenario::{BASE, Expect, MarginAlong, MarginExpect, Op};
 use std::path::Path;
 
 /// The case of the expectation `e`, judged on `ran`.
@@ -53,6 +54,35 @@ pub fn of_baseline(args: &BaselineArgs, reps: usize, ran: &Ran, reproduce: Strin
     }
 }
 
+/// The case of the margin expectation `e`, judged on the search `m`, which took `seconds`.
+pub fn of_margin(e: &MarginExpect, m: &Margin, reproduce: String, seconds: f64) -> Case {
+    let what = match e.along {
+        MarginAlong::Load => format!(
+            "the load multiplier at which fault {} is no longer recovered from",
+            e.fault
+        ),
+        MarginAlong::Trigger => format!(
+            "the duration in seconds at which fault {} is no longer recovered from",
+            e.fault
+        ),
+    };
+    let target = format!("{} {}", e.op.symbol(), e.value);
+    let threshold = match e.whole_interval {
+        true => format!("the whole 95% interval of {what} (where half the runs recover) {target}"),
+        false => format!("{what} (where half the runs recover) {target}"),
+    };
+    Case {
+        threshold,
+        judged: format!(
+            "`{BASE}` scaled, a search of {} runs ({} a probe)",
+            m.found.runs(),
+            m.found.probes().first().map_or(0, |p| p.runs)
+        ),
+        reproduce,
+        seconds,
+    }
+}
+
 fn replications(reps: usize) -> String {
     match reps {
         1 => "1 replication, on the scenario's seed".into(),
@@ -91,6 +121,11 @@ pub fn command(file: &Path, set: &[String], baseline: Option<&BaselineArgs>) -> 
         }
     }
     words.join(" ")
+}
+
+/// `cascade check FILE --set … --margin`: the line that judges this file's margins again.
+pub fn margin_command(file: &Path, set: &[String]) -> String {
+    format!("{} --margin", command(file, set, None))
 }
 
 /// `word` as a POSIX shell reads it back: bare when it holds only characters no shell

@@ -27,16 +27,16 @@ pub struct MarginArgs {
     #[arg(long = "axis", value_enum)]
     axes: Vec<AxisArg>,
     /// Runs at each multiplier tried; the boundary is where half of them recover.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = Bounds::STANDARD.reps)]
     reps: u32,
     /// The most runs each search (one fault, one axis) may spend.
-    #[arg(long, value_name = "N", default_value_t = 60)]
+    #[arg(long, value_name = "N", default_value_t = Bounds::STANDARD.max_runs)]
     max_runs: u32,
     /// Stop bisecting once the bracket's ends are within this ratio of each other.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = Bounds::STANDARD.tolerance)]
     tolerance: f64,
     /// The largest multiplier tried (and 1 / it the smallest).
-    #[arg(long, value_name = "X", default_value_t = 16.0)]
+    #[arg(long, value_name = "X", default_value_t = Bounds::STANDARD.max_x)]
     max_multiplier: f64,
     /// Threads [default: the machine's cores]. The output does not depend on it.
     #[arg(long)]

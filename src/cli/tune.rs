@@ -165,6 +165,13 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     let tick = || progress.inc();
     let tuned = cascade::tune::tune(&search, &out, jobs, &tick)?;
     progress.finish();
+    if !base.margin_expects.is_empty() {
+        // A margin is a search of its own per candidate: tune leaves it out, and says so.
+        eprintln!(
+            "note: tune judged the runs' [[expect]]s, not the {} on margins (margin.fault.<i>.*): judge the winner with `cascade check --margin`",
+            base.margin_expects.len()
+        );
+    }
     if !args.quiet {
         print!("{}", cascade::tune::text::summary(&tuned));
         println!("\nresults in {}", out.display());

@@ -8,6 +8,7 @@
 //! docs/tune.md describes the method and what it can and cannot say.
 
 pub mod estimate;
+pub mod gate;
 pub mod mechanism;
 pub mod scale;
 pub mod search;

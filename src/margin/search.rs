@@ -35,6 +35,18 @@ pub struct Bounds {
     pub max_x: f64,
 }
 
+impl Bounds {
+    /// `cascade margin`'s defaults, which `cascade check --margin` judges a gate at: 5 runs a
+    /// probe, at most 60 runs a search, to 2%, between 1/16 and 16 times as written.
+    pub const STANDARD: Bounds = Bounds {
+        reps: 5,
+        max_runs: 60,
+        tolerance: 0.02,
+        min_x: 1.0 / 16.0,
+        max_x: 16.0,
+    };
+}
+
 /// Where the search ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {

@@ -159,6 +159,8 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
     }
     let expects =
         super::expect_compile::compile_expects(src, raw, &faults, warmup, end, &mut windows)?;
+    let margin_expects = expects.margins;
+    let expects = expects.runs;
     let model = Model {
         faults,
         name: meta.name.clone(),
@@ -181,6 +183,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
     Ok(super::Scenario {
         model,
         expects,
+        margin_expects,
         sweep: raw
             .sweep
             .as_ref()

@@ -1,12 +1,20 @@
 //! Compiles what a scenario asks of its runs, `[[expect]]`: the comparison checked, and a
 //! window of its own when it has one, measured like any `[[window]]` under the name
-//! `expect-<i>`.
+//! `expect-<i>`. An expectation on a margin (`margin.fault.<i>.load`) is compiled apart, by
+//! `margin_expect.rs`: no run reports it.
 
 use super::document::{Located, Source};
 use super::expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
+use super::margin_expect::{MarginExpect, is_margin};
 use super::schema::{RawScenario, RawWindow};
 use crate::model::Window;
 use crate::model::fault::Fault;
+
+/// The expectations on runs, and those on margins, each in file order.
+pub struct Expectations {
+    pub runs: Vec<Expect>,
+    pub margins: Vec<MarginExpect>,
+}
 
 pub fn compile_expects(
     src: &Source,
@@ -15,15 +23,31 @@ pub fn compile_expects(
     warmup: u64,
     end: u64,
     windows: &mut Vec<Window>,
-) -> Located<Vec<Expect>> {
+) -> Located<Expectations> {
+    let parse_op = |i: usize, op: &str| {
+        Op::parse(op.trim()).ok_or_else(|| {
+            src.error_at(
+                &format!("expect.{i}.op"),
+                format!("unknown comparison `{op}`; valid: {}", OPS.join(" ")),
+            )
+        })
+    };
+    let mut margins = Vec::new();
+    for (i, e) in scenario.expect.iter().enumerate() {
+        if is_margin(&e.metric) {
+            let op = parse_op(i, &e.op)?;
+            margins.push(super::margin_expect::compile(src, i, e, op, faults.len())?);
+        }
+    }
     // The runs an expectation may name: the base and each `[[variant]]`, in file order.
     let runs: Vec<&str> = std::iter::once(BASE)
         .chain(scenario.variant.iter().map(|v| v.name.as_str()))
         .collect();
-    scenario
+    let on_runs = scenario
         .expect
         .iter()
         .enumerate()
+        .filter(|(_, e)| !is_margin(&e.metric))
         .map(|(i, e)| {
             let at = |k: &str| format!("expect.{i}.{k}");
             let run_named = |key: &str, name: &Option<String>| match name {
@@ -73,12 +97,7 @@ pub fn compile_expects(
                     Some(Against { run, compare })
                 }
             };
-            let op = Op::parse(e.op.trim()).ok_or_else(|| {
-                src.error_at(
-                    &at("op"),
-                    format!("unknown comparison `{}`; valid: {}", e.op, OPS.join(" ")),
-                )
-            })?;
+            let op = parse_op(i, &e.op)?;
             if !e.value.is_finite() {
                 return Err(src.error_at(&at("value"), "must be a finite number"));
             }
@@ -144,5 +163,9 @@ pub fn compile_expects(
                 at: src.error_at(&at("metric"), ""),
             })
         })
-        .collect()
+        .collect::<Located<Vec<Expect>>>()?;
+    Ok(Expectations {
+        runs: on_runs,
+        margins,
+    })
 }

@@ -43,6 +43,17 @@ impl Op {
             Op::Ne => measured != value,
         }
     }
+
+    /// Whether the comparison holds for every value in `[lo, hi]` (an interval judged whole:
+    /// a confidence interval, or a margin known only to lie beyond the range searched).
+    pub fn holds_throughout(self, lo: f64, hi: f64, value: f64) -> bool {
+        match self {
+            Op::Lt | Op::Le => self.holds(hi, value),
+            Op::Gt | Op::Ge => self.holds(lo, value),
+            Op::Eq => lo == value && hi == value,
+            Op::Ne => !(lo..=hi).contains(&value),
+        }
+    }
 }
 
 /// What an expectation reads from its replications.

@@ -16,6 +16,7 @@ mod graph;
 pub mod grid;
 mod keys;
 pub mod limits;
+mod margin_expect;
 mod messages;
 mod names;
 mod operation;
@@ -41,6 +42,7 @@ pub use cascade_policy::table::{DEFAULT_BREAKER_COUNT, single_attempt_retry};
 pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};
+pub use margin_expect::{MARGIN_PREFIX, MarginAlong, MarginExpect, is_margin, margin_metric};
 pub use read::{MAX_SCENARIO_BYTES, read_text};
 pub use warnings::Warning;
 
@@ -54,6 +56,8 @@ pub struct Scenario {
     pub model: Model,
     /// `[[expect]]`: what `cascade check` requires of a run.
     pub expects: Vec<Expect>,
+    /// `[[expect]]` on a margin (`margin.fault.<i>.load`): judged by `cascade check --margin`.
+    pub margin_expects: Vec<MarginExpect>,
     /// `[sweep]`, when the file has one.
     pub sweep: Option<SweepTable>,
     /// `[[variant]]`s, their names checked, not compiled (`load_with_variants` compiles them).

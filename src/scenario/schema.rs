@@ -155,7 +155,8 @@ impl SetValue {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpect {
-    /// A metric name as summary.json has it (`client.web.success_ratio`, `fault.0.recovered`).
+    /// A metric name as summary.json has it (`client.web.success_ratio`, `fault.0.recovered`),
+    /// or a margin (`margin.fault.0.load`, `.trigger_s`) that `cascade check --margin` judges.
     pub metric: String,
     /// The comparison: `<`, `<=`, `>`, `>=`, `==` or `!=` (spaces around it are ignored).
     pub op: String,

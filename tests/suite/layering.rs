@@ -41,7 +41,12 @@ const LAYERS: &[(&str, &[&str])] = &[
         "tune",
         &["output", "sweep", "check", "scenario", "metrics", "+"],
     ),
-    ("margin", &["output", "sweep", "metrics", "model", "+"]),
+    (
+        "margin",
+        &[
+            "output", "sweep", "check", "scenario", "metrics", "model", "+",
+        ],
+    ),
     ("chart", &["output", "scenario", "metrics", "model", "+"]),
     (
         "report",

@@ -54,6 +54,7 @@ mod library;
 mod lints;
 mod map;
 mod margin;
+mod margin_gate;
 mod model;
 mod operations;
 mod orchestration;

@@ -57,6 +57,59 @@ pub fn expectations(seed: u64) -> String {
     text
 }
 
+/// Mixed into a case's seed for the pick of a margin expectation, apart from the others so
+/// that every case without one is the scenario it was before.
+const MARGIN_PICK: u64 = 0x6d61_7267_696e_0000;
+
+/// Now and then, on a scenario with a fault, an expectation on fault 0's margin.
+pub fn margin_expectation(seed: u64, has_fault: bool) -> String {
+    let mut p = Pick::new(seed ^ MARGIN_PICK);
+    if !has_fault || !p.chance(0.05) {
+        return String::new();
+    }
+    let metric = p.one(&["margin.fault.0.load", "margin.fault.0.trigger_s"]);
+    let op = p.one(&["<", "<=", ">", ">=", "==", "!="]);
+    let ci = if p.chance(0.5) { "ci = true\n" } else { "" };
+    format!(
+        "[[expect]]\nmetric = \"{metric}\"\nop = \"{op}\"\nvalue = {}\n{ci}",
+        p.real(0.1, 4.0)
+    )
+}
+
+/// Judges a margin expectation as `cascade check --margin` does, on a short search (3 runs at
+/// most): a fault without a steady baseline or a search out of runs is an error said as
+/// documented; any verdict has a number inside its own interval.
+fn check_margins(scenario: &cascade::scenario::Scenario) -> Result<(), String> {
+    let bounds = cascade::margin::search::Bounds {
+        reps: 1,
+        max_runs: 3,
+        tolerance: 0.5,
+        min_x: 0.5,
+        max_x: 2.0,
+    };
+    for e in &scenario.margin_expects {
+        match cascade::margin::gate::judge(&scenario.model, e, bounds, 1) {
+            Ok((v, _)) => {
+                let (lo, hi) = v.interval.ok_or("a margin verdict without its interval")?;
+                if v.measured.is_nan() || !(lo <= v.measured && v.measured <= hi) {
+                    return Err(format!(
+                        "`{}` measured {} outside [{lo}, {hi}]",
+                        v.label, v.measured
+                    ));
+                }
+            }
+            Err(e) => {
+                let said = e.to_string();
+                let documented = ["is not judged", "ran out of its", "makes no progress"];
+                if !documented.iter().any(|d| said.contains(d)) {
+                    return Err(format!("margin: {said}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Judges the scenario's expectations as `cascade check` does: each run an expectation names,
 /// compiled with its variant, run for the replications asked of it. The verdicts are not
 /// asserted (the values are random); that each can be judged, and that a measured value is a
@@ -68,6 +121,7 @@ pub fn check_expectations(case: u64, text: &str) -> Result<(), String> {
     std::fs::write(&path, text).map_err(|e| e.to_string())?;
     let scenarios = cascade::scenario::load_with_variants(&path, &[])
         .map_err(|e| format!("the generator built an invalid scenario: {e}"))?;
+    check_margins(&scenarios[0].1)?;
     let expects = &scenarios[0].1.expects;
     let mut ran = Vec::new();
     for (name, reps) in cascade::check::runs_needed(expects) {

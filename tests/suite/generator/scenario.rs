@@ -49,7 +49,10 @@ pub fn generate(seed: u64) -> String {
     g.slow_pick = Some(Pick::new(seed ^ SLOW_PICK));
     g.pool_pick = Some(Pick::new(seed ^ POOL_PICK));
     g.build(&mut p, seed);
-    g.text + &super::expects::expectations(seed)
+    let has_fault = g.text.contains("[[fault]]");
+    g.text
+        + &super::expects::expectations(seed)
+        + &super::expects::margin_expectation(seed, has_fault)
 }
 
 /// Mixed into a case's seed for the pick of `[scenario] allow`.
