@@ -81,6 +81,7 @@ pub struct Row {
     pub time: u64,
     pub request: String,
     pub parent: String,
+    pub entity: String,
     pub event: String,
     pub outcome: String,
     pub detail: String,
@@ -121,6 +122,9 @@ pub struct SimCall {
 #[derive(Debug, Clone)]
 pub struct SimPath {
     pub name: String,
+    /// When the run stopped (ns): calls still going then have no end in the trace, and the
+    /// replay's decisions from then on are not compared.
+    pub end: u64,
     pub seed: u64,
     pub calls: Vec<SimCall>,
 }
@@ -128,6 +132,14 @@ pub struct SimPath {
 impl SimPath {
     pub fn decisions(&self) -> Vec<Vec<Decision>> {
         self.calls.iter().map(|c| c.decisions.clone()).collect()
+    }
+
+    /// Keeps the decisions made before the run stopped.
+    fn before_end(&self, mut calls: Vec<Vec<Decision>>) -> Vec<Vec<Decision>> {
+        for c in &mut calls {
+            c.retain(|d| at(d) < self.end);
+        }
+        calls
     }
 
     /// How many decisions of the run `pick` selects.
@@ -140,6 +152,7 @@ impl SimPath {
 
 /// A fixture run by the simulator, with its trace.
 pub struct Run {
+    pub end: u64,
     pub text: String,
     pub rows: Vec<Row>,
 }
@@ -157,6 +170,7 @@ pub fn simulate(name: &str) -> Run {
         .expect("the run");
     let csv = measured.trace.expect("a trace").expect("within its limit");
     Run {
+        end: measured.stopped_at,
         text,
         rows: parse(&csv),
     }
@@ -175,6 +189,7 @@ fn parse(csv: &str) -> Vec<Row> {
                 time: f[0].parse().expect("time_ns"),
                 request: f[1].into(),
                 parent: f[2].into(),
+                entity: f[3].into(),
                 event: f[4].into(),
                 outcome: f[5].into(),
                 detail: f[6].into(),
@@ -211,9 +226,10 @@ pub fn policy(r: Refusal) -> String {
 }
 
 impl Run {
-    /// The calls on edge `from.to` (its only path, caller instance #0).
+    /// The calls on edge `from.to` (`from` with one instance, calling `to` from one place).
+    /// A path without policy state is named `none`; it draws nothing.
     pub fn path(&self, edge: &str) -> SimPath {
-        let prefix = format!("edge.{edge}/");
+        let entity = format!("edge.{edge}");
         let mut name: Option<String> = None;
         let mut seed = 0;
         let mut calls: Vec<SimCall> = Vec::new();
@@ -221,10 +237,10 @@ impl Run {
         let mut jobs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
         for row in &self.rows {
             if row.event == "call_start" {
-                let path = row.get("path").expect("call_start names its path");
-                if !path.starts_with(&prefix) {
+                if row.entity != entity {
                     continue;
                 }
+                let path = row.get("path").expect("call_start names its path");
                 assert!(
                     name.as_deref().is_none_or(|n| n == path),
                     "one path on {edge}"
@@ -312,7 +328,8 @@ impl Run {
             calls[k].decisions.push(decision);
         }
         SimPath {
-            name: name.unwrap_or_else(|| panic!("no call with policy state on {edge}")),
+            end: self.end,
+            name: name.unwrap_or_else(|| panic!("no call on {edge}")),
             seed,
             calls,
         }
@@ -391,7 +408,8 @@ pub struct Seen {
 }
 
 /// Answers the n-th request of call k as the simulator's n-th job of that call was answered,
-/// the same time after it was sent; never, if the simulated call stopped waiting for it.
+/// the same time after it was sent; an hour later if the simulated call stopped waiting for
+/// it or never sent it.
 #[derive(Clone)]
 struct Scripted {
     jobs: Arc<Vec<Vec<Job>>>,
@@ -429,8 +447,15 @@ impl Service<http::Request<usize>> for Scripted {
             .get(n)
             .and_then(|j| j.answer.map(|a| (Duration::from_nanos(a.at - j.sent), a)));
         Box::pin(async move {
+            // Never answered in the run (the caller stopped waiting), or not sent there at
+            // all: answered an hour later, long after any caller has stopped waiting, so a
+            // replay that parts from the run ends and says where.
             let Some((after, a)) = answer else {
-                return std::future::pending().await;
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                return Ok(Reply {
+                    outcome: Outcome::Unavailable,
+                    retry_after: None,
+                });
             };
             tokio::time::sleep(after).await;
             Ok(Reply {
@@ -445,6 +470,21 @@ impl Service<http::Request<usize>> for Scripted {
 pub struct Replayed {
     pub decisions: Vec<Vec<Decision>>,
     pub seen: Vec<Seen>,
+}
+
+fn at(d: &Decision) -> u64 {
+    match *d {
+        Decision::Attempt { at, .. }
+        | Decision::Hedge { at }
+        | Decision::Refused { at, .. }
+        | Decision::Retry { at, .. }
+        | Decision::BudgetExhausted { at }
+        | Decision::HedgeBudgetExhausted { at }
+        | Decision::Breaker { at, .. }
+        | Decision::HalfOpenProbe { at }
+        | Decision::Limit { at, .. }
+        | Decision::End { at, .. } => at,
+    }
 }
 
 fn decision(at: Nanos, event: Event) -> Option<Decision> {
@@ -519,7 +559,10 @@ pub fn replay(path: &SimPath, table: &RawPolicy) -> Replayed {
             decisions[k].extend(decision(at, event));
         }
         let seen = downstream.seen.lock().unwrap().clone();
-        Replayed { decisions, seen }
+        Replayed {
+            decisions: path.before_end(decisions),
+            seen,
+        }
     })
 }
 
@@ -558,7 +601,8 @@ pub fn same_decisions(fixture: &str, edge: &str, policy: &str) -> (SimPath, Repl
     let run = simulate(fixture);
     let path = run.path(edge);
     let replayed = replay(&path, &run.table(policy));
-    if let Some(d) = differences(&path, &path.decisions(), &replayed.decisions) {
+    let expected = path.before_end(path.decisions());
+    if let Some(d) = differences(&path, &expected, &replayed.decisions) {
         panic!("{fixture}, {}: {d}", path.name);
     }
     (path, replayed)
@@ -575,7 +619,7 @@ pub fn perturbed_differs(
     let run = simulate(fixture);
     let path = run.path(edge);
     let replayed = replay(&path, &run.table(policy));
-    let mut expected = path.decisions();
+    let mut expected = path.before_end(path.decisions());
     assert_eq!(differences(&path, &expected, &replayed.decisions), None);
     perturb(&mut expected);
     differences(&path, &expected, &replayed.decisions).expect("the changed decision is told apart")
