@@ -375,6 +375,8 @@ fn the_tower_crate_stands_apart_and_the_cli_never_builds_tokio() {
             "rand_pcg"
         ]
     );
+    // The simulator is a dev-dependency only, for the replay tests' fixtures.
+    assert!(names(&tower, "dev-dependencies").contains(&"cascade".to_string()));
     let tokio = &tower["dependencies"]["tokio"];
     assert_eq!(tokio["default-features"].as_bool(), Some(false));
     let features: Vec<_> = (tokio["features"].as_array().unwrap().iter())

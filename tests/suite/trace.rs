@@ -57,33 +57,46 @@ fn the_trace_follows_each_request_through_the_services() {
         .collect();
     assert_eq!(
         csv.lines().next(),
-        Some("time_ns,request,parent,entity,event,outcome")
+        Some("time_ns,request,parent,entity,event,outcome,detail")
     );
     // Arrivals every 10 ms from 10 ms: four in 50 ms, each an api job calling db (6 ms of
-    // work, then 3 ms): five rows per request's call and job at each layer.
+    // work, then 3 ms): seven rows per request's call and job at each layer.
     let arrivals = rows.iter().filter(|r| r[4] == "arrival").count();
     assert_eq!(arrivals, 4);
-    let first: Vec<(&str, &str, &str)> = rows.iter().take(11).map(|r| (r[0], r[3], r[4])).collect();
+    let first: Vec<(&str, &str, &str)> = rows.iter().take(15).map(|r| (r[0], r[3], r[4])).collect();
     assert_eq!(
         first,
         vec![
             ("10000000", "client.web", "arrival"),
             ("10000000", "edge.web.api", "call_start"),
             ("10000000", "service.api#0", "attempt"),
+            ("10000000", "service.api#0", "work_start"),
             ("16000000", "service.api#0", "work_done"),
             ("16000000", "edge.api.db", "call_start"),
             ("16000000", "service.db#0", "attempt"),
+            ("16000000", "service.db#0", "work_start"),
             ("19000000", "service.db#0", "work_done"),
             ("19000000", "service.db#0", "reply"),
+            ("19000000", "edge.api.db", "answer"),
             ("19000000", "edge.api.db", "call_end"),
             ("19000000", "service.api#0", "reply"),
+            ("19000000", "edge.web.api", "answer"),
             ("19000000", "edge.web.api", "call_end"),
         ]
     );
-    // Parents link each job to its call and each call to the job that made it.
+    // Parents link each job to its call and each call to the job that made it; an answer
+    // names the job answered and its call.
     assert_eq!(rows[2][2], rows[1][1]);
-    assert_eq!(rows[4][2], rows[2][1]);
-    assert_eq!(rows[10][5], "ok");
+    assert_eq!(rows[5][2], rows[2][1]);
+    assert_eq!((rows[13][1], rows[13][2]), (rows[2][1], rows[1][1]));
+    assert_eq!(rows[14][5], "ok");
+    // A path without policy state has no streams; no deadline is `none`; the send time of the
+    // answered job is its `attempt` row's.
+    assert_eq!(
+        rows[1][6],
+        "caller_deadline=none deadline=none path=none seed=1"
+    );
+    assert_eq!(rows[13][6], "sent=10000000");
     // Each request ends before the next arrives, so the client's calls reuse one slot: its
     // id counts the uses of that slot.
     let client_calls: Vec<&str> = rows

@@ -77,7 +77,7 @@ fn trace(dir: &Path, scenario: &str, filters: &[&str]) -> Vec<String> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("time_ns,request,parent,entity,event,outcome")
+        Some("time_ns,request,parent,entity,event,outcome,detail")
     );
     lines.map(String::from).collect()
 }
@@ -108,17 +108,24 @@ fn a_request_brings_its_calls_and_jobs_down_the_tree_and_nothing_else() {
         want(&[
             ("20000000", "c1.1", "call_start"),
             ("20000000", "j1.1", "attempt"),
+            ("20000000", "j1.1", "work_start"),
             ("35000000", "j1.1", "work_done"),
             ("35000000", "c2.2", "call_start"),
             ("35000000", "j3.2", "attempt"),
+            ("35000000", "j3.2", "work_start"),
             ("37000000", "c2.2", "attempt_timer"),
+            ("37000000", "c2.2", "attempt_end"),
+            ("37000000", "c2.2", "retry"),
             ("37302384", "c2.2", "resume"),
             ("37302384", "j2.2", "attempt"),
+            ("37302384", "j2.2", "work_start"),
             ("38000000", "j3.2", "work_done"),
             ("38000000", "j3.2", "reply"),
             ("39302384", "c2.2", "attempt_timer"),
+            ("39302384", "c2.2", "attempt_end"),
             ("39302384", "c2.2", "call_end"),
             ("39302384", "j1.1", "reply"),
+            ("39302384", "j1.1", "answer"),
             ("39302384", "c1.1", "call_end"),
         ])
     );
@@ -126,7 +133,7 @@ fn a_request_brings_its_calls_and_jobs_down_the_tree_and_nothing_else() {
     assert_eq!(trace(&d, OVERLAP, &["--trace-request", "c1.1"]), second);
     // Request 1 includes its db job that answers after its call gave up (j3.1 at 30.5 ms).
     let first = trace(&d, OVERLAP, &["--trace-request", "1"]);
-    assert_eq!(first.len(), 16);
+    assert_eq!(first.len(), 23);
     assert!(
         first
             .last()
@@ -134,7 +141,7 @@ fn a_request_brings_its_calls_and_jobs_down_the_tree_and_nothing_else() {
             .starts_with("30499972,j3.1,c2.1,service.db#0,reply,ok")
     );
     let third = trace(&d, OVERLAP, &["--trace-request", "3"]);
-    assert_eq!(third.len(), 2);
+    assert_eq!(third.len(), 3);
     // The three families split every row but the arrivals, and keep the trace's order.
     let mut joined: Vec<&String> = first.iter().chain(&second).chain(&third).collect();
     let mut rest: Vec<&String> = all.iter().filter(|r| !r.contains(",arrival,")).collect();
@@ -147,6 +154,7 @@ fn a_request_brings_its_calls_and_jobs_down_the_tree_and_nothing_else() {
         brief(&trace(&d, OVERLAP, &["--trace-request", "j2.1"])),
         want(&[
             ("25000000", "j2.1", "attempt"),
+            ("25000000", "j2.1", "work_start"),
             ("28000000", "j2.1", "work_done"),
             ("28000000", "j2.1", "reply"),
         ])
@@ -174,12 +182,14 @@ fn entities_and_a_time_span_keep_their_rows() {
     assert_eq!(
         rows,
         [
-            "26000000,j1.2,c1.2,service.db#0,attempt,",
-            "29000000,j1.2,c1.2,service.db#0,work_done,",
-            "29000000,j1.2,c1.2,service.db#0,reply,ok",
-            "36000000,j1.3,c1.3,service.db#0,attempt,",
-            "39000000,j1.3,c1.3,service.db#0,work_done,",
-            "39000000,j1.3,c1.3,service.db#0,reply,ok",
+            "26000000,j1.2,c1.2,service.db#0,attempt,,",
+            "26000000,j1.2,c1.2,service.db#0,work_start,,",
+            "29000000,j1.2,c1.2,service.db#0,work_done,,",
+            "29000000,j1.2,c1.2,service.db#0,reply,ok,",
+            "36000000,j1.3,c1.3,service.db#0,attempt,,",
+            "36000000,j1.3,c1.3,service.db#0,work_start,,",
+            "39000000,j1.3,c1.3,service.db#0,work_done,,",
+            "39000000,j1.3,c1.3,service.db#0,reply,ok,",
         ]
     );
     // An edge (spaces allowed) and a client, repeated: a row of either is kept.
@@ -198,9 +208,11 @@ fn entities_and_a_time_span_keep_their_rows() {
     assert_eq!(
         rows,
         [
-            "10000000,,,client.web,arrival,",
-            "10000000,c0.1,client.web,edge.web.api,call_start,",
-            "19000000,c0.1,client.web,edge.web.api,call_end,ok",
+            "10000000,,,client.web,arrival,,",
+            "10000000,c0.1,client.web,edge.web.api,call_start,,\
+             caller_deadline=none deadline=none path=none seed=1",
+            "19000000,j0.1,c0.1,edge.web.api,answer,ok,sent=10000000",
+            "19000000,c0.1,client.web,edge.web.api,call_end,ok,",
         ]
     );
     // An instance is its service's rows at that instance; every entity filter and the span
@@ -220,8 +232,8 @@ fn entities_and_a_time_span_keep_their_rows() {
     assert_eq!(
         rows,
         [
-            "46000000,j0.4,c0.4,service.api#0,work_done,",
-            "49000000,j0.4,c0.4,service.api#0,reply,ok",
+            "46000000,j0.4,c0.4,service.api#0,work_done,,",
+            "49000000,j0.4,c0.4,service.api#0,reply,ok,",
         ]
     );
 }
@@ -229,10 +241,10 @@ fn entities_and_a_time_span_keep_their_rows() {
 #[test]
 fn the_row_limit_counts_the_rows_kept() {
     let d = scratch("trace-filter-limit");
-    // 44 rows in all: over a limit of 11, but request 2's 10 rows are not.
-    assert_eq!(trace(&d, CHAIN, &[]).len(), 44);
-    let rows = trace(&d, CHAIN, &["--trace-limit", "11", "--trace-request", "2"]);
-    assert_eq!(rows.len(), 10);
+    // 60 rows in all: over a limit of 15, but request 2's 14 rows are not.
+    assert_eq!(trace(&d, CHAIN, &[]).len(), 60);
+    let rows = trace(&d, CHAIN, &["--trace-limit", "15", "--trace-request", "2"]);
+    assert_eq!(rows.len(), 14);
     let file = d.join("s.toml");
     let trace_csv = d.join("over.csv");
     let out = cascade(
@@ -245,16 +257,16 @@ fn the_row_limit_counts_the_rows_kept() {
             "--trace",
             trace_csv.to_str().unwrap(),
             "--trace-limit",
-            "11",
+            "15",
             "--trace-entity",
             "api",
         ],
         2,
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    // api's rows: an attempt, work done and a reply per request, 12 in all.
+    // api's rows: an attempt, its work's start and end and a reply per request, 16 in all.
     assert!(
-        err.contains("the trace has 12 rows, over the limit of 11"),
+        err.contains("the trace has 16 rows, over the limit of 15"),
         "{err}"
     );
     assert!(!trace_csv.exists() && !d.join("over").exists());

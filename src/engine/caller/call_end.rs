@@ -59,6 +59,11 @@ impl Simulation {
             &ended,
         );
         let learned = state.attempt_ended(ended.policies_learn(now, outcome), retry);
+        let counted_by_budget = state.budget.is_some();
+        if self.trace.is_some() {
+            self.trace_attempt_end(cr, ended.attempt, outcome);
+            self.trace_learned(cr, path, &learned);
+        }
         let rec = &mut self.rec;
         if learned.limit_moved != 0 {
             rec.limits[edge].add(now, learned.limit_moved, &mut rec.edges[edge].limit_area);
@@ -66,7 +71,6 @@ impl Simulation {
         book_breaker(rec, edge, now, learned.breaker);
         match learned.retry {
             RetryVerdict::After(wait) => {
-                let counted_by_budget = state.budget.is_some();
                 self.back_off(cr, ended.attempt, wait.0, counted_by_budget);
             }
             RetryVerdict::BudgetExhausted => {
@@ -112,6 +116,9 @@ impl Simulation {
     /// when their timeout fires). Out of line: only calls that fall back come here.
     #[inline(never)]
     fn fall_back(&mut self, cr: Ref, outcome: Outcome) {
+        if self.trace.is_some() {
+            self.trace_fell_back(cr, outcome);
+        }
         let now = self.now;
         let caller_deadline = self.caller_deadline(cr);
         let call = self.calls.get_mut(cr).expect("finishing a live call");
@@ -192,9 +199,6 @@ impl Simulation {
 
     pub(in crate::engine) fn complete_call(&mut self, cr: Ref, outcome: Outcome) {
         let now = self.now;
-        if self.trace.is_some() {
-            self.trace_call(cr, "call_end", outcome.name());
-        }
         // Read in place and freed after: a call is too large to move out cheaply.
         let call = self.calls.get(cr).expect("finishing a live call");
         let (op, parent, started, path, sibling) =
@@ -203,6 +207,10 @@ impl Simulation {
         let (edge, optional, fail_as) = (spec.edge, spec.optional, spec.fail_as);
         if path != NO_PATH {
             self.settle_policies_at_call_end(cr, outcome);
+        }
+        // After the policies settle (a breaker's change at the call's end comes first).
+        if self.trace.is_some() {
+            self.trace_call(cr, "call_end", outcome.name(), "");
         }
         self.calls.free(cr);
         if let Some(op) = op {
@@ -266,6 +274,9 @@ impl Simulation {
             retry_active: call.retry_active,
         });
         book_breaker(&mut self.rec, spec.edge, now, transition);
+        if self.trace.is_some() {
+            self.trace_breaker(cr, transition);
+        }
     }
 
     /// Ends a call whose parent job was cancelled: no outcome, no parent to tell. Its attempt

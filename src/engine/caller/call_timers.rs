@@ -136,6 +136,9 @@ impl Simulation {
                 self.finish_call(cr, Outcome::DeadlineExceeded);
             } else {
                 self.rec.edges[edge].rejected_bulkhead += 1;
+                if self.trace.is_some() {
+                    self.trace_refused(cr, cascade_policy::path::Refusal::BulkheadFull);
+                }
                 self.finish_call(cr, Outcome::BulkheadFull);
             }
         }

@@ -72,7 +72,7 @@ impl Simulation {
         };
         let cr = self.calls.insert(call);
         if self.trace.is_some() {
-            self.trace_call(cr, "call_start", "");
+            self.trace_call_start(cr, caller_deadline);
         }
         if path == NO_PATH || self.admit_call(cr, path) {
             self.try_attempt(cr);
@@ -95,7 +95,7 @@ impl Simulation {
             .map(|b| (&mut self.bulkheads[b as usize], (cr, 0)));
         let mut asked = None;
         let admitted = state.admit_call(Nanos(now), wraps_call, bulkhead, &mut asked);
-        self.count_breaker_asked(edge, asked);
+        self.count_breaker_asked(cr, edge, asked);
         match admitted {
             Ok(CallAdmitted { breaker, bulkhead }) => {
                 self.calls.get_mut(cr).expect("live").breaker = breaker;
@@ -194,7 +194,7 @@ impl Simulation {
             .map(|b| (&mut self.bulkheads[b as usize], (cr, attempt)));
         let mut asked = None;
         let admitted = state.admit(Nanos(now), ask, bulkhead, &mut asked);
-        self.count_breaker_asked(edge, asked);
+        self.count_breaker_asked(cr, edge, asked);
         let place = match admitted {
             Ok(Admitted {
                 breaker,
@@ -228,7 +228,10 @@ impl Simulation {
 
     /// Counts what admission did to a breaker on the edge: its change of state, and a
     /// half-open probe let through.
-    fn count_breaker_asked(&mut self, edge: usize, asked: Option<BreakerAsked>) {
+    fn count_breaker_asked(&mut self, cr: Ref, edge: usize, asked: Option<BreakerAsked>) {
+        if self.trace.is_some() {
+            self.trace_asked(cr, asked);
+        }
         if let Some(BreakerAsked { transition, probe }) = asked {
             super::call_end::book_breaker(&mut self.rec, edge, self.now, transition);
             if probe {
@@ -239,6 +242,9 @@ impl Simulation {
 
     /// A guard turned the call away: counted on the edge, and the call ends with its outcome.
     fn refused(&mut self, cr: Ref, edge: usize, refusal: Refusal) {
+        if self.trace.is_some() {
+            self.trace_refused(cr, refusal);
+        }
         let acc = &mut self.rec.edges[edge];
         match refusal {
             Refusal::BreakerOpen => acc.rejected_breaker += 1,

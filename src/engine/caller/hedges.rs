@@ -61,6 +61,9 @@ impl Simulation {
             HedgeVerdict::Enough => return,
             HedgeVerdict::BudgetExhausted => {
                 self.rec.edges[edge].hedge_budget_exhausted += 1;
+                if self.trace.is_some() {
+                    self.trace_hedge_budget_exhausted(cr);
+                }
                 return;
             }
             HedgeVerdict::Send { next } => {

@@ -12,3 +12,4 @@ pub(super) mod hedges;
 pub(super) mod policy_state;
 pub(super) mod pool_holds;
 pub(super) mod replies;
+pub(super) mod trace_rows;

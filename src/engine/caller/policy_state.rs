@@ -53,7 +53,7 @@ pub fn build(model: &Model) -> Layout {
         let path = seen_on_edge[spec.edge];
         seen_on_edge[spec.edge] += 1;
         for caller in 0..callers {
-            let mut state = new_state(model, spec, &format!("edge.{edge}/{path}#{caller}"));
+            let mut state = new_state(model, spec, &state_name(edge, path, caller));
             state.bulkhead = pools.bulkhead_of(spec, caller, warmup);
             if let Some(l) = &state.limit {
                 initial_limits[spec.edge] += u64::from(l.limit());
@@ -121,6 +121,21 @@ impl Pools {
             }
         }
     }
+}
+
+/// The name of a path's state in one caller instance, which seeds its random streams
+/// (`new_state`): `edge.<edge>/<n>#<caller>`, `n` counting the edge's paths that keep state.
+pub(in crate::engine) fn state_name(edge: &str, path: u32, caller: u32) -> String {
+    format!("edge.{edge}/{path}#{caller}")
+}
+
+/// The `n` of `spec` in `state_name`, as `build` counts it; `None` for a path without state.
+/// For the trace only: it walks the model.
+pub(in crate::engine) fn path_number(model: &Model, spec: &CallSpec) -> Option<u32> {
+    let stateful = (model.specs_with_callers().into_iter())
+        .filter(|(s, _)| s.edge == spec.edge && keeps_state(s));
+    let n = stateful.map(|(s, _)| s.id).position(|id| id == spec.id)?;
+    u32::try_from(n).ok()
 }
 
 fn keeps_state(spec: &CallSpec) -> bool {

@@ -17,6 +17,9 @@ impl Simulation {
         let (caller, sent, outcome) = (job.caller, job.sent, job.outcome);
         let retry_after = (job.retry_after != NO_RETRY_AFTER).then_some(job.retry_after);
         let (service, instance) = (job.service as usize, job.instance);
+        if self.trace.is_some() {
+            self.trace_answer(jr);
+        }
         self.free_job(jr);
         let Some(call) = self.calls.get_mut(caller) else {
             // The caller is gone, or there never was one: a probe's job (`probes.rs`).

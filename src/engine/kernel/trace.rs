@@ -1,9 +1,11 @@
 //! `--trace`: every event of a run as CSV rows, for debugging small runs.
 //!
-//! Columns: `time_ns,request,parent,entity,event,outcome`. A request is a logical call
+//! Columns: `time_ns,request,parent,entity,event,outcome,detail`. A request is a logical call
 //! (`c<slot>.<n>`, the n-th use of that arena slot) or one attempt's job at a service
 //! (`j<slot>.<n>`); its parent is the job that made the call (or `client.<name>`), and a
-//! job's parent is its call.
+//! job's parent is its call. `detail` holds what a replay of the call path needs, as
+//! space-separated `key=value` pairs (`engine/caller/trace_rows.rs` writes them; the row kinds
+//! are listed in docs/guide.md, "Tracing a run").
 //! A `Filter` (`--trace-entity`, `--trace-request`, `--trace-from`/`--trace-to`) keeps only the
 //! rows it selects; it lives inside the trace, so a run without `--trace` never consults it.
 //! Rows stop being kept past `limit` (counted after the filter); the run then reports that the
@@ -256,13 +258,14 @@ impl std::fmt::Display for Id {
 impl Trace {
     pub fn new(limit: u64) -> Trace {
         Trace {
-            rows: String::from("time_ns,request,parent,entity,event,outcome\n"),
+            rows: String::from("time_ns,request,parent,entity,event,outcome,detail\n"),
             count: 0,
             limit,
             filter: None,
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // one per column
     pub fn row(
         &mut self,
         now: u64,
@@ -271,6 +274,7 @@ impl Trace {
         entity: &str,
         event: &str,
         outcome: &str,
+        detail: &str,
     ) {
         if let Some(f) = self.filter.as_mut()
             && !f.keeps(now, &request, parent, entity, event)
@@ -281,7 +285,7 @@ impl Trace {
         if self.count <= self.limit {
             let _ = writeln!(
                 self.rows,
-                "{now},{request},{parent},{entity},{event},{outcome}"
+                "{now},{request},{parent},{entity},{event},{outcome},{detail}"
             );
         }
     }
@@ -312,7 +316,7 @@ impl super::simulation::Simulation {
         let (request, name) = match *event {
             Event::Arrival(c) | Event::UserStart { client: c, .. } => {
                 let entity = format!("client.{}", self.model.clients[c as usize].name);
-                self.trace_row(Id::None, "", &entity, "arrival", "");
+                self.trace_row(Id::None, "", &entity, "arrival", "", "");
                 return;
             }
             Event::Deliver(j) => {
@@ -351,7 +355,7 @@ impl super::simulation::Simulation {
             Event::Life { .. } => return,
             Event::OutlierSweep(s) => {
                 let entity = format!("service.{}", self.model.services[s as usize].name);
-                self.trace_row(Id::None, "", &entity, "outlier_sweep", "");
+                self.trace_row(Id::None, "", &entity, "outlier_sweep", "", "");
                 return;
             }
             Event::RefusalDone {
@@ -359,7 +363,7 @@ impl super::simulation::Simulation {
             } => {
                 let name = &self.model.services[service as usize].name;
                 let entity = format!("service.{name}#{instance}");
-                self.trace_row(Id::None, "", &entity, "refusal_paid", "");
+                self.trace_row(Id::None, "", &entity, "refusal_paid", "", "");
                 return;
             }
             Event::FaultStart(f) | Event::FaultEnd(f) => {
@@ -368,13 +372,13 @@ impl super::simulation::Simulation {
                 } else {
                     "fault_end"
                 };
-                self.trace_row(Id::None, "", &format!("fault.{f}"), what, "");
+                self.trace_row(Id::None, "", &format!("fault.{f}"), what, "", "");
                 return;
             }
         };
         match request {
             Id::Job(j) => self.trace_job(j, name),
-            Id::Call(c) => self.trace_call(c, name, ""),
+            Id::Call(c) => self.trace_call(c, name, "", ""),
             Id::None => {}
         }
     }
@@ -397,18 +401,24 @@ impl super::simulation::Simulation {
             super::state::JobState::Replying => job.outcome.name(),
             _ => "",
         };
-        self.trace_row(Id::Job(j), &parent, &entity, event, outcome);
+        self.trace_row(Id::Job(j), &parent, &entity, event, outcome, "");
     }
 
     /// A row about instance `i` of service `s` itself (its probes, restarts, rotation and
     /// scaling), with no request.
     pub(in crate::engine) fn trace_instance(&mut self, s: usize, i: u32, event: &str) {
         let entity = format!("service.{}#{i}", self.model.services[s].name);
-        self.trace_row(Id::None, "", &entity, event, "");
+        self.trace_row(Id::None, "", &entity, event, "", "");
     }
 
-    /// A row about logical call `c`.
-    pub(in crate::engine) fn trace_call(&mut self, c: Ref, event: &str, outcome: &str) {
+    /// A row about logical call `c`, with its `detail`.
+    pub(in crate::engine) fn trace_call(
+        &mut self,
+        c: Ref,
+        event: &str,
+        outcome: &str,
+        detail: &str,
+    ) {
         let Some(call) = self.calls.get(c) else {
             return;
         };
@@ -423,13 +433,21 @@ impl super::simulation::Simulation {
             }
             super::state::Parent::Fallback(o) => Id::Call(o).to_string(),
         };
-        self.trace_row(Id::Call(c), &parent, &entity, event, outcome);
+        self.trace_row(Id::Call(c), &parent, &entity, event, outcome, detail);
     }
 
-    fn trace_row(&mut self, request: Id, parent: &str, entity: &str, event: &str, outcome: &str) {
+    pub(in crate::engine) fn trace_row(
+        &mut self,
+        request: Id,
+        parent: &str,
+        entity: &str,
+        event: &str,
+        outcome: &str,
+        detail: &str,
+    ) {
         let now = self.now;
         if let Some(t) = self.trace.as_mut() {
-            t.row(now, request, parent, entity, event, outcome);
+            t.row(now, request, parent, entity, event, outcome, detail);
         }
     }
 }

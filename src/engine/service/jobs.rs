@@ -164,6 +164,9 @@ impl Simulation {
         if self.model.services[s].overload.is_some() {
             work = self.contended_work(jr, s, i, work);
         }
+        if self.trace.is_some() {
+            self.trace_job(jr, "work_start");
+        }
         self.event_queue.push(now + work, Event::WorkDone(jr));
     }
 
