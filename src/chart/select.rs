@@ -6,6 +6,7 @@ use super::axis::ParamAxis;
 use super::format::{AxisUnit, unit_of};
 use super::heatmap::Heatmap;
 use super::latency::{Curve, LatencyChart, PERCENTILES};
+use super::style::Dash;
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
 use super::{Chart, ChartOptions, Kind, file_name, palette};
@@ -46,11 +47,8 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
             .map(|(i, r)| Curve {
                 label: r.label.clone(),
                 color: palette::series(i),
-                points: PERCENTILES
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, (m, _))| Some((k, r.metric(&names::client_metric(&c, m))?)))
-                    .collect(),
+                dash: Dash::Solid,
+                points: percentiles(r, &names::client(&c)),
             })
             .collect();
         let compared = if runs.len() > 1 {
@@ -81,8 +79,70 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
                 curves,
             }),
         });
+        if let Some(chart) = latency_by_operation(runs, &c) {
+            charts.push(chart);
+        }
     }
     charts
+}
+
+/// The percentile curve of `prefix` (`client.<c>` or `client.<c>.op.<o>`) in run `r`.
+fn percentiles(r: &RunData, prefix: &str) -> Vec<(usize, f64)> {
+    PERCENTILES
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (m, _))| Some((k, r.metric(&names::metric(prefix, m))?)))
+        .collect()
+}
+
+/// A client's latency curves per operation of its mix: a colour per operation, a dash pattern
+/// per run (base solid, then each variant); none for a client without operations.
+fn latency_by_operation(runs: &[RunData], c: &str) -> Option<Chart> {
+    let base = runs.first()?;
+    let ops = base.client_operations(c);
+    if ops.is_empty() {
+        return None;
+    }
+    let mut curves = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for (k, o) in ops.iter().enumerate() {
+            let label = if runs.len() > 1 {
+                format!("{o} · {}", r.label)
+            } else {
+                o.clone()
+            };
+            curves.push(Curve {
+                label,
+                color: palette::series(k),
+                dash: Dash::nth(i),
+                points: percentiles(r, &names::client_op(c, o)),
+            });
+        }
+    }
+    let runs_named: Vec<String> = runs.iter().map(|r| run_name(&r.label)).collect();
+    let by_run = if runs.len() > 1 {
+        " · a dash pattern per run"
+    } else {
+        ""
+    };
+    Some(Chart {
+        caption: format!(
+            "Latency percentiles of {c} by operation ({}): {}, seed {}",
+            ops.join(", "),
+            runs_named.join(", "),
+            base.seed
+        ),
+        file: file_name(&format!("latency-{c}-by-operation")),
+        kind: Kind::Latency(LatencyChart {
+            title: format!("{}: latency of {c} by operation", base.scenario),
+            subtitle: format!(
+                "seed {} · over the {} s measured · a colour per operation{by_run}",
+                base.seed,
+                short(base.duration_s)
+            ),
+            curves,
+        }),
+    })
 }
 
 /// A run as a caption names it: `the base run` or `variant <name>`.
