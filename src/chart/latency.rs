@@ -33,6 +33,8 @@ pub struct Curve {
 pub struct LatencyChart {
     pub title: String,
     pub subtitle: String,
+    /// What a curve is, as the legend's heading: `Run`, or `Operation` (and run).
+    pub legend: String,
     pub curves: Vec<Curve>,
 }
 
@@ -128,6 +130,6 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
         .iter()
         .map(|k| Entry::new(&k.label, k.color, Mark::Stroke(k.dash)))
         .collect();
-    canvas::legend(&legend, 20, "Run", &entries)?;
+    canvas::legend(&legend, 20, &c.legend, &entries)?;
     Ok(())
 }

@@ -76,6 +76,7 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
                     base.seed,
                     short(base.duration_s)
                 ),
+                legend: "Run".into(),
                 curves,
             }),
         });
@@ -140,6 +141,11 @@ fn latency_by_operation(runs: &[RunData], c: &str) -> Option<Chart> {
                 base.seed,
                 short(base.duration_s)
             ),
+            legend: if runs.len() > 1 {
+                "Operation · run".into()
+            } else {
+                "Operation".into()
+            },
             curves,
         }),
     })
