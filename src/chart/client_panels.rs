@@ -4,11 +4,13 @@
 //! not as a dip on the load panel's axis of the client's whole rate.
 
 use super::format::AxisUnit;
+use super::gates::client_gates;
 use super::palette;
 use super::style::Dash;
 use super::timeline::{Line, Panel};
 use crate::metrics::names;
 use crate::output::read_run::RunData;
+use crate::output::units;
 
 /// The points of a time series at bucket midpoints, scaled by `scale`.
 pub fn midpoints(run: &RunData, values: &[f64], scale: f64) -> Vec<(f64, f64)> {
@@ -60,6 +62,7 @@ pub fn panels(run: &RunData, clients: &[String]) -> Vec<Panel> {
                 unit: AxisUnit::Percent,
                 lines: success,
                 folded: Vec::new(),
+                gates: client_gates(run, c, "success_ratio", units::ratio),
             });
         }
         if !goodput.is_empty() {
@@ -69,6 +72,10 @@ pub fn panels(run: &RunData, clients: &[String]) -> Vec<Panel> {
                 unit: AxisUnit::PerSecond,
                 lines: goodput,
                 folded: Vec::new(),
+                // The client's total goodput is on the load panel, not here.
+                gates: (client_gates(run, c, "goodput_rps", units::per_second).into_iter())
+                    .filter(|g| g.operation.is_some())
+                    .collect(),
             });
         }
     }

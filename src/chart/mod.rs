@@ -10,6 +10,7 @@ pub mod client_panels;
 mod emphasis;
 pub mod font;
 pub mod format;
+pub mod gates;
 pub mod glyphs;
 pub mod heatmap;
 pub mod latency;

@@ -9,6 +9,7 @@ use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text}
 use super::client_panels::{self, midpoints};
 use super::emphasis::rank_services;
 use super::format::AxisUnit;
+use super::gates::Gate;
 use super::latency::CAPTION_MARGIN;
 use super::overlap::{self, RAISE_PX};
 use super::palette;
@@ -41,6 +42,8 @@ pub struct Panel {
     pub lines: Vec<Line>,
     /// Series left out to keep the panel readable, listed in its legend.
     pub folded: Vec<String>,
+    /// `[[expect]]` thresholds on the panel's metric: a dashed line at each value.
+    pub gates: Vec<Gate>,
 }
 
 impl Panel {
@@ -262,6 +265,7 @@ impl Timeline {
                 unit: AxisUnit::PerSecond,
                 lines: load,
                 folded: folded_edges,
+                gates: Vec::new(),
             },
             breakers,
             instances,
@@ -274,6 +278,7 @@ impl Timeline {
                         unit: AxisUnit::Plain,
                         lines: per_service("queue_mean", 1.0),
                         folded: folded_services.to_vec(),
+                        gates: Vec::new(),
                     },
                     Panel {
                         heading: "Utilization".into(),
@@ -281,6 +286,7 @@ impl Timeline {
                         unit: AxisUnit::Percent,
                         lines: per_service("utilization", 1.0),
                         folded: folded_services.to_vec(),
+                        gates: Vec::new(),
                     },
                     Panel {
                         heading: "Client latency".into(),
@@ -288,6 +294,7 @@ impl Timeline {
                         unit: p99_unit,
                         lines: p99,
                         folded: Vec::new(),
+                        gates: Vec::new(),
                     },
                 ],
             ]
@@ -394,6 +401,20 @@ fn panel_entries(p: &Panel) -> Vec<Entry> {
             }
         }
     }
+    for g in &p.gates {
+        entries.push(Entry::new(
+            &g.label,
+            palette::FAULT,
+            Mark::Stroke(Dash::Dashed),
+        ));
+        if let Some(w) = &g.window {
+            entries.push(Entry::new(
+                format!("  in window {w}"),
+                palette::TEXT,
+                Mark::Note,
+            ));
+        }
+    }
     entries.extend(folded_entries(&p.folded));
     entries
 }
@@ -488,7 +509,8 @@ fn panel<DB: DrawingBackend>(
     bottom: bool,
     tag_faults: bool,
 ) -> DrawResult<DB> {
-    let (lo, hi) = canvas::y_range(p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)));
+    let values = p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1));
+    let (lo, hi) = canvas::y_range(values.chain(p.gates.iter().map(|g| g.value)));
     // Room above 100% so the top tick does not meet the panel above's bottom tick.
     let hi = if p.unit == AxisUnit::Percent {
         hi.max(1.08)
@@ -541,6 +563,15 @@ fn panel<DB: DrawingBackend>(
         if points.len() == 1 {
             chart.draw_series(points.iter().map(|q| Circle::new(*q, 4, l.color.filled())))?;
         }
+    }
+    for g in &p.gates {
+        let (dash, gap) = Dash::Dashed.pattern().unwrap_or((7, 4));
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, g.value), (t.end_s, g.value)],
+            dash,
+            gap,
+            palette::FAULT.stroke_width(1),
+        ))?;
     }
     if !drawn {
         canvas::note(&chart.plotting_area().strip_coord_spec(), "no data")?;

@@ -56,6 +56,23 @@ end = "7s"
 [[variant]]
 name = "slower"
 set = { "client.app.rate" = 300 }
+
+[[expect]]
+metric = "client.app.op.buy.success_ratio"
+op = ">="
+value = 0.6
+
+[[expect]]
+metric = "client.app.op.browse.goodput_rps"
+op = ">="
+value = 300
+window = { start = "2s", end = "9s" }
+
+[[expect]]
+metric = "client.app.success_ratio"
+op = ">="
+value = 0.9
+variant = "slower"
 "#;
 
 /// The scratch directory (removed when dropped) and the run's directory in it, charted.
@@ -92,6 +109,25 @@ fn the_timeline_has_success_and_goodput_panels_with_a_line_per_operation() {
     ] {
         assert!(has_text(&t, text), "timeline.svg lacks {text}");
     }
+}
+
+/// Each expectation on a client's success or an operation's goodput is a line on its panel,
+/// named in the legend with its window; one on another variant is drawn on that variant's
+/// timeline alone.
+#[test]
+fn expectations_are_drawn_on_the_panels_they_gate() {
+    let (_scratch, dir) = charted();
+    let base = svg(&dir, "timeline.svg");
+    // `>=` as the SVG escapes it.
+    assert!(has_text(&base, "gate: buy &gt;= 60%"), "no buy gate");
+    assert!(
+        has_text(&base, "gate: browse &gt;= 300/s") && has_text(&base, "  in window expect-1"),
+        "no browse gate"
+    );
+    assert!(!has_text(&base, "gate: app &gt;= 90%"));
+    let slower = svg(&dir, "timeline-slower.svg");
+    assert!(has_text(&slower, "gate: app &gt;= 90%"), "no variant gate");
+    assert!(!has_text(&slower, "gate: buy &gt;= 60%"));
 }
 
 #[test]
