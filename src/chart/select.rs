@@ -286,6 +286,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                 unit: AxisUnit::Plain,
                 legend_heading: String::new(),
                 series: Vec::new(),
+                gates: Vec::new(),
             }),
         }];
     }
@@ -340,6 +341,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                         unit,
                         legend_heading: "Variant".into(),
                         series,
+                        gates: sweep_gates(s, metric, &s.variants),
                     }),
                 });
             }
@@ -411,6 +413,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                                 .collect::<Vec<_>>()
                                 .join(", "),
                             series,
+                            gates: sweep_gates(s, metric, std::slice::from_ref(variant)),
                         }),
                     });
                     if let [second] = rest {
@@ -433,6 +436,25 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
         }
     }
     charts
+}
+
+/// The expectations on `metric` judged on one of `variants`, as sweep-line gates: the value
+/// and `gate >= 0.9`, with the variant named when the chart draws several.
+fn sweep_gates(s: &SweepData, metric: &str, variants: &[String]) -> Vec<(f64, String)> {
+    (s.expects.iter())
+        .filter(|e| e.read_from == metric && e.against.is_none() && variants.contains(&e.variant))
+        .map(|e| {
+            let of = if variants.len() > 1 {
+                format!(" ({})", e.variant)
+            } else {
+                String::new()
+            };
+            (
+                e.value,
+                format!("gate {} {}{of}", e.op.symbol(), short(e.value)),
+            )
+        })
+        .collect()
 }
 
 fn last_part(path: &str) -> &str {
@@ -467,6 +489,7 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
         .collect();
     let mut cells = Vec::new();
     let mut marks = Vec::new();
+    let mut failing = Vec::new();
     for (xi, a) in first.values.iter().enumerate() {
         for (yi, b) in second.values.iter().enumerate() {
             if let Some(r) = s
@@ -480,6 +503,9 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
                 {
                     marks.push((xi, yi));
                 }
+                if thresholds.iter().any(|e| !e.op.holds(r.mean, e.value)) {
+                    failing.push((xi, yi));
+                }
             }
         }
     }
@@ -487,6 +513,13 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
     let mark_note = thresholds.first().filter(|_| !marks.is_empty()).map(|e| {
         format!(
             "outlined: interval holds {} {}",
+            e.op.symbol(),
+            short(e.value)
+        )
+    });
+    let fail_note = thresholds.first().filter(|_| !failing.is_empty()).map(|e| {
+        format!(
+            "crossed: the mean fails {} {}",
             e.op.symbol(),
             short(e.value)
         )
@@ -518,6 +551,8 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
             domain,
             marks,
             mark_note,
+            failing,
+            fail_note,
         }),
     }
 }
