@@ -1,7 +1,8 @@
 //! The review scenario of issue 41 (`scenarios/mobile-checkout.toml`): a mobile gateway whose
 //! checkout is a tenth of the traffic, under four faults in sequence. The report's first
 //! screen must name, for each fault, the operation worst off while it was active and its
-//! success then, not only the client's total, which stays above 90% throughout.
+//! success then, not only the client's total; its resilience matrix must show the database
+//! pool that two operations share and that it is held until the database answers.
 
 use crate::support::*;
 
@@ -17,7 +18,30 @@ fn report() -> String {
 
 #[test]
 fn at_a_glance_names_the_worst_operation_under_each_fault() {
-    let md = report();
+    at_a_glance(&report());
+}
+
+#[test]
+fn the_resilience_matrix_shows_the_shared_pool_and_when_it_releases() {
+    resilience_matrix(&report());
+}
+
+/// The database calls' bulkheads are one connection pool shared by checkout and catalog, held
+/// until the database answers: the matrix says both, not only "24 concurrent".
+fn resilience_matrix(md: &str) {
+    for call in ["gateway → postgres orders", "gateway → postgres products"] {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {call} ")))
+            .unwrap_or_else(|| panic!("no row for {call}"));
+        assert!(
+            row.contains("24 concurrent, shared pool pg, held until the callee answers"),
+            "{row}"
+        );
+    }
+}
+
+fn at_a_glance(md: &str) {
     let start = md.find("## At a glance\n").expect("at a glance");
     let glance = &md[start..];
     let glance = &glance[..glance[3..].find("\n## ").unwrap_or(glance.len())];
