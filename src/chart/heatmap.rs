@@ -27,6 +27,10 @@ pub struct Heatmap {
     pub marks: Vec<(usize, usize)>,
     /// What the outline means, under the colour scale.
     pub mark_note: Option<String>,
+    /// Cells whose mean fails an expectation on the metric: crossed, whatever their interval.
+    pub failing: Vec<(usize, usize)>,
+    /// What the cross means, under the colour scale.
+    pub fail_note: Option<String>,
 }
 
 pub const SIZE: (u32, u32) = (960, 600);
@@ -91,6 +95,22 @@ pub fn draw<DB: DrawingBackend>(h: &Heatmap, root: &DrawingArea<DB, Shift>) -> D
             palette::TEXT.stroke_width(3),
         )
     }))?;
+    // Cells whose mean fails a gate: a cross in the top-left corner, in the colour that
+    // reads on the cell.
+    for &(x, y) in &h.failing {
+        let color = h
+            .cells
+            .iter()
+            .find(|c| (c.0, c.1) == (x, y))
+            .map_or(BLACK, |c| palette::text_on(h.color(c.2)));
+        let (x, y) = (x as f64, y as f64);
+        for ((x0, y0), (x1, y1)) in [((-0.4, 0.4), (-0.25, 0.25)), ((-0.4, 0.25), (-0.25, 0.4))] {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x + x0, y + y0), (x + x1, y + y1)],
+                color.stroke_width(2),
+            )))?;
+        }
+    }
     // Values in the cells, while the cells are big enough to hold them.
     let (pw, ph) = chart.plotting_area().dim_in_pixel();
     if f64::from(pw) / nx >= 44.0 && f64::from(ph) / ny >= 18.0 {
@@ -153,6 +173,16 @@ fn scale<DB: DrawingBackend>(h: &Heatmap, area: &DrawingArea<DB, Shift>) -> Draw
             [(12, y), (40, y + 14)],
             palette::TEXT.stroke_width(3),
         ))?;
+        area.draw(&Text::new(note.clone(), (48, y), text(11)))?;
+    }
+    if let Some(note) = &h.fail_note {
+        let y = top + height + 48;
+        for ((x0, y0), (x1, y1)) in [((14, 2), (28, 14)), ((14, 14), (28, 2))] {
+            area.draw(&PathElement::new(
+                vec![(x0, y + y0), (x1, y + y1)],
+                palette::TEXT.stroke_width(2),
+            ))?;
+        }
         area.draw(&Text::new(note.clone(), (48, y), text(11)))?;
     }
     Ok(())

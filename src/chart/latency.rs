@@ -1,10 +1,12 @@
 //! Latency distributions: each client's percentile curve (p50, p90, p99, p99.9, max) for the
 //! base run and each variant on one log-scale chart, so a variant that cuts the tail shows as a
-//! lower right end.
+//! lower right end; for a client with operations, a chart of a curve per operation (a colour
+//! each), per run (a dash pattern each).
 
 use super::axis::{Keyed, log_ticks};
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::palette;
+use super::style::Dash;
 use crate::number::latency_ms;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -22,6 +24,7 @@ pub const PERCENTILES: [(&str, &str); 5] = [
 pub struct Curve {
     pub label: String,
     pub color: RGBColor,
+    pub dash: Dash,
     /// (percentile index into `PERCENTILES`, ms).
     pub points: Vec<(usize, f64)>,
 }
@@ -30,10 +33,15 @@ pub struct Curve {
 pub struct LatencyChart {
     pub title: String,
     pub subtitle: String,
+    /// What a curve is, as the legend's heading: `Run`, or `Operation` (and run).
+    pub legend: String,
     pub curves: Vec<Curve>,
 }
 
 pub const SIZE: (u32, u32) = (960, 520);
+/// Pixels under the x-axis caption, which plotters anchors on the bottom edge of the area, so
+/// that the descenders of `percentile` and the parentheses are not cut off.
+pub const CAPTION_MARGIN: u32 = 10;
 /// Latencies below this (ms) sit on the bottom of the log scale.
 const FLOOR_MS: f64 = 0.01;
 
@@ -57,6 +65,8 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
     let n = PERCENTILES.len() as f64;
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(10)
+        // The x caption is anchored on the area's bottom edge: room for its descenders.
+        .margin_bottom(CAPTION_MARGIN)
         .margin_left(6)
         .margin_right(20)
         .y_label_area_size(Y_LABELS)
@@ -101,7 +111,15 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
             .iter()
             .map(|(i, v)| (*i as f64, v.max(FLOOR_MS).log10()))
             .collect();
-        chart.draw_series(LineSeries::new(pts.clone(), k.color.stroke_width(2)))?;
+        let style = k.color.stroke_width(2);
+        match k.dash.pattern() {
+            Some((dash, gap)) => {
+                chart.draw_series(DashedLineSeries::new(pts.clone(), dash, gap, style))?;
+            }
+            None => {
+                chart.draw_series(LineSeries::new(pts.clone(), style))?;
+            }
+        }
         chart.draw_series(pts.iter().map(|p| Circle::new(*p, 4, k.color.filled())))?;
     }
     if c.curves.iter().all(|k| k.points.is_empty()) {
@@ -110,8 +128,8 @@ pub fn draw<DB: DrawingBackend>(c: &LatencyChart, root: &DrawingArea<DB, Shift>)
     let entries: Vec<Entry> = c
         .curves
         .iter()
-        .map(|k| Entry::new(&k.label, k.color, Mark::Line))
+        .map(|k| Entry::new(&k.label, k.color, Mark::Stroke(k.dash)))
         .collect();
-    canvas::legend(&legend, 20, "Run", &entries)?;
+    canvas::legend(&legend, 20, &c.legend, &entries)?;
     Ok(())
 }

@@ -6,12 +6,15 @@
 pub mod axis;
 mod bitmap;
 pub mod canvas;
+pub mod client_panels;
 mod emphasis;
 pub mod font;
 pub mod format;
+pub mod gates;
 pub mod glyphs;
 pub mod heatmap;
 pub mod latency;
+pub mod overlap;
 pub mod palette;
 mod select;
 pub mod strip_rows;

@@ -6,6 +6,7 @@ use super::axis::ParamAxis;
 use super::format::{AxisUnit, unit_of};
 use super::heatmap::Heatmap;
 use super::latency::{Curve, LatencyChart, PERCENTILES};
+use super::style::Dash;
 use super::sweep_line::{SweepLine, SweepPoint, SweepSeries};
 use super::timeline::Timeline;
 use super::{Chart, ChartOptions, Kind, file_name, palette};
@@ -46,11 +47,8 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
             .map(|(i, r)| Curve {
                 label: r.label.clone(),
                 color: palette::series(i),
-                points: PERCENTILES
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, (m, _))| Some((k, r.metric(&names::client_metric(&c, m))?)))
-                    .collect(),
+                dash: Dash::Solid,
+                points: percentiles(r, &names::client(&c)),
             })
             .collect();
         let compared = if runs.len() > 1 {
@@ -78,11 +76,79 @@ pub fn run_charts(runs: &[RunData]) -> Vec<Chart> {
                     base.seed,
                     short(base.duration_s)
                 ),
+                legend: "Run".into(),
                 curves,
             }),
         });
+        if let Some(chart) = latency_by_operation(runs, &c) {
+            charts.push(chart);
+        }
     }
     charts
+}
+
+/// The percentile curve of `prefix` (`client.<c>` or `client.<c>.op.<o>`) in run `r`.
+fn percentiles(r: &RunData, prefix: &str) -> Vec<(usize, f64)> {
+    PERCENTILES
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (m, _))| Some((k, r.metric(&names::metric(prefix, m))?)))
+        .collect()
+}
+
+/// A client's latency curves per operation of its mix: a colour per operation, a dash pattern
+/// per run (base solid, then each variant); none for a client without operations.
+fn latency_by_operation(runs: &[RunData], c: &str) -> Option<Chart> {
+    let base = runs.first()?;
+    let ops = base.client_operations(c);
+    if ops.is_empty() {
+        return None;
+    }
+    let mut curves = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for (k, o) in ops.iter().enumerate() {
+            let label = if runs.len() > 1 {
+                format!("{o} · {}", r.label)
+            } else {
+                o.clone()
+            };
+            curves.push(Curve {
+                label,
+                color: palette::series(k),
+                dash: Dash::nth(i),
+                points: percentiles(r, &names::client_op(c, o)),
+            });
+        }
+    }
+    let runs_named: Vec<String> = runs.iter().map(|r| run_name(&r.label)).collect();
+    let by_run = if runs.len() > 1 {
+        " · a dash pattern per run"
+    } else {
+        ""
+    };
+    Some(Chart {
+        caption: format!(
+            "Latency percentiles of {c} by operation ({}): {}, seed {}",
+            ops.join(", "),
+            runs_named.join(", "),
+            base.seed
+        ),
+        file: file_name(&format!("latency-{c}-by-operation")),
+        kind: Kind::Latency(LatencyChart {
+            title: format!("{}: latency of {c} by operation", base.scenario),
+            subtitle: format!(
+                "seed {} · over the {} s measured · a colour per operation{by_run}",
+                base.seed,
+                short(base.duration_s)
+            ),
+            legend: if runs.len() > 1 {
+                "Operation · run".into()
+            } else {
+                "Operation".into()
+            },
+            curves,
+        }),
+    })
 }
 
 /// A run as a caption names it: `the base run` or `variant <name>`.
@@ -220,6 +286,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                 unit: AxisUnit::Plain,
                 legend_heading: String::new(),
                 series: Vec::new(),
+                gates: Vec::new(),
             }),
         }];
     }
@@ -274,6 +341,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                         unit,
                         legend_heading: "Variant".into(),
                         series,
+                        gates: sweep_gates(s, metric, &s.variants),
                     }),
                 });
             }
@@ -345,6 +413,7 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
                                 .collect::<Vec<_>>()
                                 .join(", "),
                             series,
+                            gates: sweep_gates(s, metric, std::slice::from_ref(variant)),
                         }),
                     });
                     if let [second] = rest {
@@ -367,6 +436,25 @@ pub fn sweep_charts(s: &SweepData, options: &ChartOptions) -> Vec<Chart> {
         }
     }
     charts
+}
+
+/// The expectations on `metric` judged on one of `variants`, as sweep-line gates: the value
+/// and `gate >= 0.9`, with the variant named when the chart draws several.
+fn sweep_gates(s: &SweepData, metric: &str, variants: &[String]) -> Vec<(f64, String)> {
+    (s.expects.iter())
+        .filter(|e| e.read_from == metric && e.against.is_none() && variants.contains(&e.variant))
+        .map(|e| {
+            let of = if variants.len() > 1 {
+                format!(" ({})", e.variant)
+            } else {
+                String::new()
+            };
+            (
+                e.value,
+                format!("gate {} {}{of}", e.op.symbol(), short(e.value)),
+            )
+        })
+        .collect()
 }
 
 fn last_part(path: &str) -> &str {
@@ -401,6 +489,7 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
         .collect();
     let mut cells = Vec::new();
     let mut marks = Vec::new();
+    let mut failing = Vec::new();
     for (xi, a) in first.values.iter().enumerate() {
         for (yi, b) in second.values.iter().enumerate() {
             if let Some(r) = s
@@ -414,6 +503,9 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
                 {
                     marks.push((xi, yi));
                 }
+                if thresholds.iter().any(|e| !e.op.holds(r.mean, e.value)) {
+                    failing.push((xi, yi));
+                }
             }
         }
     }
@@ -421,6 +513,13 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
     let mark_note = thresholds.first().filter(|_| !marks.is_empty()).map(|e| {
         format!(
             "outlined: interval holds {} {}",
+            e.op.symbol(),
+            short(e.value)
+        )
+    });
+    let fail_note = thresholds.first().filter(|_| !failing.is_empty()).map(|e| {
+        format!(
+            "crossed: the mean fails {} {}",
             e.op.symbol(),
             short(e.value)
         )
@@ -452,6 +551,8 @@ fn heatmap(s: &SweepData, of: HeatmapOf, suffix: &str, subtitle: &str) -> Chart 
             domain,
             marks,
             mark_note,
+            failing,
+            fail_note,
         }),
     }
 }

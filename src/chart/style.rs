@@ -20,6 +20,12 @@ impl Dash {
     /// The patterns in the order they are handed out.
     const ORDER: [Dash; 4] = [Dash::Solid, Dash::Dotted, Dash::LongDash, Dash::Dashed];
 
+    /// The `i`-th pattern in the order they are handed out (cycling): a run's on a chart that
+    /// gives colours to something else.
+    pub fn nth(i: usize) -> Dash {
+        Self::ORDER[i % Self::ORDER.len()]
+    }
+
     /// (dash length, gap) of the legend's 26 px sample; `None` for a solid line.
     pub fn legend_pattern(self) -> Option<(i32, i32)> {
         match self {

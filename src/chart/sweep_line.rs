@@ -5,6 +5,7 @@ use super::axis::{Keyed, ParamAxis};
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::format::AxisUnit;
 use super::palette;
+use super::style::Dash;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -32,6 +33,9 @@ pub struct SweepLine {
     pub unit: AxisUnit,
     pub legend_heading: String,
     pub series: Vec<SweepSeries>,
+    /// `[[expect]]` thresholds on the metric for the runs drawn: (value, legend label), each a
+    /// dashed vermillion line across the chart.
+    pub gates: Vec<(f64, String)>,
 }
 
 pub const SIZE: (u32, u32) = (960, 540);
@@ -56,7 +60,7 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
             [lo, hi, p.mean]
         })
     });
-    let (lo, mut hi) = canvas::y_range(values);
+    let (lo, mut hi) = canvas::y_range(values.chain(c.gates.iter().map(|g| g.0)));
     if c.unit == AxisUnit::Percent {
         hi = hi.max(1.05);
     }
@@ -109,6 +113,15 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
                 .map(|p| Circle::new((p.x, p.mean), 4, s.color.filled())),
         )?;
     }
+    let (dash, gap) = Dash::Dashed.pattern().unwrap_or((7, 4));
+    for (value, _) in &c.gates {
+        chart.draw_series(DashedLineSeries::new(
+            [(x0, *value), (x1, *value)],
+            dash,
+            gap,
+            palette::FAULT.stroke_width(1),
+        ))?;
+    }
     if c.series.iter().all(|s| s.points.is_empty()) {
         canvas::note(&chart.plotting_area().strip_coord_spec(), "no data")?;
     }
@@ -119,6 +132,13 @@ pub fn draw<DB: DrawingBackend>(c: &SweepLine, root: &DrawingArea<DB, Shift>) ->
         .collect();
     if let Some(color) = c.series.first().map(|s| s.color) {
         entries.push(Entry::new("95% confidence band", color, Mark::Band(0.2)));
+    }
+    for (_, label) in &c.gates {
+        entries.push(Entry::new(
+            label,
+            palette::FAULT,
+            Mark::Stroke(Dash::Dashed),
+        ));
     }
     canvas::legend(&legend, 20, &c.legend_heading, &entries)
 }

@@ -1,10 +1,17 @@
 //! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
-//! windows shaded; faults, breaker-open intervals and moving instance counts as strips; queue
-//! length, utilization and p99 latency on panels beneath, all on one time axis.
+//! windows shaded; faults, breaker-open intervals and moving instance counts as strips; each
+//! client's success and goodput by operation (`client_panels`), queue length, utilization and
+//! p99 latency on panels beneath, all on one time axis. A panel whose every series is 0
+//! throughout folds to one line saying so; a series identical to an earlier one is raised a few
+//! pixels so it stays visible (`overlap`).
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
+use super::client_panels::{self, midpoints};
 use super::emphasis::rank_services;
 use super::format::AxisUnit;
+use super::gates::Gate;
+use super::latency::CAPTION_MARGIN;
+use super::overlap::{self, RAISE_PX};
 use super::palette;
 use super::strip_rows;
 use super::strips::{self, Bar, Row};
@@ -35,6 +42,25 @@ pub struct Panel {
     pub lines: Vec<Line>,
     /// Series left out to keep the panel readable, listed in its legend.
     pub folded: Vec<String>,
+    /// `[[expect]]` thresholds on the panel's metric: a dashed line at each value.
+    pub gates: Vec<Gate>,
+}
+
+impl Panel {
+    /// Every series has points and every point is 0: the panel folds to one line.
+    pub fn flat_at_zero(&self) -> bool {
+        self.lines.iter().any(|l| !l.points.is_empty())
+            && self
+                .lines
+                .iter()
+                .all(|l| l.points.iter().all(|p| p.1 == 0.0))
+    }
+
+    /// For each line, the earlier line it repeats exactly (`overlap::repeats`).
+    fn repeats(&self) -> Vec<Option<usize>> {
+        let series: Vec<&[(f64, f64)]> = self.lines.iter().map(|l| l.points.as_slice()).collect();
+        overlap::repeats(&series)
+    }
 }
 
 /// A fault's window, for the shading and the fault strip.
@@ -69,6 +95,8 @@ const WIDTH: u32 = 1100;
 const LOAD_HEIGHT: u32 = 290;
 const PANEL_HEIGHT: u32 = 150;
 const X_AXIS: u32 = 48;
+/// The height of a panel folded to one line (every series flat at 0).
+const FOLDED_HEIGHT: u32 = 30;
 /// Services drawn on each per-service panel: one solid Okabe–Ito colour each.
 pub const MAX_SERVICES: usize = palette::SERIES.len();
 /// Lines on the load panel (clients' offered and goodput, then edges' attempts).
@@ -88,13 +116,15 @@ impl Timeline {
         if !self.instances.is_empty() {
             heights.push(strips::height(self.instances.len()));
         }
-        heights.extend(
-            self.panels
-                .iter()
-                .map(|p| PANEL_HEIGHT.max(legend_height(panel_entries(p).len()))),
-        );
+        heights.extend(self.panels.iter().map(|p| {
+            if p.flat_at_zero() {
+                FOLDED_HEIGHT
+            } else {
+                PANEL_HEIGHT.max(legend_height(panel_entries(p).len()))
+            }
+        }));
         if let Some(last) = heights.last_mut() {
-            *last += X_AXIS;
+            *last += X_AXIS + CAPTION_MARGIN;
         }
         heights
     }
@@ -105,13 +135,7 @@ impl Timeline {
 
     pub fn from_run(run: &RunData) -> Timeline {
         let b = run.bucket_s;
-        let mid = |values: &[f64], scale: f64| -> Vec<(f64, f64)> {
-            run.times
-                .iter()
-                .zip(values)
-                .map(|(t, v)| (t + b / 2.0, v * scale))
-                .collect()
-        };
+        let mid = |values: &[f64], scale: f64| midpoints(run, values, scale);
         let clients = run.entities("client");
         let services = rank_services(run, &run.entities("service"));
         let (shown, folded_services) = services.split_at(services.len().min(MAX_SERVICES));
@@ -241,32 +265,40 @@ impl Timeline {
                 unit: AxisUnit::PerSecond,
                 lines: load,
                 folded: folded_edges,
+                gates: Vec::new(),
             },
             breakers,
             instances,
-            panels: vec![
-                Panel {
-                    heading: "Queue length (mean)".into(),
-                    y_desc: "queued jobs".into(),
-                    unit: AxisUnit::Plain,
-                    lines: per_service("queue_mean", 1.0),
-                    folded: folded_services.to_vec(),
-                },
-                Panel {
-                    heading: "Utilization".into(),
-                    y_desc: "utilization (%)".into(),
-                    unit: AxisUnit::Percent,
-                    lines: per_service("utilization", 1.0),
-                    folded: folded_services.to_vec(),
-                },
-                Panel {
-                    heading: "Client latency".into(),
-                    y_desc: format!("p99 latency{}", p99_unit.suffix()),
-                    unit: p99_unit,
-                    lines: p99,
-                    folded: Vec::new(),
-                },
-            ],
+            panels: [
+                client_panels::panels(run, &clients),
+                vec![
+                    Panel {
+                        heading: "Queue length (mean)".into(),
+                        y_desc: "queued jobs".into(),
+                        unit: AxisUnit::Plain,
+                        lines: per_service("queue_mean", 1.0),
+                        folded: folded_services.to_vec(),
+                        gates: Vec::new(),
+                    },
+                    Panel {
+                        heading: "Utilization".into(),
+                        y_desc: "utilization (%)".into(),
+                        unit: AxisUnit::Percent,
+                        lines: per_service("utilization", 1.0),
+                        folded: folded_services.to_vec(),
+                        gates: Vec::new(),
+                    },
+                    Panel {
+                        heading: "Client latency".into(),
+                        y_desc: format!("p99 latency{}", p99_unit.suffix()),
+                        unit: p99_unit,
+                        lines: p99,
+                        folded: Vec::new(),
+                        gates: Vec::new(),
+                    },
+                ],
+            ]
+            .concat(),
         }
     }
 }
@@ -329,8 +361,12 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
         k += 1;
     }
     for p in &t.panels {
-        panel(t, p, &areas[k], k == last, false)?;
-        canvas::legend(&legend_areas[k], 8, &p.heading, &panel_entries(p))?;
+        if p.flat_at_zero() {
+            folded_panel(t, p, &areas[k], k == last)?;
+        } else {
+            panel(t, p, &areas[k], k == last, false)?;
+            canvas::legend(&legend_areas[k], 8, &p.heading, &panel_entries(p))?;
+        }
         k += 1;
     }
     Ok(())
@@ -348,13 +384,37 @@ fn load_entries(t: &Timeline) -> Vec<Entry> {
     entries
 }
 
-/// A panel's legend: one row per line, then the names of the series it left out.
+/// A panel's legend: one row per line (a line repeating an earlier one says so), then the
+/// names of the series it left out.
 fn panel_entries(p: &Panel) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = p
-        .lines
-        .iter()
-        .map(|l| Entry::new(&l.label, l.color, Mark::Stroke(l.dash)))
-        .collect();
+    let repeats = p.repeats();
+    let mut entries: Vec<Entry> = Vec::new();
+    for (j, l) in p.lines.iter().enumerate() {
+        entries.push(Entry::new(&l.label, l.color, Mark::Stroke(l.dash)));
+        if let Some(i) = repeats[j] {
+            let px = RAISE_PX * overlap::raise_level(&repeats, j);
+            for note in [
+                format!("  = {}", p.lines[i].label),
+                format!("  (drawn {px} px higher)"),
+            ] {
+                entries.push(Entry::new(note, palette::TEXT, Mark::Note));
+            }
+        }
+    }
+    for g in &p.gates {
+        entries.push(Entry::new(
+            &g.label,
+            palette::FAULT,
+            Mark::Stroke(Dash::Dashed),
+        ));
+        if let Some(w) = &g.window {
+            entries.push(Entry::new(
+                format!("  in window {w}"),
+                palette::TEXT,
+                Mark::Note,
+            ));
+        }
+    }
     entries.extend(folded_entries(&p.folded));
     entries
 }
@@ -449,7 +509,8 @@ fn panel<DB: DrawingBackend>(
     bottom: bool,
     tag_faults: bool,
 ) -> DrawResult<DB> {
-    let (lo, hi) = canvas::y_range(p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)));
+    let values = p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1));
+    let (lo, hi) = canvas::y_range(values.chain(p.gates.iter().map(|g| g.value)));
     // Room above 100% so the top tick does not meet the panel above's bottom tick.
     let hi = if p.unit == AxisUnit::Percent {
         hi.max(1.08)
@@ -458,6 +519,7 @@ fn panel<DB: DrawingBackend>(
     };
     let mut chart = ChartBuilder::on(area)
         .margin_top(if tag_faults { 8 } else { 14 })
+        .margin_bottom(if bottom { CAPTION_MARGIN } else { 0 })
         .margin_left(6)
         .margin_right(14)
         .y_label_area_size(Y_LABELS)
@@ -482,26 +544,74 @@ fn panel<DB: DrawingBackend>(
     mesh.draw()?;
     shade(t, &mut chart, (lo, hi), tag_faults)?;
     let drawn = p.lines.iter().any(|l| !l.points.is_empty());
-    for l in &p.lines {
+    // A value's worth of one pixel, to raise a line repeating another.
+    let px_height = f64::from(chart.plotting_area().dim_in_pixel().1.max(1));
+    let per_px = (hi - lo) / px_height;
+    let repeats = p.repeats();
+    for (j, l) in p.lines.iter().enumerate() {
+        let raise = f64::from(RAISE_PX * overlap::raise_level(&repeats, j)) * per_px;
+        let points: Vec<(f64, f64)> = l.points.iter().map(|q| (q.0, q.1 + raise)).collect();
         let style = l.color.stroke_width(2);
         match l.dash.pattern() {
             Some((dash, gap)) => {
-                chart.draw_series(DashedLineSeries::new(l.points.clone(), dash, gap, style))?;
+                chart.draw_series(DashedLineSeries::new(points.clone(), dash, gap, style))?;
             }
             None => {
-                chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+                chart.draw_series(LineSeries::new(points.clone(), style))?;
             }
         }
-        if l.points.len() == 1 {
-            chart.draw_series(
-                l.points
-                    .iter()
-                    .map(|q| Circle::new(*q, 4, l.color.filled())),
-            )?;
+        if points.len() == 1 {
+            chart.draw_series(points.iter().map(|q| Circle::new(*q, 4, l.color.filled())))?;
         }
+    }
+    for g in &p.gates {
+        let (dash, gap) = Dash::Dashed.pattern().unwrap_or((7, 4));
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, g.value), (t.end_s, g.value)],
+            dash,
+            gap,
+            palette::FAULT.stroke_width(1),
+        ))?;
     }
     if !drawn {
         canvas::note(&chart.plotting_area().strip_coord_spec(), "no data")?;
+    }
+    Ok(())
+}
+
+/// A panel whose every series is 0 throughout, as one line of text naming them (and the time
+/// axis under it when it is the last panel).
+fn folded_panel<DB: DrawingBackend>(
+    t: &Timeline,
+    p: &Panel,
+    area: &DrawingArea<DB, Shift>,
+    bottom: bool,
+) -> DrawResult<DB> {
+    let names: Vec<&str> = p.lines.iter().map(|l| l.label.as_str()).collect();
+    let line = format!("{}: 0 throughout ({})", p.heading, names.join(", "));
+    area.draw(&Text::new(line, (Y_LABELS as i32 + 12, 8), text(12)))?;
+    if bottom {
+        let mut chart = ChartBuilder::on(area)
+            .margin_top(FOLDED_HEIGHT - 4)
+            .margin_bottom(CAPTION_MARGIN)
+            .margin_left(6)
+            .margin_right(14)
+            .y_label_area_size(Y_LABELS)
+            .x_label_area_size(X_AXIS)
+            .build_cartesian_2d(0.0..t.end_s.max(1e-9), 0.0..1.0)?;
+        let x_fmt = |v: &f64| short(*v);
+        chart
+            .configure_mesh()
+            .x_labels(12)
+            .y_labels(0)
+            .disable_y_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(palette::GRID)
+            .label_style(text(12))
+            .axis_desc_style(text(13))
+            .x_label_formatter(&x_fmt)
+            .x_desc("time since start (s)")
+            .draw()?;
     }
     Ok(())
 }

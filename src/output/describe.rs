@@ -177,17 +177,30 @@ pub fn breaker(p: &Policy) -> String {
     s
 }
 
+/// A bulkhead's size and queue, the pool it shares by name with other calls of its service,
+/// and when a permit comes back: a connection pool's (`release = "answer"`) is held until the
+/// callee answers, which a reviewer of a database path asks first.
 pub fn bulkhead(p: &Policy) -> String {
-    match &p.bulkhead() {
-        None => "none".into(),
-        Some(b) if b.queue() > 0 => format!(
+    let Some(b) = p.bulkhead() else {
+        return "none".into();
+    };
+    let mut s = if b.queue() > 0 {
+        format!(
             "{} concurrent, queue {} (wait {})",
             b.max_concurrent(),
             b.queue(),
             dur(b.max_wait().0)
-        ),
-        Some(b) => format!("{} concurrent", b.max_concurrent()),
+        )
+    } else {
+        format!("{} concurrent", b.max_concurrent())
+    };
+    if let Some(pool) = b.pool() {
+        s += &format!(", shared pool {pool}");
     }
+    if p.bulkhead_releases_on_answer() {
+        s += ", held until the callee answers";
+    }
+    s
 }
 
 pub fn hedge(p: &Policy) -> String {

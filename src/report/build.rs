@@ -326,7 +326,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "timeline",
         "Timeline",
         vec![
-            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time, and per service the mean queue and utilization, and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted).".into()),
+            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time; each client's success (its total dashed, each operation of its mix a line) and goodput by operation, each on an axis of its own; per service the mean queue and utilization (a panel at 0 throughout folded to one line); and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted). A line identical to an earlier one is drawn 3 px higher, as its legend says.".into()),
             Block::Charts(timeline),
         ],
     ));
@@ -334,7 +334,7 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "latency",
         "Latency distribution",
         vec![
-            Block::Text("Percentiles of each client's request latency over the measured run, on a log scale; with variants, one curve per run on the same seed.".into()),
+            Block::Text("Percentiles of each client's request latency over the measured run, on a log scale; with variants, one curve per run on the same seed. For a client with a mix, the same per operation: a colour per operation, a dash pattern per run.".into()),
             Block::Charts(latency),
         ],
     ));

@@ -327,21 +327,32 @@ pub fn service_summary(r: &RunData) -> Table {
 }
 
 pub fn edge_summary(r: &RunData) -> Table {
-    let mut t = Table::with_numeric(
-        &[
-            "call",
-            "calls",
-            "attempts",
-            "amplification",
-            "breaker opens",
-            "breaker open",
-            "budget exhausted",
-        ],
-        &[false, true, true, true, true, true, true],
-    );
-    for e in r.entities("edge") {
+    let edges = r.entities("edge");
+    // Duplicate side effects (a non-idempotent operation run again by a retry: a second
+    // charge) get a column when some call has any, the first thing a payments reviewer asks.
+    let duplicates = (edges.iter()).any(|e| {
+        r.metric(&names::edge_metric(e, "duplicates"))
+            .unwrap_or(0.0)
+            > 0.0
+    });
+    let mut header = vec![
+        "call",
+        "calls",
+        "attempts",
+        "amplification",
+        "breaker opens",
+        "breaker open",
+        "budget exhausted",
+    ];
+    if duplicates {
+        header.push("duplicates");
+    }
+    // Every column but the call's name is a number.
+    let numeric: Vec<bool> = (0..header.len()).map(|i| i > 0).collect();
+    let mut t = Table::with_numeric(&header, &numeric);
+    for e in edges {
         let m = |k: &str| names::edge_metric(&e, k);
-        t.row(vec![
+        let mut row = vec![
             e.replacen('.', " → ", 1),
             cell(r, &m("calls"), count),
             cell(r, &m("attempts"), count),
@@ -349,7 +360,11 @@ pub fn edge_summary(r: &RunData) -> Table {
             cell(r, &m("breaker_opens"), count),
             cell(r, &m("breaker_open_s"), units::seconds),
             cell(r, &m("budget_exhausted"), count),
-        ]);
+        ];
+        if duplicates {
+            row.push(cell(r, &m("duplicates"), count));
+        }
+        t.row(row);
     }
     t
 }

@@ -60,7 +60,9 @@ fn a_twelve_service_timeline_repeats_no_style_and_names_what_it_leaves_out() {
     assert_eq!(t.load.lines.len(), 14);
     assert!(t.load.folded.is_empty());
     // Per service: the faulted s9 first, 8 drawn, 4 named as left out.
-    let queue = &t.panels[0];
+    let queue = (t.panels.iter())
+        .find(|p| p.heading == "Queue length (mean)")
+        .unwrap();
     assert_eq!(queue.lines.len(), 8);
     assert_eq!(queue.lines[0].label, "s9");
     assert_eq!(queue.folded.len(), 4);

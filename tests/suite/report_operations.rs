@@ -153,3 +153,36 @@ end = "8s"
         assert_close(&format!("success {q}"), ok, 10.0, 0.05);
     }
 }
+
+/// A retried, non-idempotent authorization charged twice: the report's call table has a
+/// duplicates column with the 90 second charges (scenarios/payment-idempotency.toml without its
+/// idempotency store); a run without duplicates has no such column.
+#[test]
+fn the_call_table_shows_duplicate_side_effects() {
+    let dir = scratch("report-duplicates");
+    let run = |name: &str, set: &[&str]| -> String {
+        let out = dir.join(name);
+        let out = out.to_str().unwrap();
+        let mut args = vec!["run", "scenarios/payment-idempotency.toml", "--out", out];
+        args.extend_from_slice(set);
+        args.push("--quiet");
+        cascade(&args, 0);
+        cascade(&["report", out, "--markdown", "--quiet"], 0);
+        read(&dir.join(name).join("report.md"))
+    };
+    let charged_twice = run(
+        "no-store",
+        &["--set", "service.payments.dedup_window=\"0s\""],
+    );
+    let header = (charged_twice.lines())
+        .find(|l| l.starts_with("| call | calls"))
+        .expect("the call table");
+    assert!(header.ends_with("| duplicates |"), "{header}");
+    assert!(
+        (charged_twice.lines())
+            .any(|l| l.starts_with("| checkout → payments |") && l.ends_with("| 90 |")),
+        "no 90 duplicates in\n{charged_twice}"
+    );
+    let keyed = run("store", &[]);
+    assert!(!keyed.contains("| duplicates |"));
+}

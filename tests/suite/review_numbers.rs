@@ -244,6 +244,8 @@ fn a_heatmap_legend_title_is_never_truncated() {
             domain: (0.5, 0.9),
             marks: Vec::new(),
             mark_note: None,
+            failing: Vec::new(),
+            fail_note: None,
         }),
     };
     let svg = chart.svg().unwrap();

@@ -1,6 +1,7 @@
 //! Which charts a sweep gets (issue 20): the expectations' metrics first, `--metric` to
 //! choose the rest, heatmap cells whose interval the expectation's threshold falls in
-//! outlined, and a colour scale that fits the data unless `--range` fixes it.
+//! outlined, cells whose mean fails it crossed, the gated value drawn on sweep lines, and a
+//! colour scale that fits the data unless `--range` fixes it.
 
 use crate::support::*;
 use std::path::Path;
@@ -90,6 +91,28 @@ fn cells_the_replications_cannot_settle_are_outlined() {
     // With the budget every cell recovers every time: nothing is in doubt.
     let base = read(&dir.join("charts/heatmap-fault.0.recovered-base.svg"));
     assert!(!base.contains("outlined"));
+}
+
+/// A heatmap crosses each cell whose mean fails the expectation, whether or not its interval
+/// holds the threshold, and a sweep line draws the gated value (issue 41).
+#[test]
+fn failing_cells_are_crossed_and_sweep_lines_draw_the_gate() {
+    let dir = scratch("sweep-charts-gates");
+    small_map(&dir);
+    cascade(&["chart", dir.to_str().unwrap(), "--quiet"], 0);
+    // Without a budget the cells that recover in some of their runs fail `== 0`.
+    let no_budget = read(&dir.join("charts/heatmap-fault.0.recovered-no-budget.svg"));
+    assert!(no_budget.contains("crossed: the mean fails == 0"));
+    // With the budget every cell recovers every time: `== 1` holds everywhere.
+    let base = read(&dir.join("charts/heatmap-fault.0.recovered-base.svg"));
+    assert!(!base.contains("crossed"));
+    for (variant, gate) in [("base", "gate == 1"), ("no-budget", "gate == 0")] {
+        let line = read(&dir.join(format!("charts/sweep-fault.0.recovered-{variant}.svg")));
+        assert!(
+            line.contains(&format!(">\n{gate}\n<")),
+            "{variant}: no {gate}"
+        );
+    }
 }
 
 #[test]
