@@ -21,7 +21,14 @@ pub fn active<'m>(
 }
 
 /// Work of `ns` under the latency faults and cold starts acting at `now`.
-pub fn work(model: &Model, service: usize, instance: u32, operation: u16, ns: u64, now: u64) -> u64 {
+pub fn work(
+    model: &Model,
+    service: usize,
+    instance: u32,
+    operation: u16,
+    ns: u64,
+    now: u64,
+) -> u64 {
     let mut ns = ns as f64;
     for f in model.faults.iter().filter(|f| {
         f.hits_service(service, instance) && (f.operation == 0 || f.operation == operation)
@@ -42,7 +49,13 @@ pub fn work(model: &Model, service: usize, instance: u32, operation: u16, ns: u6
 
 /// A crash of `service#instance` that began in (from, to]: the work in between is lost;
 /// whether its answer is swallowed (blackhole).
-pub fn crashed_between(model: &Model, service: usize, instance: u32, from: u64, to: u64) -> Option<bool> {
+pub fn crashed_between(
+    model: &Model,
+    service: usize,
+    instance: u32,
+    from: u64,
+    to: u64,
+) -> Option<bool> {
     model.faults.iter().find_map(|f| match f.effect {
         Effect::Crash { blackhole, .. }
             if f.hits_service(service, instance) && from < f.start && f.start <= to =>

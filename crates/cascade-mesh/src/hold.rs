@@ -34,7 +34,12 @@ impl Lateness {
             v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1)))
                 .map_or(0.0, |&ns| ns as f64 / 1e6)
         };
-        (v.len(), at(0.5), at(0.99), v.last().map_or(0.0, |&ns| ns as f64 / 1e6))
+        (
+            v.len(),
+            at(0.5),
+            at(0.99),
+            v.last().map_or(0.0, |&ns| ns as f64 / 1e6),
+        )
     }
 }
 

@@ -83,7 +83,13 @@ impl Hop {
 
     async fn network(&self) {
         if let Some(l) = &self.latency {
-            let ns = l.sample(&mut *self.net.latency_rng.lock().unwrap_or_else(|e| e.into_inner()));
+            let ns = l.sample(
+                &mut *self
+                    .net
+                    .latency_rng
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()),
+            );
             hold(ns, &self.net.lateness).await;
         }
     }

@@ -113,19 +113,28 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
                 workers: Arc::new(tokio::sync::Semaphore::new(svc.workers as usize)),
                 queued: Default::default(),
                 work_rng: Mutex::new(stream(seed, &format!("service.{}#{i}", svc.name), "work")),
-                branch_rng: Mutex::new(stream(seed, &format!("service.{}#{i}", svc.name), "mesh.branch")),
-                fault_rng: Mutex::new(stream(seed, &format!("service.{}#{i}", svc.name), "mesh.fault")),
+                branch_rng: Mutex::new(stream(
+                    seed,
+                    &format!("service.{}#{i}", svc.name),
+                    "mesh.branch",
+                )),
+                fault_rng: Mutex::new(stream(
+                    seed,
+                    &format!("service.{}#{i}", svc.name),
+                    "mesh.fault",
+                )),
             });
             tokio::spawn(accept(listener, slot.clone(), inst, streams));
             let tcp = tokio::net::TcpStream::connect(addr)
                 .await
                 .map_err(|e| format!("connecting to {addr}: {e}"))?;
             let _ = tcp.set_nodelay(true);
-            let (sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-                .max_concurrent_reset_streams(usize::MAX)
-                .handshake(hyper_util::rt::TokioIo::new(tcp))
-                .await
-                .map_err(|e| format!("HTTP/2 handshake with {addr}: {e}"))?;
+            let (sender, conn) =
+                hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                    .max_concurrent_reset_streams(usize::MAX)
+                    .handshake(hyper_util::rt::TokioIo::new(tcp))
+                    .await
+                    .map_err(|e| format!("HTTP/2 handshake with {addr}: {e}"))?;
             tokio::spawn(conn);
             row.push((addr, sender));
         }
@@ -143,10 +152,13 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
     });
     let mut tables: HashMap<String, RawPolicy> = HashMap::new();
     let mut stacks = HashMap::new();
-    let callers = (model.clients.iter().flat_map(|c| c.calls().map(|spec| (None, spec))))
-        .chain(model.services.iter().enumerate().flat_map(|(s, svc)| {
-            (0..svc.instances).flat_map(move |i| svc.calls().map(move |spec| (Some((s, i)), spec)))
-        }));
+    let callers = (model
+        .clients
+        .iter()
+        .flat_map(|c| c.calls().map(|spec| (None, spec))))
+    .chain(model.services.iter().enumerate().flat_map(|(s, svc)| {
+        (0..svc.instances).flat_map(move |i| svc.calls().map(move |spec| (Some((s, i)), spec)))
+    }));
     for (caller, spec) in callers {
         let raw = match &spec.policy.name {
             Some(name) => match tables.get(name) {
@@ -169,9 +181,15 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
             prefixes,
         });
         let instance = caller.map_or(0, |(s, i)| (s as u64 + 1) << 32 | u64::from(i));
-        let streams = cascade_tower::seeded_streams(seed ^ instance.rotate_left(17) ^ spec.id as u64);
+        let streams =
+            cascade_tower::seeded_streams(seed ^ instance.rotate_left(17) ^ spec.id as u64);
         let layer = CascadeLayer::from_table(&raw)
-            .map_err(|e| format!("[policy.{}]: {e:?}", spec.policy.name.as_deref().unwrap_or("")))?
+            .map_err(|e| {
+                format!(
+                    "[policy.{}]: {e:?}",
+                    spec.policy.name.as_deref().unwrap_or("")
+                )
+            })?
             .streams(streams)
             .classifier(wire::MeshClassifier)
             .events(events)
@@ -190,8 +208,13 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
     let wall = std::time::Instant::now();
     let mut clients = tokio::task::JoinSet::new();
     for c in 0..model.clients.len() {
-        let times = cascade::engine::arrivals::open_arrivals(&model, c, MAX_ARRIVALS)
-            .ok_or_else(|| format!("client `{}`: more than {MAX_ARRIVALS} arrivals", model.clients[c].name))?;
+        let times =
+            cascade::engine::arrivals::open_arrivals(&model, c, MAX_ARRIVALS).ok_or_else(|| {
+                format!(
+                    "client `{}`: more than {MAX_ARRIVALS} arrivals",
+                    model.clients[c].name
+                )
+            })?;
         clients.spawn(load(mesh.clone(), c, times));
     }
     // Bounded: one join per client, each of whose loops ends with its schedule.
@@ -219,8 +242,9 @@ async fn load(mesh: Arc<Mesh>, c: usize, times: Vec<u64>) {
         requests.spawn(async move {
             let mut req = http::Request::new(Body::default());
             if let Some(d) = deadline {
-                req.extensions_mut()
-                    .insert(cascade_tower::Deadline(Instant::now() + Duration::from_nanos(d)));
+                req.extensions_mut().insert(cascade_tower::Deadline(
+                    Instant::now() + Duration::from_nanos(d),
+                ));
             }
             let end = match tokio::time::timeout_at(stop, stack.call(req)).await {
                 Ok(r) => Some((rec.now(), outcome_of(r))),
@@ -254,7 +278,8 @@ async fn accept(
                     })
                 }
             });
-            let mut builder = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+            let mut builder =
+                hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
             builder
                 .max_concurrent_streams(streams)
                 .max_pending_accept_reset_streams(usize::MAX)

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "cascade-mesh", about = "Run a cascade scenario as real services on 127.0.0.1")]
+#[command(
+    name = "cascade-mesh",
+    about = "Run a cascade scenario as real services on 127.0.0.1"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,7 +41,10 @@ fn main() -> ExitCode {
         seed,
     } = Cli::parse().command;
     let mut overrides = Vec::new();
-    for s in set.iter().chain(seed.map(|n| format!("scenario.seed={n}")).iter()) {
+    for s in set
+        .iter()
+        .chain(seed.map(|n| format!("scenario.seed={n}")).iter())
+    {
         match cascade::scenario::Override::parse(s) {
             Ok(o) => overrides.push(o),
             Err(e) => return usage(&format!("--set {s}: {e}")),
@@ -56,7 +62,10 @@ fn main() -> ExitCode {
     }
     let text = loaded.source.text.clone();
     let model = loaded.model;
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return failed(&format!("starting the runtime: {e}")),
     };

@@ -28,9 +28,15 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
     let bucket = |t: u64| ((t - rec.warmup) / rec.bucket) as usize;
     for (c, client) in model.clients.iter().enumerate() {
         let p = format!("client.{}", client.name);
-        let reqs = rec.requests[c].lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let reqs = rec.requests[c]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let (mut requests, mut success, mut finished) = (0.0, 0.0, 0.0);
-        let mut errors: BTreeMap<&str, f64> = Outcome::failures().iter().map(|o| (o.name(), 0.0)).collect();
+        let mut errors: BTreeMap<&str, f64> = Outcome::failures()
+            .iter()
+            .map(|o| (o.name(), 0.0))
+            .collect();
         let mut latencies = Vec::new();
         let (mut req_b, mut ok_b) = (vec![0.0; buckets], vec![0.0; buckets]);
         let mut unanswered = 0.0;
@@ -61,28 +67,60 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
             (format!("{p}.offered_rps"), requests / duration_s),
             (format!("{p}.in_flight_end"), unanswered),
             (format!("{p}.success"), success),
-            (format!("{p}.success_ratio"), if finished > 0.0 { success / finished } else { 0.0 }),
+            (
+                format!("{p}.success_ratio"),
+                if finished > 0.0 {
+                    success / finished
+                } else {
+                    0.0
+                },
+            ),
             (format!("{p}.goodput_rps"), success / duration_s),
             (format!("{p}.latency_p50_ms"), percentile(&latencies, 0.5)),
             (format!("{p}.latency_p99_ms"), percentile(&latencies, 0.99)),
             (format!("{p}.latency_mean_ms"), mean),
         ]);
-        summary.extend(errors.into_iter().map(|(k, v)| (format!("{p}.errors.{k}"), v)));
+        summary.extend(
+            errors
+                .into_iter()
+                .map(|(k, v)| (format!("{p}.errors.{k}"), v)),
+        );
         series.insert(format!("{p}.requests"), req_b);
-        series.insert(format!("{p}.goodput_rps"), ok_b.iter().map(|n| n / bucket_s).collect());
+        series.insert(
+            format!("{p}.goodput_rps"),
+            ok_b.iter().map(|n| n / bucket_s).collect(),
+        );
         series.insert(format!("{p}.success"), ok_b);
     }
     let total = |name: &str| series.get(name).map_or(0.0, |v| v.iter().sum::<f64>());
     for e in &model.edges {
         let p = format!("edge.{}", e.name);
-        let (calls, attempts) = (total(&format!("{p}.calls")), total(&format!("{p}.attempts")));
-        for n in ["calls", "attempts", "retries", "success", "breaker_opens", "half_open_probes", "rejected_breaker", "budget_exhausted"] {
+        let (calls, attempts) = (
+            total(&format!("{p}.calls")),
+            total(&format!("{p}.attempts")),
+        );
+        for n in [
+            "calls",
+            "attempts",
+            "retries",
+            "success",
+            "breaker_opens",
+            "half_open_probes",
+            "rejected_breaker",
+            "budget_exhausted",
+        ] {
             summary.push((format!("{p}.{n}"), total(&format!("{p}.{n}"))));
         }
         for o in Outcome::failures() {
-            summary.push((format!("{p}.errors.{}", o.name()), total(&format!("{p}.errors.{}", o.name()))));
+            summary.push((
+                format!("{p}.errors.{}", o.name()),
+                total(&format!("{p}.errors.{}", o.name())),
+            ));
         }
-        summary.push((format!("{p}.amplification"), if calls > 0.0 { attempts / calls } else { 0.0 }));
+        summary.push((
+            format!("{p}.amplification"),
+            if calls > 0.0 { attempts / calls } else { 0.0 },
+        ));
     }
     for s in &model.services {
         let p = format!("service.{}", s.name);
@@ -108,13 +146,19 @@ pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> std::io::Re
         "warmup_s": model.warmup as f64 / 1e9,
         "metrics": Value::Object(metrics),
     });
-    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&doc)? + "\n")?;
+    std::fs::write(
+        dir.join("summary.json"),
+        serde_json::to_string_pretty(&doc)? + "\n",
+    )?;
     let mut csv = String::from("time_s,metric,value\n");
     let buckets = series.values().map(Vec::len).max().unwrap_or(0);
     for b in 0..buckets {
         let t = b as f64 * model.bucket as f64 / 1e9;
         for (name, v) in &series {
-            csv.push_str(&format!("{t},{name},{}\n", v.get(b).copied().unwrap_or(0.0)));
+            csv.push_str(&format!(
+                "{t},{name},{}\n",
+                v.get(b).copied().unwrap_or(0.0)
+            ));
         }
     }
     std::fs::write(dir.join("timeseries.csv"), csv)?;
@@ -127,5 +171,8 @@ pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> std::io::Re
         "hold_lateness_p99_ms": p99,
         "hold_lateness_max_ms": max,
     });
-    std::fs::write(dir.join("mesh.json"), serde_json::to_string_pretty(&facts)? + "\n")
+    std::fs::write(
+        dir.join("mesh.json"),
+        serde_json::to_string_pretty(&facts)? + "\n",
+    )
 }

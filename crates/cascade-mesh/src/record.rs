@@ -43,7 +43,9 @@ impl Recorder {
 
     /// Nanoseconds since the run started.
     pub fn now(&self) -> u64 {
-        Instant::now().saturating_duration_since(self.origin).as_nanos() as u64
+        Instant::now()
+            .saturating_duration_since(self.origin)
+            .as_nanos() as u64
     }
 
     /// Adds one to `name` at `at` (ns since the start), when `at` is in the window.
@@ -54,17 +56,25 @@ impl Recorder {
         let buckets = (self.end - self.warmup).div_ceil(self.bucket) as usize;
         let b = ((at - self.warmup) / self.bucket) as usize;
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
-        let v = counts.entry(name.to_string()).or_insert_with(|| vec![0.0; buckets]);
+        let v = counts
+            .entry(name.to_string())
+            .or_insert_with(|| vec![0.0; buckets]);
         v[b] += 1.0;
     }
 
     pub fn request(&self, client: usize, r: Request) {
-        (self.requests[client].lock().unwrap_or_else(|e| e.into_inner())).push(r);
+        (self.requests[client]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()))
+        .push(r);
     }
 
     /// The counts by metric, per bucket.
     pub fn series(&self) -> BTreeMap<String, Vec<f64>> {
-        self.counts.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

@@ -4,8 +4,8 @@
 //! unless the caller's policy cancels, so a caller that gives up leaves the work going, as
 //! the simulator's default does (and a retry storm needs).
 
-use crate::hop::Body;
 use crate::hold::hold;
+use crate::hop::Body;
 use crate::{Mesh, faults, wire};
 use cascade::engine::rng::Stream;
 use cascade::model::fault::Effect;
@@ -36,18 +36,31 @@ fn draw(rng: &Mutex<Stream>) -> f64 {
 }
 
 /// Answers one request at `inst`.
-pub async fn serve(mesh: Arc<Mesh>, inst: Arc<Instance>, req: http::Request<Incoming>) -> http::Response<Body> {
+pub async fn serve(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    req: http::Request<Incoming>,
+) -> http::Response<Body> {
     let (outcome, retry_after) = answer(mesh, inst, req).await;
     let (parts, ()) = wire::answer(outcome, retry_after).into_parts();
     http::Response::from_parts(parts, Body::default())
 }
 
-async fn answer(mesh: Arc<Mesh>, inst: Arc<Instance>, req: http::Request<Incoming>) -> (Outcome, Option<u64>) {
+async fn answer(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    req: http::Request<Incoming>,
+) -> (Outcome, Option<u64>) {
     let model = &mesh.net.model;
     let rec = &mesh.net.rec;
     let now = rec.now();
     let svc = &model.services[inst.service];
-    let operation: u16 = req.uri().path().trim_start_matches('/').parse().unwrap_or(0);
+    let operation: u16 = req
+        .uri()
+        .path()
+        .trim_start_matches('/')
+        .parse()
+        .unwrap_or(0);
     rec.count(&format!("service.{}.arrivals", svc.name), now);
     let faults: Vec<_> = faults::active(model, inst.service, inst.index, operation, now).collect();
     for f in faults {
@@ -76,11 +89,19 @@ async fn answer(mesh: Arc<Mesh>, inst: Arc<Instance>, req: http::Request<Incomin
         (job.await, None)
     } else {
         // Detached: the work goes on (holding its worker) if the caller drops the stream.
-        (tokio::spawn(job).await.unwrap_or(Outcome::Unavailable), None)
+        (
+            tokio::spawn(job).await.unwrap_or(Outcome::Unavailable),
+            None,
+        )
     }
 }
 
-async fn run_job(mesh: Arc<Mesh>, inst: Arc<Instance>, operation: u16, deadline: Option<Instant>) -> Outcome {
+async fn run_job(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    operation: u16,
+    deadline: Option<Instant>,
+) -> Outcome {
     let model = mesh.net.model.clone();
     let rec = mesh.net.rec.clone();
     let svc = &model.services[inst.service];
@@ -107,7 +128,9 @@ async fn run_job(mesh: Arc<Mesh>, inst: Arc<Instance>, operation: u16, deadline:
         .sample(&mut *inst.work_rng.lock().unwrap_or_else(|e| e.into_inner()));
     let work = faults::work(&model, inst.service, inst.index, operation, work, start);
     hold(work, &mesh.net.lateness).await;
-    if let Some(blackhole) = faults::crashed_between(&model, inst.service, inst.index, start, rec.now()) {
+    if let Some(blackhole) =
+        faults::crashed_between(&model, inst.service, inst.index, start, rec.now())
+    {
         drop(permit);
         if blackhole {
             mesh.never_answered().await;

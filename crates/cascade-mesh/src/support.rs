@@ -9,7 +9,9 @@ pub fn unsupported(model: &Model) -> Option<String> {
     for c in &model.clients {
         let at = format!("client `{}`", c.name);
         if !matches!(c.load, Load::Open { .. }) {
-            return Some(format!("{at}: closed-loop `users` (the mesh replays open arrivals only)"));
+            return Some(format!(
+                "{at}: closed-loop `users` (the mesh replays open arrivals only)"
+            ));
         }
         if c.mix.is_some() {
             return Some(format!("{at}: `mix`"));
@@ -20,14 +22,20 @@ pub fn unsupported(model: &Model) -> Option<String> {
         let refused = [
             (s.discipline != Discipline::Fifo, "`discipline = \"lifo\"`"),
             (s.drop_expired, "`drop_expired`"),
-            (s.balancer != BalancerKind::RoundRobin, "a `balancer` other than round_robin"),
+            (
+                s.balancer != BalancerKind::RoundRobin,
+                "a `balancer` other than round_robin",
+            ),
             (s.partitioned, "an operation's `workers` partition"),
             (s.admission.is_some(), "`admission` (criticality shedding)"),
             (s.codel.is_some(), "`codel`"),
             (s.adaptive_lifo.is_some(), "`adaptive_lifo`"),
             (s.outlier.is_some(), "`outlier` ejection"),
             (s.slow_start.is_some(), "`slow_start`"),
-            (s.overload.is_some(), "`overload` (contention, refusal cost)"),
+            (
+                s.overload.is_some(),
+                "`overload` (contention, refusal cost)",
+            ),
             (s.dedup_window.is_some(), "`dedup_window`"),
             (s.orchestration.is_some(), "probes, restarts or autoscaling"),
         ];
@@ -63,7 +71,9 @@ pub fn unsupported(model: &Model) -> Option<String> {
             return Some(format!("{at}: `ramp`"));
         }
         if !matches!(f.target, Target::Service(_) | Target::Instance(..)) {
-            return Some(format!("{at}: a target other than a service or one instance"));
+            return Some(format!(
+                "{at}: a target other than a service or one instance"
+            ));
         }
         match &f.effect {
             Effect::Errors { .. } | Effect::Outage { .. } | Effect::Crash { .. } => {}
@@ -71,7 +81,11 @@ pub fn unsupported(model: &Model) -> Option<String> {
             Effect::Latency(Slowdown::Replace(_)) => {
                 return Some(format!("{at}: a latency fault replacing the distribution"));
             }
-            _ => return Some(format!("{at}: this kind (the mesh runs errors, latency, outage, crash)")),
+            _ => {
+                return Some(format!(
+                    "{at}: this kind (the mesh runs errors, latency, outage, crash)"
+                ));
+            }
         }
     }
     None
