@@ -3,8 +3,11 @@
 //! scenario.toml it ran, and mesh.json (the mesh's own facts: hold lateness, wall time).
 
 use crate::Measured;
+use cascade::atomic::write_atomic;
+use cascade::metrics::RunMetrics;
 use cascade::model::{Model, Outcome};
-use serde_json::{Map, Value, json};
+use cascade::output::run_files::{summary_json, timeseries_csv};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -21,11 +24,12 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
     let rec = &m.rec;
     let duration_s = model.duration as f64 / 1e9;
     let bucket_s = model.bucket as f64 / 1e9;
-    let buckets = model.duration.div_ceil(model.bucket) as usize;
+    let buckets = model.end().div_ceil(model.bucket) as usize;
+    let first = (model.warmup / model.bucket) as usize;
     let mut summary = Vec::new();
     let mut series = rec.series();
     let window = |t: u64| t >= rec.warmup && t < rec.end;
-    let bucket = |t: u64| ((t - rec.warmup) / rec.bucket) as usize;
+    let bucket = |t: u64| (t / rec.bucket) as usize;
     for (c, client) in model.clients.iter().enumerate() {
         let p = format!("client.{}", client.name);
         let reqs = rec.requests[c]
@@ -41,11 +45,18 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
         let (mut req_b, mut ok_b) = (vec![0.0; buckets], vec![0.0; buckets]);
         let mut unanswered = 0.0;
         for r in &reqs {
-            if window(r.start) {
-                requests += 1.0;
+            if r.start < rec.end {
                 req_b[bucket(r.start)] += 1.0;
             }
+            if window(r.start) {
+                requests += 1.0;
+            }
             match r.end {
+                Some((end, outcome)) if end < rec.end && !window(end) => {
+                    if outcome.is_success() {
+                        ok_b[bucket(end)] += 1.0;
+                    }
+                }
                 Some((end, outcome)) if window(end) => {
                     finished += 1.0;
                     latencies.push((end.saturating_sub(r.start)) as f64 / 1e6);
@@ -92,7 +103,11 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
         );
         series.insert(format!("{p}.success"), ok_b);
     }
-    let total = |name: &str| series.get(name).map_or(0.0, |v| v.iter().sum::<f64>());
+    let total = |name: &str| {
+        series
+            .get(name)
+            .map_or(0.0, |v| v.iter().skip(first).sum::<f64>())
+    };
     for e in &model.edges {
         let p = format!("edge.{}", e.name);
         let (calls, attempts) = (
@@ -131,38 +146,30 @@ pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<Str
     (summary, series)
 }
 
-/// Writes the run's files into `dir`.
-pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+/// Writes the run's files into `dir`, summary.json and timeseries.csv by the simulator's own
+/// writers (`cascade::output::run_files`), so the two read alike.
+pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> cascade::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| cascade::Error::Usage(format!("{}: {e}", dir.display())))?;
     let (summary, series) = metrics(model, m);
-    let mut metrics = Map::new();
-    for (k, v) in summary {
-        metrics.insert(k, json!(v));
-    }
-    let doc = json!({
-        "scenario": model.name,
-        "seed": model.seed,
-        "duration_s": model.duration as f64 / 1e9,
-        "warmup_s": model.warmup as f64 / 1e9,
-        "metrics": Value::Object(metrics),
-    });
-    std::fs::write(
-        dir.join("summary.json"),
-        serde_json::to_string_pretty(&doc)? + "\n",
-    )?;
-    let mut csv = String::from("time_s,metric,value\n");
+    let names: Vec<String> = series.keys().cloned().collect();
     let buckets = series.values().map(Vec::len).max().unwrap_or(0);
+    let mut values = Vec::with_capacity(buckets * names.len());
     for b in 0..buckets {
-        let t = b as f64 * model.bucket as f64 / 1e9;
-        for (name, v) in &series {
-            csv.push_str(&format!(
-                "{t},{name},{}\n",
-                v.get(b).copied().unwrap_or(0.0)
-            ));
-        }
+        values.extend(series.values().map(|v| v.get(b).copied().unwrap_or(0.0)));
     }
-    std::fs::write(dir.join("timeseries.csv"), csv)?;
-    std::fs::write(dir.join("scenario.toml"), text)?;
+    let run = RunMetrics {
+        summary,
+        names,
+        series: values,
+        bucket_ns: model.bucket,
+    };
+    write_atomic(
+        &dir.join("summary.json"),
+        summary_json(model, &run).as_bytes(),
+    )?;
+    write_atomic(&dir.join("timeseries.csv"), timeseries_csv(&run).as_bytes())?;
+    write_atomic(&dir.join("scenario.toml"), text.as_bytes())?;
     let (holds, p50, p99, max) = m.lateness.figures();
     let facts = json!({
         "wall_s": m.wall_s,
@@ -171,8 +178,8 @@ pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> std::io::Re
         "hold_lateness_p99_ms": p99,
         "hold_lateness_max_ms": max,
     });
-    std::fs::write(
-        dir.join("mesh.json"),
-        serde_json::to_string_pretty(&facts)? + "\n",
+    write_atomic(
+        &dir.join("mesh.json"),
+        (facts.to_string() + "\n").as_bytes(),
     )
 }

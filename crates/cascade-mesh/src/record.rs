@@ -1,7 +1,8 @@
 //! What the mesh measures, under the simulator's metric names: per client its requests'
 //! outcomes and latencies, per edge the events of its cascade-tower stacks, per service its
 //! arrivals, refusals and finished jobs. Counted by the instant they happen, in the
-//! simulator's window (after the warm-up, before the end), bucketed as its time series is.
+//! simulator's buckets, warm-up included as its time series has it; the summary counts the
+//! window after the warm-up.
 
 use cascade::model::{Model, Outcome};
 use cascade_tower::{Event, Events};
@@ -25,7 +26,7 @@ pub struct Recorder {
     pub bucket: u64,
     /// Per client.
     pub requests: Vec<Mutex<Vec<Request>>>,
-    /// Counts by metric name and bucket, measured window only.
+    /// Counts by metric name and bucket, from the run's start.
     counts: Mutex<BTreeMap<String, Vec<f64>>>,
 }
 
@@ -48,13 +49,14 @@ impl Recorder {
             .as_nanos() as u64
     }
 
-    /// Adds one to `name` at `at` (ns since the start), when `at` is in the window.
+    /// Adds one to `name` at `at` (ns since the start), before the end; the warm-up's
+    /// buckets are kept, as the simulator's series keeps them, and left out of the summary.
     pub fn count(&self, name: &str, at: u64) {
-        if at < self.warmup || at >= self.end {
+        if at >= self.end {
             return;
         }
-        let buckets = (self.end - self.warmup).div_ceil(self.bucket) as usize;
-        let b = ((at - self.warmup) / self.bucket) as usize;
+        let buckets = self.end.div_ceil(self.bucket) as usize;
+        let b = (at / self.bucket) as usize;
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let v = counts
             .entry(name.to_string())
