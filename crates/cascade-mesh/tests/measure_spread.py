@@ -12,12 +12,17 @@ import json
 import statistics
 import sys
 
+# metric: floor of its band. Only the arrivals are common random numbers: the fault's draws
+# come from the mesh's own stream (seeded alike in every mesh run, so five runs do not show
+# their noise), which makes the simulated and the measured counts two binomial samples. The
+# floors are 2.5 of their standard deviations: about 300 calls in the burst, 30% failing, up
+# to 3 attempts: retries 117 +- 11 (0.014 of amplification per sd), calls failing all three
+# 8 +- 2.8 (0.0036 of success ratio per sd).
 METRICS = {
-    # metric: floor of its band
     "client.web.success_ratio": 0.01,
-    "edge.front.back.amplification": 0.02,
+    "edge.front.back.amplification": 0.035,
     "edge.front.back.breaker_opens": 1.0,
-    "edge.front.back.errors.unavailable": 3.0,
+    "edge.front.back.errors.unavailable": 7.0,
 }
 
 
