@@ -6,13 +6,13 @@ use cascade::model::Model;
 use cascade::model::fault::{Effect, Fault, Slowdown};
 
 /// What the faults do to a request arriving at `service#instance` for `operation` at `now`.
-pub fn active<'m>(
-    model: &'m Model,
+pub fn active(
+    model: &Model,
     service: usize,
     instance: u32,
     operation: u16,
     now: u64,
-) -> impl Iterator<Item = &'m Fault> {
+) -> impl Iterator<Item = &Fault> {
     (model.faults.iter()).filter(move |f| {
         f.active(now)
             && f.hits_service(service, instance)

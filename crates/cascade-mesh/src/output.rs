@@ -20,7 +20,10 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Every measured metric: summary values, and per bucket.
-pub fn metrics(model: &Model, m: &Measured) -> (Vec<(String, f64)>, BTreeMap<String, Vec<f64>>) {
+/// Summary values in order, and per-bucket values by metric.
+pub type Metrics = (Vec<(String, f64)>, BTreeMap<String, Vec<f64>>);
+
+pub fn metrics(model: &Model, m: &Measured) -> Metrics {
     let rec = &m.rec;
     let duration_s = model.duration as f64 / 1e9;
     let bucket_s = model.bucket as f64 / 1e9;

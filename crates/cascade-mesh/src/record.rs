@@ -102,11 +102,10 @@ impl Events for EdgeEvents {
                 _ => &["rejected_bulkhead"],
             },
             Event::BudgetExhausted => &["budget_exhausted"],
-            Event::Breaker(t) => match t {
+            Event::Breaker(
                 cascade_policy::breaker::Transition::Opened
-                | cascade_policy::breaker::Transition::Reopened => &["breaker_opens"],
-                _ => &[],
-            },
+                | cascade_policy::breaker::Transition::Reopened,
+            ) => &["breaker_opens"],
             Event::HalfOpenProbe => &["half_open_probes"],
             Event::CallEnded { outcome, .. } => {
                 for p in &self.prefixes {
