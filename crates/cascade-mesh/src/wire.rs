@@ -60,3 +60,22 @@ pub fn outcome_of(r: &http::Response<()>) -> Outcome {
         .and_then(Outcome::from_name)
         .unwrap_or_else(|| Outcome::from_http_status(r.status().as_u16()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_outcome_crosses_the_wire_as_itself() {
+        for &o in Outcome::ALL.iter() {
+            let r = answer(o, Some(7));
+            assert_eq!(outcome_of(&r), o);
+            let c: Classified = Classify::<_, std::io::Error>::classify(&MeshClassifier, Ok(&r));
+            assert_eq!(c.outcome, o, "{}", o.name());
+            assert_eq!(c.retry_after, Some(cascade_policy::Nanos(7)));
+        }
+        // Without the kind's header the status alone decides, as any HTTP client reads it.
+        let bare = http::Response::builder().status(503).body(()).unwrap();
+        assert_eq!(outcome_of(&bare), Outcome::Unavailable);
+    }
+}
