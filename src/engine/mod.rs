@@ -3,6 +3,7 @@
 //! (`balancer`), the callee's side, a job at a service instance (`service`), the platform
 //! around the instances (`platform`) and faults (`faults`).
 
+pub mod arrivals;
 mod balancer;
 mod caller;
 mod faults;

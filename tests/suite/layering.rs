@@ -384,3 +384,51 @@ fn the_tower_crate_stands_apart_and_the_cli_never_builds_tokio() {
         .collect();
     assert_eq!(features, ["time", "sync"], "no runtime, no I/O");
 }
+
+#[test]
+fn the_mesh_crate_stands_apart_and_nothing_depends_on_it() {
+    // cascade-mesh runs scenarios as real services: it depends on cascade, the policy crate
+    // and the tower crate, never the other way, so neither the CLI nor the tower crate ever
+    // builds hyper's server. Its own dependencies are a decision for ARCHITECTURE.md.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let names = |path: &str| -> Vec<String> {
+        let doc: toml_edit::DocumentMut = std::fs::read_to_string(root.join(path))
+            .unwrap()
+            .parse()
+            .unwrap();
+        doc.get("dependencies")
+            .and_then(|t| t.as_table_like())
+            .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+            .unwrap_or_default()
+    };
+    for other in [
+        "Cargo.toml",
+        "crates/cascade-policy/Cargo.toml",
+        "crates/cascade-tower/Cargo.toml",
+    ] {
+        assert!(
+            !names(other)
+                .iter()
+                .any(|d| d == "cascade-mesh" || d == "hyper"),
+            "{other}"
+        );
+    }
+    assert_eq!(
+        names("crates/cascade-mesh/Cargo.toml"),
+        [
+            "cascade",
+            "cascade-policy",
+            "cascade-tower",
+            "tokio",
+            "hyper",
+            "hyper-util",
+            "http",
+            "http-body-util",
+            "bytes",
+            "tower",
+            "clap",
+            "serde_json",
+            "toml_edit"
+        ]
+    );
+}

@@ -1,0 +1,188 @@
+//! The measured run's files, under the simulator's names for the subset it measures:
+//! summary.json and timeseries.csv (read by `cascade diff`, `chart`, `report`), the
+//! scenario.toml it ran, and mesh.json (the mesh's own facts: hold lateness, wall time).
+
+use crate::Measured;
+use cascade::atomic::write_atomic;
+use cascade::metrics::RunMetrics;
+use cascade::model::{Model, Outcome};
+use cascade::output::run_files::{summary_json, timeseries_csv};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// Every measured metric: summary values, and per bucket.
+/// Summary values in order, and per-bucket values by metric.
+pub type Metrics = (Vec<(String, f64)>, BTreeMap<String, Vec<f64>>);
+
+pub fn metrics(model: &Model, m: &Measured) -> Metrics {
+    let rec = &m.rec;
+    let duration_s = model.duration as f64 / 1e9;
+    let bucket_s = model.bucket as f64 / 1e9;
+    let buckets = model.end().div_ceil(model.bucket) as usize;
+    let first = (model.warmup / model.bucket) as usize;
+    let mut summary = Vec::new();
+    let mut series = rec.series();
+    let window = |t: u64| t >= rec.warmup && t < rec.end;
+    let bucket = |t: u64| (t / rec.bucket) as usize;
+    for (c, client) in model.clients.iter().enumerate() {
+        let p = format!("client.{}", client.name);
+        let reqs = rec.requests[c]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let (mut requests, mut success, mut finished) = (0.0, 0.0, 0.0);
+        let mut errors: BTreeMap<&str, f64> = Outcome::failures()
+            .iter()
+            .map(|o| (o.name(), 0.0))
+            .collect();
+        let mut latencies = Vec::new();
+        let (mut req_b, mut ok_b) = (vec![0.0; buckets], vec![0.0; buckets]);
+        let mut unanswered = 0.0;
+        for r in &reqs {
+            if r.start < rec.end {
+                req_b[bucket(r.start)] += 1.0;
+            }
+            if window(r.start) {
+                requests += 1.0;
+            }
+            match r.end {
+                Some((end, outcome)) if end < rec.end && !window(end) => {
+                    if outcome.is_success() {
+                        ok_b[bucket(end)] += 1.0;
+                    }
+                }
+                Some((end, outcome)) if window(end) => {
+                    finished += 1.0;
+                    latencies.push((end.saturating_sub(r.start)) as f64 / 1e6);
+                    if outcome.is_success() {
+                        success += 1.0;
+                        ok_b[bucket(end)] += 1.0;
+                    } else {
+                        *errors.entry(outcome.name()).or_default() += 1.0;
+                    }
+                }
+                Some(_) => {}
+                None => unanswered += 1.0,
+            }
+        }
+        latencies.sort_by(f64::total_cmp);
+        let mean = latencies.iter().sum::<f64>() / latencies.len().max(1) as f64;
+        summary.extend([
+            (format!("{p}.requests"), requests),
+            (format!("{p}.offered_rps"), requests / duration_s),
+            (format!("{p}.in_flight_end"), unanswered),
+            (format!("{p}.success"), success),
+            (
+                format!("{p}.success_ratio"),
+                if finished > 0.0 {
+                    success / finished
+                } else {
+                    0.0
+                },
+            ),
+            (format!("{p}.goodput_rps"), success / duration_s),
+            (format!("{p}.latency_p50_ms"), percentile(&latencies, 0.5)),
+            (format!("{p}.latency_p99_ms"), percentile(&latencies, 0.99)),
+            (format!("{p}.latency_mean_ms"), mean),
+        ]);
+        summary.extend(
+            errors
+                .into_iter()
+                .map(|(k, v)| (format!("{p}.errors.{k}"), v)),
+        );
+        series.insert(format!("{p}.requests"), req_b);
+        series.insert(
+            format!("{p}.goodput_rps"),
+            ok_b.iter().map(|n| n / bucket_s).collect(),
+        );
+        series.insert(format!("{p}.success"), ok_b);
+    }
+    let total = |name: &str| {
+        series
+            .get(name)
+            .map_or(0.0, |v| v.iter().skip(first).sum::<f64>())
+    };
+    for e in &model.edges {
+        let p = format!("edge.{}", e.name);
+        let (calls, attempts) = (
+            total(&format!("{p}.calls")),
+            total(&format!("{p}.attempts")),
+        );
+        for n in [
+            "calls",
+            "attempts",
+            "retries",
+            "success",
+            "breaker_opens",
+            "half_open_probes",
+            "rejected_breaker",
+            "budget_exhausted",
+        ] {
+            summary.push((format!("{p}.{n}"), total(&format!("{p}.{n}"))));
+        }
+        for o in Outcome::failures() {
+            summary.push((
+                format!("{p}.errors.{}", o.name()),
+                total(&format!("{p}.errors.{}", o.name())),
+            ));
+        }
+        summary.push((
+            format!("{p}.amplification"),
+            if calls > 0.0 { attempts / calls } else { 0.0 },
+        ));
+    }
+    for s in &model.services {
+        let p = format!("service.{}", s.name);
+        for n in ["arrivals", "served", "rejected"] {
+            summary.push((format!("{p}.{n}"), total(&format!("{p}.{n}"))));
+        }
+    }
+    (summary, series)
+}
+
+/// Writes the run's files into `dir`, summary.json and timeseries.csv by the simulator's own
+/// writers (`cascade::output::run_files`), so the two read alike.
+pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> cascade::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| cascade::Error::Usage(format!("{}: {e}", dir.display())))?;
+    let (summary, series) = metrics(model, m);
+    let names: Vec<String> = series.keys().cloned().collect();
+    let buckets = series.values().map(Vec::len).max().unwrap_or(0);
+    let mut values = Vec::with_capacity(buckets * names.len());
+    for b in 0..buckets {
+        values.extend(series.values().map(|v| v.get(b).copied().unwrap_or(0.0)));
+    }
+    let run = RunMetrics {
+        summary,
+        names,
+        series: values,
+        bucket_ns: model.bucket,
+    };
+    write_atomic(
+        &dir.join("summary.json"),
+        summary_json(model, &run).as_bytes(),
+    )?;
+    write_atomic(&dir.join("timeseries.csv"), timeseries_csv(&run).as_bytes())?;
+    write_atomic(&dir.join("scenario.toml"), text.as_bytes())?;
+    let (holds, p50, p99, max) = m.lateness.figures();
+    let facts = json!({
+        "wall_s": m.wall_s,
+        "holds": holds,
+        "hold_lateness_p50_ms": p50,
+        "hold_lateness_p99_ms": p99,
+        "hold_lateness_max_ms": max,
+    });
+    write_atomic(
+        &dir.join("mesh.json"),
+        (facts.to_string() + "\n").as_bytes(),
+    )
+}

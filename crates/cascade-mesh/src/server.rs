@@ -1,0 +1,184 @@
+//! A service instance: an HTTP/2 server on 127.0.0.1, its workers a FIFO semaphore with the
+//! queue bound in front, and a job that holds its work, then makes its steps' calls, each
+//! through its own cascade-tower stack. The job runs detached from the request's stream
+//! unless the caller's policy cancels, so a caller that gives up leaves the work going, as
+//! the simulator's default does (and a retry storm needs).
+
+use crate::hold::hold;
+use crate::hop::Body;
+use crate::{Mesh, faults, wire};
+use cascade::engine::rng::Stream;
+use cascade::model::fault::Effect;
+use cascade::model::{FailAs, Outcome, Rule};
+use cascade_policy::random::unit;
+use cascade_tower::{CarriesDeadline, Deadline};
+use hyper::body::Incoming;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+use tower::Service;
+
+/// One instance's state.
+pub struct Instance {
+    pub service: usize,
+    pub index: u32,
+    pub workers: Arc<Semaphore>,
+    pub queued: AtomicU64,
+    pub work_rng: Mutex<Stream>,
+    /// Per step of each plan, the stream of its `p` draws.
+    pub branch_rng: Mutex<Stream>,
+    pub fault_rng: Mutex<Stream>,
+}
+
+fn draw(rng: &Mutex<Stream>) -> f64 {
+    unit(&mut *rng.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Answers one request at `inst`.
+pub async fn serve(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    req: http::Request<Incoming>,
+) -> http::Response<Body> {
+    let (outcome, retry_after) = answer(mesh, inst, req).await;
+    let (parts, ()) = wire::answer(outcome, retry_after).into_parts();
+    http::Response::from_parts(parts, Body::default())
+}
+
+async fn answer(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    req: http::Request<Incoming>,
+) -> (Outcome, Option<u64>) {
+    let model = &mesh.net.model;
+    let rec = &mesh.net.rec;
+    let now = rec.now();
+    let svc = &model.services[inst.service];
+    let operation: u16 = req
+        .uri()
+        .path()
+        .trim_start_matches('/')
+        .parse()
+        .unwrap_or(0);
+    rec.count(&format!("service.{}.arrivals", svc.name), now);
+    let faults: Vec<_> = faults::active(model, inst.service, inst.index, operation, now).collect();
+    for f in faults {
+        match f.effect {
+            Effect::Outage { blackhole } | Effect::Crash { blackhole, .. } => {
+                if blackhole {
+                    mesh.never_answered().await;
+                }
+                return (Outcome::Refused, None);
+            }
+            Effect::Errors {
+                rate,
+                error,
+                retry_after,
+                latency,
+            } if draw(&inst.fault_rng) < rate => {
+                hold(latency, &mesh.net.lateness).await;
+                return (error, retry_after);
+            }
+            _ => {}
+        }
+    }
+    let deadline = req.deadline(Instant::now());
+    let job = run_job(mesh.clone(), inst, operation, deadline);
+    if req.headers().contains_key(wire::CANCEL) {
+        (job.await, None)
+    } else {
+        // Detached: the work goes on (holding its worker) if the caller drops the stream.
+        (
+            tokio::spawn(job).await.unwrap_or(Outcome::Unavailable),
+            None,
+        )
+    }
+}
+
+async fn run_job(
+    mesh: Arc<Mesh>,
+    inst: Arc<Instance>,
+    operation: u16,
+    deadline: Option<Instant>,
+) -> Outcome {
+    let model = mesh.net.model.clone();
+    let rec = mesh.net.rec.clone();
+    let svc = &model.services[inst.service];
+    let permit = match inst.workers.clone().try_acquire_owned() {
+        Ok(p) => p,
+        Err(_) if inst.queued.load(Ordering::Relaxed) < svc.queue => {
+            inst.queued.fetch_add(1, Ordering::Relaxed);
+            let p = inst.workers.clone().acquire_owned().await;
+            inst.queued.fetch_sub(1, Ordering::Relaxed);
+            match p {
+                Ok(p) => p,
+                Err(_) => return Outcome::Unavailable,
+            }
+        }
+        Err(_) => {
+            rec.count(&format!("service.{}.rejected", svc.name), rec.now());
+            return Outcome::Overloaded;
+        }
+    };
+    let plan = svc.plan_of(operation);
+    let start = rec.now();
+    let work = plan
+        .work
+        .sample(&mut *inst.work_rng.lock().unwrap_or_else(|e| e.into_inner()));
+    let work = faults::work(&model, inst.service, inst.index, operation, work, start);
+    hold(work, &mesh.net.lateness).await;
+    if let Some(blackhole) =
+        faults::crashed_between(&model, inst.service, inst.index, start, rec.now())
+    {
+        drop(permit);
+        if blackhole {
+            mesh.never_answered().await;
+        }
+        return Outcome::Unavailable;
+    }
+    let mut outcome = Outcome::Ok;
+    for (k, step) in plan.steps.iter().enumerate() {
+        if let Some(Some(b)) = plan.branches.get(k)
+            && let Rule::Maybe(p) = b.rule
+            && draw(&inst.branch_rng) >= p
+        {
+            continue;
+        }
+        let mut calls = tokio::task::JoinSet::new();
+        for spec in step {
+            let mut stack = mesh.stack(Some((inst.service, inst.index)), spec.id);
+            let mut req = http::Request::new(Body::default());
+            if let Some(d) = deadline {
+                req.extensions_mut().insert(Deadline(d));
+            }
+            let (optional, fail_as) = (spec.optional, spec.fail_as);
+            calls.spawn(async move {
+                let got = crate::outcome_of(stack.call(req).await);
+                (got, optional, fail_as)
+            });
+        }
+        // Bounded: one result per call spawned.
+        while let Some(Ok((got, optional, fail_as))) = calls.join_next().await {
+            if got.is_success() {
+                continue;
+            }
+            if optional {
+                if outcome == Outcome::Ok {
+                    outcome = Outcome::Degraded;
+                }
+            } else if outcome.is_success() {
+                outcome = match fail_as {
+                    FailAs::Kind(k) => k,
+                    FailAs::Propagate => got,
+                };
+            }
+        }
+        if !outcome.is_success() {
+            break;
+        }
+    }
+    drop(permit);
+    rec.count(&format!("service.{}.served", svc.name), rec.now());
+    outcome
+}
