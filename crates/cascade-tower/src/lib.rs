@@ -7,7 +7,9 @@
 //! less `reserve`; `min_attempt`; each attempt carries its expiry to the callee in the same
 //! header), the retry loop (backoff and jitter, Retry-After in its `max`/`replace` modes,
 //! budgets), breaker, throttle, adaptive limit, bulkhead (refusing at once, or waiting at
-//! most `max_wait`), the attempt with its timeout, hedges, and a fallback answer you give.
+//! most `max_wait`), the attempt with its timeout, hedges, and a fallback answer you give
+//! when you build it (`CascadeLayer::from_table_with_fallback`; `from_table` refuses a table
+//! with a `fallback`, naming the key, rather than find the missing answer on a failed call).
 //! One service instance drives one `cascade_policy::path::PathPolicies`, built by the same
 //! constructor (`PathPolicies::new`) as the simulator's caller instances and asked in the
 //! same order, so each decision, and each compensation across policies (a later refusal
