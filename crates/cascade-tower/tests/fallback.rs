@@ -19,14 +19,11 @@ fn table(toml: &str) -> RawPolicy {
     toml_edit::de::from_str(toml).expect("a table in TOML")
 }
 
+/// The answer the tests' fallback gives, as a type the layer can name.
+type Cached = cascade_tower::FallbackFn<fn(Outcome) -> http::Response<String>>;
+
 /// The stack of a table that falls back, answering with `cached`.
-fn with_fallback(
-    toml: &str,
-) -> CascadeLayer<
-    cascade_tower::HttpClassifier,
-    (),
-    cascade_tower::FallbackFn<fn(Outcome) -> http::Response<String>>,
-> {
+fn with_fallback(toml: &str) -> CascadeLayer<cascade_tower::HttpClassifier, (), Cached> {
     let answer: fn(Outcome) -> http::Response<String> = cached;
     CascadeLayer::from_table_with_fallback(&table(toml), answer).expect("a valid table")
 }
