@@ -341,7 +341,9 @@ fn the_tower_crate_stands_apart_and_the_cli_never_builds_tokio() {
     // cascade-tower runs the policy stack in a tokio service; cascade itself must not depend
     // on it (nor on tokio), so the CLI's default build stays free of an async runtime. Its
     // own dependencies are the stack, tower's traits, tokio's clock and channel, http's types
-    // and the seeded streams: a dependency added here is a decision for ARCHITECTURE.md.
+    // and the seeded streams, and, behind the optional `grpc` feature alone, tonic's `Status`
+    // without its transport or codegen: a dependency added here is a decision for
+    // ARCHITECTURE.md.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let manifest = |path: &str| -> toml_edit::DocumentMut {
         std::fs::read_to_string(root.join(path))
@@ -372,11 +374,23 @@ fn the_tower_crate_stands_apart_and_the_cli_never_builds_tokio() {
             "tokio",
             "http",
             "rand",
-            "rand_pcg"
+            "rand_pcg",
+            "tonic"
         ]
     );
     // The simulator is a dev-dependency only, for the replay tests' fixtures.
     assert!(names(&tower, "dev-dependencies").contains(&"cascade".to_string()));
+    let tonic = &tower["dependencies"]["tonic"];
+    assert_eq!(tonic["optional"].as_bool(), Some(true), "only with `grpc`");
+    assert_eq!(
+        tonic["default-features"].as_bool(),
+        Some(false),
+        "no transport, codegen or prost: no protoc, no system library"
+    );
+    assert_eq!(
+        tower["features"]["grpc"].to_string().trim(),
+        r#"["dep:tonic"]"#
+    );
     let tokio = &tower["dependencies"]["tokio"];
     assert_eq!(tokio["default-features"].as_bool(), Some(false));
     let features: Vec<_> = (tokio["features"].as_array().unwrap().iter())

@@ -65,10 +65,11 @@ async fn downstream() -> std::io::Result<(std::net::SocketAddr, Arc<AtomicU32>)>
     Ok((addr, served))
 }
 
-/// Calls the downstream once through the stack of `[policy.shard]`.
-pub async fn run(scenario: &str) -> Result<Report, Box<dyn std::error::Error>> {
+/// Calls the downstream once through the stack of `[policy.NAME]` of a scenario (or of any
+/// TOML file holding that table).
+pub async fn run(scenario: &str, name: &str) -> Result<Report, Box<dyn std::error::Error>> {
     let (addr, served) = downstream().await?;
-    let table = scenario_policy(scenario, "shard")?;
+    let table = scenario_policy(scenario, name)?;
     let events = Arc::new(EventLog::default());
     let layer = CascadeLayer::from_table(&table)?
         .seed(1)
@@ -90,14 +91,14 @@ pub async fn run(scenario: &str) -> Result<Report, Box<dyn std::error::Error>> {
     })
 }
 
-#[allow(dead_code)] // `tests/example.rs` includes this file for `run` alone
+#[allow(dead_code)] // `tests/example.rs` and `tests/tuned_table.rs` include this file for `run`
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scenario = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/all-features.toml"
     );
-    let report = run(scenario).await?;
+    let report = run(scenario, "shard").await?;
     println!("{report:?}");
     Ok(())
 }

@@ -50,16 +50,51 @@ pub fn seeded_streams(seed: u64) -> PathStreams<Pcg64Mcg> {
 
 impl CascadeLayer {
     /// The stack a table describes, checked as the simulator checks it; a `TableError` names
-    /// the field relative to the table (`retry.max`) and why. HTTP answers, no events, no
-    /// fallback answer, streams seeded with 0, calls idempotent.
+    /// the field relative to the table (`retry.max`) and why. HTTP answers, no events, streams
+    /// seeded with 0, calls idempotent. A table with a `fallback` is refused here: its answer
+    /// is the service's to give (`from_table_with_fallback`).
     pub fn from_table(table: &RawPolicy) -> Result<CascadeLayer, TableError> {
         CascadeLayer::new(PolicyConfig::new(table)?)
     }
 
-    /// The stack of a config already checked, refused where it asks for what a layer over one
-    /// downstream cannot do as the simulator does: a breaker per callee host
-    /// (`breaker.scope = "instance"`) and failure accrual are the balancer's, below tower.
+    /// The stack of a config already checked, as `from_table`.
     pub fn new(policy: PolicyConfig) -> Result<CascadeLayer, TableError> {
+        if policy.fallback().is_some() {
+            return Err(TableError::at("fallback", FALLBACK_WITHOUT_ANSWER));
+        }
+        CascadeLayer::checked(policy, NoFallback)
+    }
+}
+
+/// Why `from_table` refuses a table with a `fallback`: the table says which failures fall back
+/// and after how long, but only the service can say with what.
+const FALLBACK_WITHOUT_ANSWER: &str = "the table falls back, but a layer has no answer of its own to fall back to: build it with `from_table_with_fallback` (or `new_with_fallback`) and the answer, or leave `fallback` out";
+
+impl<G> CascadeLayer<HttpClassifier, (), FallbackFn<G>, Pcg64Mcg> {
+    /// The stack a table describes, as `from_table`, answering the failures its `fallback`
+    /// takes (`on`, after its `latency`) with `answer(failure)`. A table without `fallback`
+    /// is taken too (the answer is then never asked for), so one service can read any table.
+    pub fn from_table_with_fallback<Resp>(table: &RawPolicy, answer: G) -> Result<Self, TableError>
+    where
+        G: Fn(Outcome) -> Resp + Send + Sync + 'static,
+    {
+        CascadeLayer::new_with_fallback(PolicyConfig::new(table)?, answer)
+    }
+
+    /// The stack of a config already checked, as `from_table_with_fallback`.
+    pub fn new_with_fallback<Resp>(policy: PolicyConfig, answer: G) -> Result<Self, TableError>
+    where
+        G: Fn(Outcome) -> Resp + Send + Sync + 'static,
+    {
+        CascadeLayer::checked(policy, FallbackFn(answer))
+    }
+}
+
+impl<F> CascadeLayer<HttpClassifier, (), F, Pcg64Mcg> {
+    /// Refuses what a layer over one downstream cannot do as the simulator does: a breaker per
+    /// callee host (`breaker.scope = "instance"`) and failure accrual are the balancer's,
+    /// below tower.
+    fn checked(policy: PolicyConfig, fallback: F) -> Result<Self, TableError> {
         if policy
             .breaker()
             .is_some_and(|b| b.scope() == BreakerScope::Instance)
@@ -81,12 +116,12 @@ impl CascadeLayer {
             streams: seeded_streams(0),
             classifier: HttpClassifier,
             events: (),
-            fallback: NoFallback,
+            fallback,
         })
     }
 
     /// Seeds the four random streams from `seed` (`seeded_streams`).
-    pub fn seed(self, seed: u64) -> CascadeLayer<HttpClassifier, (), NoFallback, Pcg64Mcg> {
+    pub fn seed(self, seed: u64) -> Self {
         CascadeLayer {
             streams: seeded_streams(seed),
             ..self
@@ -168,30 +203,6 @@ impl<C, H, F, R> CascadeLayer<C, H, F, R> {
             classifier,
             events,
             fallback,
-        }
-    }
-
-    /// The answer for a call the table's `fallback` answers, made from the failure. Without
-    /// one, such a call ends with its failure.
-    pub fn fallback<G, Resp>(self, answer: G) -> CascadeLayer<C, H, FallbackFn<G>, R>
-    where
-        G: Fn(Outcome) -> Resp + Send + Sync + 'static,
-    {
-        let CascadeLayer {
-            policy,
-            retry_allowed,
-            streams,
-            classifier,
-            events,
-            ..
-        } = self;
-        CascadeLayer {
-            policy,
-            retry_allowed,
-            streams,
-            classifier,
-            events,
-            fallback: FallbackFn(answer),
         }
     }
 }

@@ -7,7 +7,9 @@
 //! less `reserve`; `min_attempt`; each attempt carries its expiry to the callee in the same
 //! header), the retry loop (backoff and jitter, Retry-After in its `max`/`replace` modes,
 //! budgets), breaker, throttle, adaptive limit, bulkhead (refusing at once, or waiting at
-//! most `max_wait`), the attempt with its timeout, hedges, and a fallback answer you give.
+//! most `max_wait`), the attempt with its timeout, hedges, and a fallback answer you give
+//! when you build it (`CascadeLayer::from_table_with_fallback`; `from_table` refuses a table
+//! with a `fallback`, naming the key, rather than find the missing answer on a failed call).
 //! One service instance drives one `cascade_policy::path::PathPolicies`, built by the same
 //! constructor (`PathPolicies::new`) as the simulator's caller instances and asked in the
 //! same order, so each decision, and each compensation across policies (a later refusal
@@ -18,7 +20,9 @@
 //!   streaming body cannot be retried. They must also carry a deadline
 //!   (`CarriesDeadline`, implemented for `http::Request<B>`).
 //! - **Answers are classified** by a `Classify` (`HttpClassifier`: the status through
-//!   `Outcome::from_http_status`, `Retry-After` in seconds or as an IMF-fixdate).
+//!   `Outcome::from_http_status`, `Retry-After` in seconds or as an IMF-fixdate; with the
+//!   `grpc` feature, `GrpcClassifier`: a `tonic::Status`'s code through
+//!   `Outcome::from_grpc_code`, `grpc-retry-pushback-ms` as the wait asked for).
 //! - **Time** is tokio's (`tokio::time::Instant` since the service was made, as `Nanos`),
 //!   so tests run it paused. Decisions use the instants they were computed for (an
 //!   expiry, a backoff's end, a hedge's due time), never a timer's wake-up, so tokio's 1 ms
@@ -80,6 +84,8 @@ mod clock;
 pub mod error;
 pub mod events;
 pub mod fallback;
+#[cfg(feature = "grpc")]
+pub mod grpc;
 pub mod grpc_timeout;
 mod layer;
 mod service;
@@ -90,5 +96,7 @@ pub use classify::{Classified, Classify, HttpClassifier};
 pub use error::CascadeError;
 pub use events::{Event, EventLog, Events};
 pub use fallback::{Fallback, FallbackFn, NoFallback};
+#[cfg(feature = "grpc")]
+pub use grpc::GrpcClassifier;
 pub use layer::{CascadeLayer, seeded_streams};
 pub use service::CascadeService;

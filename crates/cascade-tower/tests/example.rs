@@ -10,7 +10,9 @@ async fn the_example_retries_a_real_503_from_a_scenarios_table() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/all-features.toml"
     );
-    let report = example::run(scenario).await.expect("the example runs");
+    let report = example::run(scenario, "shard")
+        .await
+        .expect("the example runs");
     assert_eq!(report.status, 200);
     assert_eq!(report.body, "answer 1");
     assert_eq!((report.served, report.attempts), (2, 2));
