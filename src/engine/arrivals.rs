@@ -2,14 +2,41 @@
 //! the engine to replay (`cascade-mesh` sends its requests at exactly these instants, so a
 //! simulated and a measured run of one seed see the same arrivals: common random numbers).
 //!
-//! It walks the client's own `arrivals` stream the way `Simulation::schedule_arrival` does
-//! (an Exp(1) draw, or 1 for constant arrivals, through `RateSchedule::next_after`, rounded up
-//! to a nanosecond) without touching the engine's hot path; `tests` below holds the two to the
-//! same count.
+//! It walks the client's own `arrivals` stream through `next_arrival`, the step
+//! `Simulation::schedule_arrival` takes; `tests` below holds the two to the same count.
 
-use super::kernel::rng::stream;
-use crate::model::{Load, Model};
+use super::kernel::rng::{Stream, stream};
+use crate::model::{Load, Model, RateSchedule};
 use rand_distr::{Distribution, Exp1};
+
+/// The next arrival of an open-loop client after the exact instant `last` (ns, fractional),
+/// which it moves on: an Exp(1) draw from `rng` when `poisson`, else 1, through
+/// `RateSchedule::next_after`, rounded up to a nanosecond; `None` once the schedule ends or the
+/// arrival falls at or past `end`. The next gap counts from the exact instant, so rounding never
+/// accumulates into the rate. The engine's `schedule_arrival` and `open_arrivals` both call it,
+/// so a replay sees the instants the simulator schedules.
+#[inline(always)]
+pub(in crate::engine) fn next_arrival(
+    poisson: bool,
+    rate: &RateSchedule,
+    rng: &mut Stream,
+    last: &mut f64,
+    cursor: &mut usize,
+    end: u64,
+) -> Option<u64> {
+    let e = if poisson { Exp1.sample(rng) } else { 1.0 };
+    let exact = rate.next_after(*last, e, cursor)?;
+    *last = exact;
+    // Simulated times stay far below 2^63 ns, so they convert through i64: one instruction
+    // each way, where u64 takes a branch and several.
+    if exact >= end as i64 as f64 {
+        return None;
+    }
+    // Rounded up without a libm call: the cast truncates a positive value.
+    let whole = exact as i64;
+    let t = (whole + i64::from((whole as f64) < exact)) as u64;
+    (t < end).then_some(t)
+}
 
 /// The instants (ns since the run's start, warm-up included) at which client `client` of
 /// `model` starts a request, up to `model.end()`; at most `limit` of them (`None` past it, so
@@ -23,24 +50,13 @@ pub fn open_arrivals(model: &Model, client: usize, limit: usize) -> Option<Vec<u
     let mut rng = stream(model.seed, &format!("client.{}", c.name), "arrivals");
     let (mut last, mut cursor, end) = (0.0_f64, 0_usize, model.end());
     let mut times = Vec::new();
-    loop {
-        let e = if *poisson { Exp1.sample(&mut rng) } else { 1.0 };
-        let Some(exact) = rate.next_after(last, e, &mut cursor) else {
-            return Some(times);
-        };
-        last = exact;
-        if exact >= end as f64 {
-            return Some(times);
-        }
-        let t = exact.ceil() as u64;
-        if t >= end {
-            return Some(times);
-        }
+    while let Some(t) = next_arrival(*poisson, rate, &mut rng, &mut last, &mut cursor, end) {
         if times.len() == limit {
             return None;
         }
         times.push(t);
     }
+    Some(times)
 }
 
 #[cfg(test)]

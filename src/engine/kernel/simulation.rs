@@ -8,10 +8,10 @@ use super::event_queue::EventQueue;
 use super::rng::Stream;
 use super::state::*;
 use super::watchdog::{CHECK_EVERY, NoProgress, Stop};
+use crate::engine::arrivals::next_arrival;
 use crate::metrics::RunMetrics;
 use crate::metrics::recorder::Recorder;
 use crate::model::{CallSpec, Load, Model};
-use rand_distr::{Distribution, Exp1};
 
 pub struct Simulation {
     pub(in crate::engine) model: Model,
@@ -294,26 +294,10 @@ impl Simulation {
             return;
         };
         let st = &mut self.clients[c as usize];
-        let e = if *poisson {
-            Exp1.sample(&mut st.arrival_rng)
-        } else {
-            1.0
-        };
-        let Some(exact) = rate.next_after(st.last_arrival, e, &mut st.rate_cursor) else {
-            return;
-        };
-        st.last_arrival = exact;
-        // Scheduled at the exact time rounded up to a nanosecond; the next gap counts from the
-        // exact time, so rounding never accumulates into the rate.
-        // Simulated times stay far below 2^63 ns, so they convert through i64: one instruction
-        // each way, where u64 takes a branch and several.
-        if exact < self.end as i64 as f64 {
-            // Rounded up without a libm call: the cast truncates a positive value.
-            let whole = exact as i64;
-            let t = (whole + i64::from((whole as f64) < exact)) as u64;
-            if t < self.end {
-                self.event_queue.push_lane(c as usize, t, Event::Arrival(c));
-            }
+        let (last, cursor) = (&mut st.last_arrival, &mut st.rate_cursor);
+        let next = next_arrival(*poisson, rate, &mut st.arrival_rng, last, cursor, self.end);
+        if let Some(t) = next {
+            self.event_queue.push_lane(c as usize, t, Event::Arrival(c));
         }
     }
 }
