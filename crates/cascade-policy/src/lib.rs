@@ -76,6 +76,7 @@
 //!     attempt: 2,
 //!     retry_allowed: true,
 //!     retry_after: None,
+//!     server_refuses_retry: false,
 //!     now: Nanos::ZERO,
 //!     deadline: 2_000 * MS,
 //!     min_attempt: Nanos::ZERO,

@@ -33,7 +33,8 @@ getters!(RetryPolicy {
     on: OutcomeSet,
     /// The wait before each retry.
     backoff: &Backoff,
-    /// Honour a Retry-After that a failed reply carries (whatever its kind).
+    /// Honour a Retry-After that a failed reply carries (whatever its kind), and a reply's
+    /// refusal of any retry (`RetryInput::server_refuses_retry`).
     retry_after: bool,
     /// How an honoured Retry-After and the backoff make the wait.
     retry_after_wait: RetryAfterWait,
@@ -64,6 +65,10 @@ pub struct RetryInput {
     pub retry_allowed: bool,
     /// The Retry-After the failed reply carried, if any.
     pub retry_after: Option<Nanos>,
+    /// The failed reply said not to retry it (gRFC A6: a negative or malformed
+    /// `grpc-retry-pushback-ms`), honoured as a Retry-After is, when the policy's
+    /// `retry_after` is on. The simulator's callees never say so.
+    pub server_refuses_retry: bool,
     /// When the attempt ended.
     pub now: Nanos,
     /// The call's deadline (`Nanos::MAX`, `deadline::NO_DEADLINE`, for none).
@@ -81,6 +86,8 @@ pub enum NoRetry {
     NotRetryable,
     AttemptsExhausted,
     NotIdempotent,
+    /// The callee's reply said not to retry (`RetryInput::server_refuses_retry`).
+    RefusedByServer,
     /// The wait plus `min_attempt` would not fit before the deadline.
     NoTimeLeft,
 }
@@ -119,6 +126,9 @@ impl RetryPolicy {
         }
         if !input.retry_allowed {
             return Err(NoRetry::NotIdempotent);
+        }
+        if input.server_refuses_retry && self.retry_after {
+            return Err(NoRetry::RefusedByServer);
         }
         let backoff = |jitter: &mut R| self.backoff.delay(input.attempt, input.last_delay, jitter);
         let wait = match input.retry_after {
@@ -169,6 +179,7 @@ mod tests {
             attempt,
             retry_allowed: true,
             retry_after: None,
+            server_refuses_retry: false,
             now: Nanos::ZERO,
             deadline: NONE,
             min_attempt: Nanos::ZERO,
@@ -198,6 +209,16 @@ mod tests {
             ..failed(1, Outcome::Timeout)
         };
         assert_eq!(decide(&p, not_idempotent), Err(NoRetry::NotIdempotent));
+        let refused = RetryInput {
+            server_refuses_retry: true,
+            retry_after: Some(Nanos::ZERO),
+            ..failed(1, Outcome::Unavailable)
+        };
+        assert_eq!(decide(&p, refused), Err(NoRetry::RefusedByServer));
+        // A policy that ignores the callee's advice (`retry_after = false`) retries it.
+        let mut deaf = p.clone();
+        deaf.retry_after = false;
+        assert_eq!(decide(&deaf, refused), Ok(40 * MS));
         assert_eq!(
             decide(&policy(1, 40), failed(1, Outcome::Timeout)),
             Err(NoRetry::AttemptsExhausted)

@@ -14,7 +14,7 @@
 use crate::attempt::{self, Ended};
 use crate::call_state::{CallState, Step};
 use crate::carrier::CarriesDeadline;
-use crate::classify::Classify;
+use crate::classify::{Classified, Classify};
 use crate::error::CascadeError;
 use crate::events::{Event, Events};
 use crate::fallback::Fallback;
@@ -118,22 +118,23 @@ where
                 attempt: call.attempt,
             },
         );
-        let (at, outcome, retry_after, answer) =
+        let (at, classified, answer) =
             match attempt::run(stack, &mut inner, &mut req, now, expiry).await {
                 Ended::Answered {
                     at,
                     result,
                     classified,
-                } => (at, classified.outcome, classified.retry_after, Some(result)),
+                } => (at, classified, Some(result)),
                 Ended::Expired { at } => {
                     let outcome = match call.deadline <= at {
                         true => Outcome::DeadlineExceeded,
                         false => Outcome::Timeout,
                     };
-                    (at, outcome, None, None)
+                    (at, Classified::unanswered(outcome), None)
                 }
             };
-        match call.attempt_ended(at, outcome, retry_after) {
+        let outcome = classified.outcome;
+        match call.attempt_ended(at, classified) {
             RetryVerdict::After(wait) => {
                 now = at.saturating_add(wait);
                 if let Some(instant) = clock.instant(now) {

@@ -4,6 +4,7 @@
 //! (its caller went away) ends it for the policies as the engine's `drop_call` does: its
 //! permits and its place in the bulkhead's line go back, unjudged.
 
+use crate::classify::Classified;
 use crate::events::{Event, Events};
 use crate::stack::Stack;
 use cascade_policy::Nanos;
@@ -229,12 +230,12 @@ impl<'a, C, H: Events, F, R: Rng> CallState<'a, C, H, F, R> {
     /// The current attempt ended at `at` with `outcome`: its bulkhead permit goes back (one
     /// around the whole call stays), the policies learn in order and the retry decides
     /// (`PathPolicies::attempt_ended`).
-    pub(crate) fn attempt_ended(
-        &mut self,
-        at: Nanos,
-        outcome: Outcome,
-        retry_after: Option<Nanos>,
-    ) -> RetryVerdict {
+    pub(crate) fn attempt_ended(&mut self, at: Nanos, answer: Classified) -> RetryVerdict {
+        let Classified {
+            outcome,
+            retry_after,
+            server_refuses_retry,
+        } = answer;
         let stack = self.stack;
         let policy = &stack.policy;
         let mut shared = stack.lock();
@@ -259,6 +260,7 @@ impl<'a, C, H: Events, F, R: Rng> CallState<'a, C, H, F, R> {
                 attempt: self.attempt,
                 retry_allowed: stack.retry_allowed,
                 retry_after,
+                server_refuses_retry,
                 now: at,
                 deadline: self.deadline,
                 min_attempt: policy.min_attempt(),

@@ -15,6 +15,21 @@ pub struct Classified {
     /// The wait the callee asked for (Retry-After), if any: the retry honours it as the
     /// table's `retry.retry_after` says.
     pub retry_after: Option<Nanos>,
+    /// The callee said not to retry this answer (gRFC A6's negative or malformed pushback):
+    /// the call ends with it whatever the table's `retry.on` says.
+    pub server_refuses_retry: bool,
+}
+
+impl Classified {
+    /// An outcome with nothing from the callee about retrying it: no Retry-After, no refusal
+    /// (an expired attempt, a transport error, a success).
+    pub fn unanswered(outcome: Outcome) -> Classified {
+        Classified {
+            outcome,
+            retry_after: None,
+            server_refuses_retry: false,
+        }
+    }
 }
 
 /// Reads an inner service's result as an outcome.
@@ -42,11 +57,9 @@ where
                 retry_after: (response.headers().get(http::header::RETRY_AFTER))
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| retry_after(v, SystemTime::now())),
+                server_refuses_retry: false,
             },
-            Err(error) => Classified {
-                outcome: error_outcome(error),
-                retry_after: None,
-            },
+            Err(error) => Classified::unanswered(error_outcome(error)),
         }
     }
 }

@@ -74,9 +74,6 @@ struct PassThrough;
 
 impl<T, E> cascade_tower::Classify<T, E> for PassThrough {
     fn classify(&self, _: Result<&T, &E>) -> cascade_tower::Classified {
-        cascade_tower::Classified {
-            outcome: cascade_policy::outcome::Outcome::Ok,
-            retry_after: None,
-        }
+        cascade_tower::Classified::unanswered(cascade_policy::outcome::Outcome::Ok)
     }
 }

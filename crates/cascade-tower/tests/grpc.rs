@@ -71,13 +71,25 @@ fn the_pushback_is_a_wait_in_milliseconds_and_nothing_else_is() {
         classify_status(&status).retry_after,
         Some(Nanos::from_ms(250))
     );
+    assert!(!classify_status(&status).server_refuses_retry);
     assert_eq!(pushback("0"), Some(Nanos::ZERO));
-    // gRFC A6's "do not retry" (negative) and anything malformed are ignored.
+    // gRFC A6: a negative or malformed value is no wait but "do not retry".
     for value in ["-1", "", "1.5", "2s", " "] {
         assert_eq!(pushback(value), None, "{value:?}");
+        let refused = classify_status(&status_with_pushback(Code::Unavailable, value));
+        assert_eq!(
+            (refused.retry_after, refused.server_refuses_retry),
+            (None, true),
+            "{value:?}"
+        );
     }
     assert_eq!(pushback("99999999999999999999"), Some(Nanos(u64::MAX)));
-    assert_eq!(classify_status(&Status::unavailable("")).retry_after, None);
+    // No pushback at all: no wait, and the table decides.
+    let plain = classify_status(&Status::unavailable(""));
+    assert_eq!(
+        (plain.retry_after, plain.server_refuses_retry),
+        (None, false)
+    );
 }
 
 /// A downstream failing with `first` once, then answering.
@@ -117,6 +129,20 @@ async fn a_pushback_replaces_the_backoff_as_a_retry_after_does() {
         2_000 * MS,
         "waited the 2 s pushed back, not 10 ms"
     );
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_negative_pushback_ends_the_call_without_a_retry() {
+    let table = r#"
+        retry = { attempts = 3, backoff = "constant", base = "10ms", jitter = "none" }
+    "#;
+    let (inner, calls) = downstream(status_with_pushback(Code::Unavailable, "-1"));
+    let mut svc = layer(table).classifier(GrpcClassifier).layer(inner);
+    match svc.call(request(&[])).await {
+        Err(CascadeError::Inner(status)) => assert_eq!(status.code(), Code::Unavailable),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!((calls.load(Ordering::SeqCst), svc.now()), (1, Nanos::ZERO));
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]

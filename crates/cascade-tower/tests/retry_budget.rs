@@ -85,6 +85,7 @@ fn decisions_of_the_policy_crate() -> Vec<bool> {
                 attempt,
                 retry_allowed: true,
                 retry_after: None,
+                server_refuses_retry: false,
                 now,
                 deadline: Nanos::MAX,
                 min_attempt: Nanos::ZERO,

@@ -122,6 +122,7 @@ fn through_the_policy_crate(answers: &[(u16, u64)], calls: usize, gap: u64) -> V
                 attempt,
                 retry_allowed: true,
                 retry_after: None,
+                server_refuses_retry: false,
                 now: at,
                 deadline: NO_DEADLINE,
                 min_attempt: Nanos::ZERO,

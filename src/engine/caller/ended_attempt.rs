@@ -85,6 +85,7 @@ impl EndedAttempt {
             attempt: self.attempt,
             retry_allowed: spec.retry_allowed(),
             retry_after: retry_after.map(Nanos),
+            server_refuses_retry: false,
             now: Nanos(now),
             deadline: Nanos(self.deadline),
             min_attempt: spec.policy.min_attempt(),

@@ -66,6 +66,7 @@
 //!     attempt: 1,
 //!     retry_allowed: true,
 //!     retry_after: None,
+//!     server_refuses_retry: false,
 //!     now,
 //!     deadline: 1_000 * MS,
 //!     min_attempt: Nanos::ZERO,

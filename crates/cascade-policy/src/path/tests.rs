@@ -203,6 +203,7 @@ fn an_attempt_end_teaches_each_policy_then_the_retry_decides_within_its_budget()
         attempt,
         retry_allowed: true,
         retry_after: None,
+        server_refuses_retry: false,
         now: Nanos::ZERO,
         deadline: S,
         min_attempt: Nanos::ZERO,

@@ -46,6 +46,7 @@ impl Classify<Reply, Infallible> for AsSimulated {
         Classified {
             outcome: reply.outcome,
             retry_after: reply.retry_after,
+            server_refuses_retry: false,
         }
     }
 }
