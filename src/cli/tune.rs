@@ -150,6 +150,8 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         Goal::Minimize
     };
     let search = Search {
+        scenario: path,
+        overrides: &overrides,
         plan: &plan,
         expects: &base.expects,
         schedule: &schedule,

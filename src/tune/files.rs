@@ -3,6 +3,7 @@
 
 use super::Tuned;
 use super::candidate::Status;
+use super::explain_json;
 use super::outcome::objective_stats;
 use super::schedule::ETA;
 use crate::json::{self, Entries, Pairs};
@@ -21,6 +22,11 @@ struct File<'a> {
     best: Option<Setting<'a>>,
     within_noise: Vec<Setting<'a>>,
     rejected: Vec<Region<'a>>,
+    /// Null unless no candidate satisfies every expectation.
+    tradeoff: Option<explain_json::Tradeoff<'a>>,
+    no_effect: Vec<explain_json::NoEffect<'a>>,
+    /// Null when there is no best.
+    ready: Option<explain_json::Ready<'a>>,
     candidates: Vec<CandidateRow<'a>>,
 }
 
@@ -137,12 +143,13 @@ fn setting<'a>(t: &'a Tuned, point: usize, p: Option<f64>) -> Setting<'a> {
 fn layout(depth: usize, key: Option<&str>) -> Entries {
     match (depth, key) {
         (1, _) => Entries::pretty(1),
-        (2, Some("params" | "rounds" | "within_noise" | "rejected" | "candidates")) => {
-            Entries::Lines {
-                indent: 4,
-                close: Some(2),
-            }
-        }
+        (
+            2,
+            Some("params" | "rounds" | "within_noise" | "rejected" | "no_effect" | "candidates"),
+        ) => Entries::Lines {
+            indent: 4,
+            close: Some(2),
+        },
         _ => Entries::Inline,
     }
 }
@@ -224,6 +231,9 @@ pub fn tune_json(t: &Tuned) -> String {
                 others: &r.others,
             })
             .collect(),
+        tradeoff: explain_json::tradeoff(t),
+        no_effect: explain_json::no_effect(t),
+        ready: explain_json::ready(t),
         candidates: o
             .searched
             .candidates

@@ -6,6 +6,7 @@
 //! failing it is ranked after every candidate that passes, but not rejected.
 
 use super::candidate::{Broken, Candidate};
+use crate::check::Verdict;
 use crate::error::{Error, Result};
 use crate::scenario::Expect;
 
@@ -16,13 +17,19 @@ pub struct Judged {
     pub holds_so_far: bool,
 }
 
-/// `variants` names the candidate's runs in the order of `Candidate::runs`.
-pub fn judge(c: &Candidate, expects: &[Expect], variants: &[String]) -> Result<Judged> {
+/// Each expectation's verdict on the candidate's replications so far; `variants` names the
+/// candidate's runs in the order of `Candidate::runs`.
+pub fn verdicts(c: &Candidate, expects: &[Expect], variants: &[String]) -> Result<Vec<Verdict>> {
     let lookup = |name: &str| {
         let v = variants.iter().position(|n| n == name)?;
         Some(c.runs[v].as_slice())
     };
-    let verdicts = crate::check::evaluate_runs(expects, &lookup).map_err(Error::Scenario)?;
+    crate::check::evaluate_runs(expects, &lookup).map_err(Error::Scenario)
+}
+
+/// `variants` names the candidate's runs in the order of `Candidate::runs`.
+pub fn judge(c: &Candidate, expects: &[Expect], variants: &[String]) -> Result<Judged> {
+    let verdicts = verdicts(c, expects, variants)?;
     let mut judged = Judged {
         broken: Vec::new(),
         holds_so_far: true,

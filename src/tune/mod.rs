@@ -6,6 +6,9 @@
 //! `tune.json`. docs/tune.md describes the method and the files.
 
 pub mod candidate;
+pub mod deploy;
+pub mod effect;
+pub mod explain_json;
 pub mod files;
 pub mod halving;
 pub mod judge;
@@ -15,6 +18,7 @@ pub mod regions;
 pub mod schedule;
 pub mod search;
 pub mod text;
+pub mod tradeoff;
 
 use crate::atomic::write_atomic;
 use crate::error::Result;
@@ -36,6 +40,12 @@ pub struct Tuned<'a> {
     pub objective: &'a str,
     pub goal: Goal,
     pub outcome: Outcome,
+    /// What the grid offers when no candidate satisfies every expectation.
+    pub tradeoff: Option<tradeoff::Tradeoff>,
+    /// The parameters that changed nothing the search read.
+    pub no_effect: Vec<effect::NoEffect>,
+    /// The best setting ready to run and export.
+    pub ready: Option<deploy::Ready>,
 }
 
 impl Tuned<'_> {
@@ -96,6 +106,7 @@ pub fn tune<'a>(
     let results = aggregate::load_runs(dir, manifest.clone(), &searched.spent)?;
     write_sweep(dir, &results)?;
     let sizes: Vec<usize> = manifest.params.iter().map(|p| p.values.len()).collect();
+    let no_effect = effect::no_effect(&searched.candidates, &sizes);
     let outcome = decide(
         searched,
         search.objective,
@@ -103,13 +114,33 @@ pub fn tune<'a>(
         search.expects.len(),
         &sizes,
     );
-    let tuned = Tuned {
+    let tradeoff = match outcome.best {
+        Some(_) => None,
+        None => Some(tradeoff::tradeoff(
+            &outcome.searched.candidates,
+            search.expects,
+            &search.plan.variants,
+            search.objective,
+            search.goal,
+        )?),
+    };
+    let mut tuned = Tuned {
         manifest,
         expects: search.expects,
         objective: search.objective,
         goal: search.goal,
         outcome,
+        tradeoff,
+        no_effect,
+        ready: None,
     };
+    if let Some(best) = tuned.outcome.best {
+        tuned.ready = Some(deploy::ready(
+            search.scenario,
+            search.overrides,
+            &tuned.setting(best),
+        )?);
+    }
     write_atomic(&dir.join(TUNE_FILE), files::tune_json(&tuned).as_bytes())?;
     Ok(tuned)
 }

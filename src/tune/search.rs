@@ -18,6 +18,10 @@ use std::path::Path;
 
 /// What a search is asked.
 pub struct Search<'a> {
+    /// The scenario file and the `--set`s the search was given (the winner's commands repeat
+    /// them).
+    pub scenario: &'a Path,
+    pub overrides: &'a [crate::scenario::Override],
     pub plan: &'a Plan,
     pub expects: &'a [Expect],
     pub schedule: &'a Schedule,

@@ -3,7 +3,9 @@
 //! wall clock or `--jobs`.
 
 use super::Tuned;
+use super::deploy::Ready;
 use super::outcome::objective_stats;
+use super::tradeoff::Tradeoff;
 use crate::number::sig3;
 use crate::output::text_table::Table;
 
@@ -55,6 +57,7 @@ pub fn summary(t: &Tuned) -> String {
         ]);
     }
     out.push_str(&rounds.render());
+    out.push_str(&idle_rounds(t));
     out.push('\n');
     let goal = format!("{} {}", t.goal.name(), t.objective);
     match o.best {
@@ -85,6 +88,10 @@ pub fn summary(t: &Tuned) -> String {
             "no candidate satisfies every expectation ({goal})\n"
         )),
     }
+    if let Some(trade) = &t.tradeoff {
+        out.push_str(&tradeoff_text(t, trade));
+    }
+    out.push_str(&no_effect_text(t));
     if !o.regions.is_empty() {
         out.push_str("rejected, by the expectation broken:\n");
         for r in &o.regions {
@@ -98,18 +105,145 @@ pub fn summary(t: &Tuned) -> String {
                 })
                 .collect();
             parts.extend(r.others.iter().map(|&p| t.setting_text(p)));
-            let what = if r.points.len() == m.points {
-                "every candidate".to_string()
-            } else {
-                parts.join("; ")
-            };
-            out.push_str(&format!(
-                "  {} ({} of {}): {what}\n",
-                t.expects[r.expect].label(),
-                r.points.len(),
-                m.points
-            ));
+            let label = t.expects[r.expect].label();
+            let (n, of) = (r.points.len(), m.points);
+            if n == of || parts.len() == 1 {
+                let what = if n == of {
+                    "every candidate"
+                } else {
+                    &parts[0]
+                };
+                out.push_str(&format!("  {label} ({n} of {of}): {what}\n"));
+                continue;
+            }
+            out.push_str(&format!("  {label} ({n} of {of}):\n"));
+            for part in parts {
+                out.push_str(&format!("    {part}\n"));
+            }
         }
+    }
+    if let Some(ready) = &t.ready {
+        out.push_str(&ready_text(ready));
+    }
+    out
+}
+
+/// Why a round ran no runs: every candidate it held already had its replications (it ranked
+/// them again on the same runs), or none was left.
+fn idle_rounds(t: &Tuned) -> String {
+    let mut out = String::new();
+    for (i, r) in t.outcome.searched.rounds.iter().enumerate() {
+        if r.runs > 0 {
+            continue;
+        }
+        let why = match r.candidates {
+            0 => "no candidate was left to run".to_string(),
+            n => format!(
+                "its {n} candidates already had {} replication{} each, so it only ranked them again",
+                r.reps,
+                if r.reps == 1 { "" } else { "s" }
+            ),
+        };
+        out.push_str(&format!("round {i} ran 0 runs: {why}\n"));
+    }
+    out
+}
+
+fn tradeoff_text(t: &Tuned, trade: &Tradeoff) -> String {
+    let label = |e: usize| t.expects[e].label();
+    let mut out = format!(
+        "closest to each expectation (of the {} candidates, on the replications each ran):\n",
+        trade.candidates
+    );
+    for (e, r) in trade.reached.iter().enumerate() {
+        let best = match r.best {
+            Some((p, v)) => format!("best {} ({}); ", sig3(v), t.setting_text(p)),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "  {}: {best}met by {} of {}\n",
+            label(e),
+            r.met_by,
+            trade.candidates
+        ));
+    }
+    if !trade.alone.is_empty() {
+        let names: Vec<String> = trade.alone.iter().map(|&e| label(e)).collect();
+        out.push_str(&format!(
+            "met by no candidate, even alone: {}\n",
+            names.join("; ")
+        ));
+    }
+    for &(a, b) in &trade.together {
+        out.push_str(&format!(
+            "each met alone, never together: {} and {}\n",
+            label(a),
+            label(b)
+        ));
+    }
+    out.push_str(&format!(
+        "the trade-off ({} on the Pareto frontier over the expectations' values and the objective; * breaks the expectation):\n",
+        trade.frontier.len()
+    ));
+    let mut head: Vec<String> = vec!["setting".into()];
+    head.extend((0..t.expects.len()).map(label));
+    head.push(format!("{} {}", t.goal.name(), t.objective));
+    let names: Vec<&str> = head.iter().map(String::as_str).collect();
+    let mut numeric = vec![true; names.len()];
+    numeric[0] = false;
+    let mut table = Table::with_numeric(&names, &numeric);
+    for f in &trade.frontier {
+        let mut setting = t.setting_text(f.point);
+        if !f.same.is_empty() {
+            setting.push_str(&format!(" (and {} alike)", f.same.len()));
+        }
+        let mut row = vec![setting];
+        row.extend((f.values.iter().zip(&f.passed)).map(|(v, ok)| match ok {
+            true => sig3(*v),
+            false => format!("{}*", sig3(*v)),
+        }));
+        row.push(f.objective.map_or("–".into(), sig3));
+        table.row(row);
+    }
+    out.push_str(&table.render());
+    out
+}
+
+fn no_effect_text(t: &Tuned) -> String {
+    if t.no_effect.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "no effect within noise (every pair of candidates differing in it alone measured the same objective and expectations; Welch's t-test, p >= 0.05):\n",
+    );
+    for n in &t.no_effect {
+        let p = &t.manifest.params[n.param];
+        out.push_str(&format!(
+            "  {} (tried {}; {} pairs)\n",
+            p.path,
+            p.values.join(", "),
+            n.pairs
+        ));
+    }
+    out
+}
+
+fn ready_text(r: &Ready) -> String {
+    let mut out = format!(
+        "the best, ready to use:\n  {}\n  {}   (its replication 0, on the scenario's seed)\n",
+        r.sets.join(" "),
+        r.run
+    );
+    for e in &r.exports {
+        out.push_str(&format!("  {}\n", e.command));
+        for u in &e.unexpressed {
+            out.push_str(&format!("      not expressible there: {u}\n"));
+        }
+    }
+    for name in &r.not_exportable {
+        out.push_str(&format!(
+            "  policy `{name}`: no library's format expresses what it sets\n"
+        ));
     }
     out
 }

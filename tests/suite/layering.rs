@@ -39,7 +39,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("baseline", &["output", "metrics", "+"]),
     (
         "tune",
-        &["output", "sweep", "check", "scenario", "metrics", "+"],
+        &[
+            "output", "sweep", "check", "scenario", "export", "import", "metrics", "+",
+        ],
     ),
     (
         "margin",

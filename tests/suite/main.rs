@@ -86,5 +86,6 @@ mod trace;
 mod trace_filters;
 mod trust;
 mod tune;
+mod tune_explains;
 mod variants;
 mod work_bound;
