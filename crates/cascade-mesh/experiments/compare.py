@@ -23,6 +23,7 @@ A client's own call has no latency key in the scenario language, so its hop stay
 """
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,6 +136,7 @@ def main():
         got = [recovery(r[name], start, end, hold, warmup) for r in [sim_series] + [m[1] for m in mesh]]
         show = ["never" if g is None else f"{g:g}" for g in got]
         print(f"| recovery time of `{name}` (s) | {show[0]} | | {', '.join(show[1:])} |")
+    shutil.rmtree(tmp)
     for name in series_wanted:
         print()
         print(f"`{name}` per bucket (s: simulated / mesh mean, range)")
