@@ -113,10 +113,20 @@ fn a_mix_is_measured_per_operation_on_the_simulators_own_draws() {
         "client.web.requests",
         "client.web.op.read.requests",
         "client.web.op.write.requests",
+    ] {
+        assert_eq!(metric(&m, name), sim.get(name).unwrap(), "{name}");
+    }
+    // A request started in the last few ms is answered past the run's end on the mesh (its
+    // hop costs about 2 ms more), and then counts as unfinished: at most two of them.
+    for name in [
         "client.web.op.read.success",
         "client.web.op.write.errors.deadline_exceeded",
     ] {
-        assert_eq!(metric(&m, name), sim.get(name).unwrap(), "{name}");
+        let (got, want) = (metric(&m, name), sim.get(name).unwrap());
+        assert!(
+            got <= want && got >= want - 2.0,
+            "{name}: mesh {got}, simulated {want}"
+        );
     }
     assert_eq!(metric(&m, "client.web.op.read.success_ratio"), 1.0);
     assert_eq!(metric(&m, "client.web.op.write.success"), 0.0);
