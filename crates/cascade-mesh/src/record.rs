@@ -226,4 +226,27 @@ mod tests {
         spread(&mut v, 10, 25, 99, 2.0);
         assert_eq!(v, vec![5.0, 10.0, 17.0]);
     }
+
+    #[test]
+    fn a_level_is_averaged_over_each_bucket_and_closed_at_the_end() {
+        let rec = Recorder {
+            origin: Instant::now(),
+            warmup: 0,
+            end: 25,
+            bucket: 10,
+            requests: Vec::new(),
+            counts: Mutex::default(),
+            levels: Mutex::default(),
+        };
+        // 10 from 0, down to 4 at 5, up to 6 at 15; the last bucket is 5 ns long.
+        rec.level("l", 0, 10.0);
+        rec.level("l", 5, -6.0);
+        rec.level("l", 15, 2.0);
+        assert_eq!(rec.level_means()["l"], vec![7.0, 5.0, 6.0]);
+        // A span cut at the end: 1e-9 s a ns.
+        rec.span("w", 8, 40);
+        let w = &rec.series()["w"];
+        assert!((w[0] - 2e-9).abs() < 1e-18 && (w[1] - 10e-9).abs() < 1e-18);
+        assert!((w[2] - 5e-9).abs() < 1e-18);
+    }
 }
