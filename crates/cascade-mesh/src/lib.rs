@@ -178,7 +178,7 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
         }
         let events = Arc::new(EdgeEvents {
             recorder: rec.clone(),
-            prefixes,
+            prefixes: prefixes.clone(),
         });
         let instance = caller.map_or(0, |(s, i)| (s as u64 + 1) << 32 | u64::from(i));
         let streams =
@@ -194,6 +194,14 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
             .classifier(wire::MeshClassifier)
             .events(events)
             .idempotent(spec.retry_allowed());
+        // The limit's level starts at its initial value, summed over the caller's instances as
+        // the simulator sums them (`limit_mean`); its moves are the stack's `LimitMoved`.
+        if let Some(l) = layer.policy().limit() {
+            let initial = cascade_policy::limit::Limiter::new(l).limit();
+            for p in &prefixes {
+                rec.level(&format!("{p}.limit_mean"), 0, f64::from(initial));
+            }
+        }
         let hop = Hop {
             net: net.clone(),
             to: spec.to,
@@ -231,11 +239,27 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
 /// counts as unanswered, by the run's end plus `GRACE`.
 async fn load(mesh: Arc<Mesh>, c: usize, times: Vec<u64>) {
     let rec = mesh.net.rec.clone();
-    let client = &mesh.net.model.clients[c];
-    let (spec, deadline) = (client.call.id, client.deadline);
+    let model = mesh.net.model.clone();
+    let client = &model.clients[c];
+    // The simulator's own mix draws, one per request in arrival order: each request is the
+    // same operation in both runs.
+    let mut mix_rng = stream(model.seed, &format!("client.{}", client.name), "mix");
     let stop = rec.origin + Duration::from_nanos(rec.end);
     let mut requests = tokio::task::JoinSet::new();
     for t in times {
+        let (op, spec, deadline) = match client.mix.as_deref() {
+            None => (0, client.call.id, client.deadline),
+            Some(mix) => {
+                let u = cascade_policy::random::unit(&mut mix_rng);
+                if u < mix.first {
+                    (0, client.call.id, client.deadline)
+                } else {
+                    let k = (mix.others.iter().position(|e| u < e.until))
+                        .unwrap_or(mix.others.len() - 1);
+                    (k + 1, mix.others[k].call.id, mix.others[k].deadline)
+                }
+            }
+        };
         tokio::time::sleep_until(rec.origin + Duration::from_nanos(t)).await;
         let mut stack = mesh.stack(None, spec);
         let rec = rec.clone();
@@ -250,7 +274,7 @@ async fn load(mesh: Arc<Mesh>, c: usize, times: Vec<u64>) {
                 Ok(r) => Some((rec.now(), outcome_of(r))),
                 Err(_) => None,
             };
-            rec.request(c, Request { start: t, end });
+            rec.request(c, Request { start: t, op, end });
         });
         // Reap finished ones as we go, so the set stays small.
         while requests.try_join_next().is_some() {}

@@ -2,10 +2,13 @@
 //! queue bound in front, and a job that holds its work, then makes its steps' calls, each
 //! through its own cascade-tower stack. The job runs detached from the request's stream
 //! unless the caller's policy cancels, so a caller that gives up leaves the work going, as
-//! the simulator's default does (and a retry storm needs).
+//! the simulator's default does (and a retry storm needs). The instant the caller gave up (its
+//! stream dropped) is noted, and the worker time the job holds from then on is wasted work,
+//! as the simulator defines it (`service.<s>.wasted_work_s`).
 
 use crate::hold::hold;
 use crate::hop::Body;
+use crate::record::Recorder;
 use crate::{Mesh, faults, wire};
 use cascade::engine::rng::Stream;
 use cascade::model::fault::Effect;
@@ -29,6 +32,26 @@ pub struct Instance {
     /// Per step of each plan, the stream of its `p` draws.
     pub branch_rng: Mutex<Stream>,
     pub fault_rng: Mutex<Stream>,
+}
+
+/// Not given up on (yet).
+const WAITED_FOR: u64 = u64::MAX;
+
+/// Notes, when dropped armed, the instant its request's caller gave up: hyper drops the
+/// handler's future when the caller resets the stream (its attempt timed out, its deadline
+/// passed, a hedge won), and a detached job goes on working for nobody from then.
+struct GiveUp {
+    at: Arc<AtomicU64>,
+    rec: Arc<Recorder>,
+    armed: bool,
+}
+
+impl Drop for GiveUp {
+    fn drop(&mut self) {
+        if self.armed {
+            self.at.store(self.rec.now(), Ordering::Relaxed);
+        }
+    }
 }
 
 fn draw(rng: &Mutex<Stream>) -> f64 {
@@ -84,15 +107,38 @@ async fn answer(
         }
     }
     let deadline = req.deadline(Instant::now());
-    let job = run_job(mesh.clone(), inst, operation, deadline);
+    let gave_up = Arc::new(AtomicU64::new(WAITED_FOR));
+    let job = run_job(mesh.clone(), inst, operation, deadline, gave_up.clone());
     if req.headers().contains_key(wire::CANCEL) {
+        // The work stops with the stream: given up on and cancelled at once, nothing wasted.
         (job.await, None)
     } else {
         // Detached: the work goes on (holding its worker) if the caller drops the stream.
-        (
-            tokio::spawn(job).await.unwrap_or(Outcome::Unavailable),
-            None,
-        )
+        let mut give_up = GiveUp {
+            at: gave_up,
+            rec: mesh.net.rec.clone(),
+            armed: true,
+        };
+        let outcome = tokio::spawn(job).await.unwrap_or(Outcome::Unavailable);
+        give_up.armed = false;
+        (outcome, None)
+    }
+}
+
+/// Lets the job's worker go, and books the worker time held since its caller gave up (from
+/// the work's start if it gave up while the job queued) as wasted.
+fn release(
+    permit: tokio::sync::OwnedSemaphorePermit,
+    rec: &Recorder,
+    wasted: &str,
+    start: u64,
+    gave_up: &AtomicU64,
+) {
+    drop(permit);
+    let now = rec.now();
+    let gave_up = gave_up.load(Ordering::Relaxed);
+    if gave_up < now {
+        rec.span(wasted, gave_up.max(start), now);
     }
 }
 
@@ -101,6 +147,7 @@ async fn run_job(
     inst: Arc<Instance>,
     operation: u16,
     deadline: Option<Instant>,
+    gave_up: Arc<AtomicU64>,
 ) -> Outcome {
     let model = mesh.net.model.clone();
     let rec = mesh.net.rec.clone();
@@ -123,6 +170,7 @@ async fn run_job(
     };
     let plan = svc.plan_of(operation);
     let start = rec.now();
+    let wasted = format!("service.{}.wasted_work_s", svc.name);
     let work = plan
         .work
         .sample(&mut *inst.work_rng.lock().unwrap_or_else(|e| e.into_inner()));
@@ -131,7 +179,7 @@ async fn run_job(
     if let Some(blackhole) =
         faults::crashed_between(&model, inst.service, inst.index, start, rec.now())
     {
-        drop(permit);
+        release(permit, &rec, &wasted, start, &gave_up);
         if blackhole {
             mesh.never_answered().await;
         }
@@ -178,7 +226,7 @@ async fn run_job(
             break;
         }
     }
-    drop(permit);
+    release(permit, &rec, &wasted, start, &gave_up);
     rec.count(&format!("service.{}.served", svc.name), rec.now());
     outcome
 }

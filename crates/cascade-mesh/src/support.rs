@@ -13,9 +13,6 @@ pub fn unsupported(model: &Model) -> Option<String> {
                 "{at}: closed-loop `users` (the mesh replays open arrivals only)"
             ));
         }
-        if c.mix.is_some() {
-            return Some(format!("{at}: `mix`"));
-        }
     }
     for s in &model.services {
         let at = format!("service `{}`", s.name);
