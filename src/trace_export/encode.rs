@@ -4,7 +4,7 @@
 //! `service.name`), in name order, each with one `scopeSpans` of scope `cascade`, its spans in
 //! the order they were built.
 
-use super::spans::{Kind, Span, Value};
+use super::spans::{Span, Value};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -107,11 +107,7 @@ fn json_span(span: &Span, epoch_ns: u64) -> JsonSpan {
         span_id: hex(&span.id),
         parent_span_id: span.parent.map_or(String::new(), |p| hex(&p)),
         name: span.name.clone(),
-        kind: match span.kind {
-            Kind::Internal => 1,
-            Kind::Server => 2,
-            Kind::Client => 3,
-        },
+        kind: span.kind as u8,
         start_time_unix_nano: (epoch_ns + span.start).to_string(),
         end_time_unix_nano: (epoch_ns + span.end).to_string(),
         attributes: span

@@ -14,6 +14,8 @@ pub enum Kind {
     Internal = 1,
     Server = 2,
     Client = 3,
+    Producer = 4,
+    Consumer = 5,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +220,10 @@ struct Edge {
     name: String,
     edge: usize,
     total: Option<usize>,
+    /// Every call on the edge is fire-and-forget (`wait = false`): its attempts are PRODUCER
+    /// spans and its jobs CONSUMER spans, as OpenTelemetry's messaging conventions have them,
+    /// since the job that sent them does not wait and may end first.
+    detached: bool,
 }
 
 impl Context<'_, '_> {
@@ -235,7 +241,15 @@ impl Context<'_, '_> {
             None => (name, None),
         };
         let caller = pair.strip_suffix(&format!(".{callee}"))?.to_string();
+        let mut specs = self
+            .model
+            .specs_with_callers()
+            .into_iter()
+            .filter(|(spec, _)| spec.edge == index)
+            .peekable();
+        let detached = specs.peek().is_some() && specs.all(|(spec, _)| !spec.wait);
         Some(Edge {
+            detached,
             caller,
             callee: e.to,
             name: op.unwrap_or(callee).to_string(),
@@ -313,6 +327,11 @@ impl Context<'_, '_> {
             ));
         }
         let anchor = self.anchor(c);
+        let (client_kind, server_kind) = if edge.detached {
+            (Kind::Producer, Kind::Consumer)
+        } else {
+            (Kind::Client, Kind::Server)
+        };
         let edge_faults = |at| active_faults(self.model, Place::Edge(edge.edge, edge.total), at);
         for (k, refusal) in call.refusals.iter().enumerate() {
             out.push(finish(
@@ -322,7 +341,7 @@ impl Context<'_, '_> {
                     id: span_id(seed, c, &format!("refused.{k}")),
                     parent: anchor,
                     name: edge.name.clone(),
-                    kind: Kind::Client,
+                    kind: client_kind,
                     start: refusal.time,
                     end: refusal.time,
                     attributes: vec![
@@ -352,7 +371,7 @@ impl Context<'_, '_> {
                     id: client_span,
                     parent: anchor,
                     name: edge.name.clone(),
-                    kind: Kind::Client,
+                    kind: client_kind,
                     start: job.sent,
                     end,
                     attributes: vec![
@@ -389,7 +408,7 @@ impl Context<'_, '_> {
                     id: span_id(seed, j, "server"),
                     parent: Some(client_span),
                     name: edge.name.clone(),
-                    kind: Kind::Server,
+                    kind: server_kind,
                     start,
                     end: end.max(start),
                     attributes: vec![
