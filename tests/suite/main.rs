@@ -84,6 +84,7 @@ mod sweep_columns;
 mod sweep_variant;
 mod trace;
 mod trace_filters;
+mod trace_otlp;
 mod trust;
 mod tune;
 mod variants;
