@@ -85,6 +85,7 @@ mod sweep_variant;
 mod trace;
 mod trace_filters;
 mod trace_otlp;
+mod trace_otlp_checks;
 mod trust;
 mod tune;
 mod variants;
