@@ -281,7 +281,10 @@ fn trace_epoch(args: &RunArgs) -> Result<Option<u64>> {
 fn trace_selection(
     args: &RunArgs,
     model: &cascade::Model,
-) -> Result<(Option<TraceFilter>, Option<cascade::engine::trace_trees::Trees>)> {
+) -> Result<(
+    Option<TraceFilter>,
+    Option<cascade::engine::trace_trees::Trees>,
+)> {
     let usage = |m: String| cascade::Error::Usage(m);
     let time = |flag: &str, text: &Option<String>| {
         text.as_deref()
@@ -327,7 +330,10 @@ fn trace_selection(
         filter_window.1,
     )
     .map_err(usage)?;
-    let (from, to) = (tree_window.0.unwrap_or(0), tree_window.1.unwrap_or(u64::MAX));
+    let (from, to) = (
+        tree_window.0.unwrap_or(0),
+        tree_window.1.unwrap_or(u64::MAX),
+    );
     if to <= from {
         return Err(usage(format!(
             "--trace-to must be after --trace-from ({} is not after {})",
@@ -335,9 +341,8 @@ fn trace_selection(
             cascade::time::format_duration(from)
         )));
     }
-    let trees = (fraction < 1.0 || tree_window != (None, None)).then(|| {
-        cascade::engine::trace_trees::Trees::new(model.seed, fraction, from, to)
-    });
+    let trees = (fraction < 1.0 || tree_window != (None, None))
+        .then(|| cascade::engine::trace_trees::Trees::new(model.seed, fraction, from, to));
     Ok((filter, trees))
 }
 

@@ -25,24 +25,16 @@ pub fn active_faults(model: &Model, place: Place, at: u64) -> Vec<String> {
         .iter()
         .enumerate()
         .filter(|(_, f)| (f.start..f.end).contains(&at))
-        .filter(|(_, f)| match (f.target, place) {
-            (Target::Client(c), Place::Client(k)) => c == k,
-            (Target::Edge(e), Place::Edge(edge, total)) => e == edge || Some(e) == total,
-            (Target::Service(s), Place::Instance(k, _, op))
-            | (Target::Instance(s, _), Place::Instance(k, _, op))
-                if s == k && (f.operation == 0 || f.operation == op) =>
-            {
-                !matches!(f.target, Target::Instance(_, i) if place_instance(place) != i)
+        .filter(|(_, f)| {
+            let op = |o: u16| f.operation == 0 || f.operation == o;
+            match (f.target, place) {
+                (Target::Client(c), Place::Client(k)) => c == k,
+                (Target::Edge(e), Place::Edge(edge, total)) => e == edge || Some(e) == total,
+                (Target::Service(s), Place::Instance(k, _, o)) => s == k && op(o),
+                (Target::Instance(s, i), Place::Instance(k, j, o)) => s == k && i == j && op(o),
+                _ => false,
             }
-            _ => false,
         })
         .map(|(i, f)| format!("fault.{i}:{}", f.kind()))
         .collect()
-}
-
-fn place_instance(place: Place) -> u32 {
-    match place {
-        Place::Instance(_, i, _) => i,
-        _ => 0,
-    }
 }

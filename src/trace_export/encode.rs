@@ -71,14 +71,18 @@ struct KeyValue {
     value: AnyValue,
 }
 
+/// OTLP's `AnyValue`, one of its fields set (`{"stringValue": "api"}`).
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 enum AnyValue {
-    StringValue(String),
+    #[serde(rename = "stringValue")]
+    Text(String),
     /// int64, a string in protobuf's JSON.
-    IntValue(String),
-    BoolValue(bool),
-    ArrayValue(ArrayValue),
+    #[serde(rename = "intValue")]
+    Int(String),
+    #[serde(rename = "boolValue")]
+    Bool(bool),
+    #[serde(rename = "arrayValue")]
+    Array(ArrayValue),
 }
 
 #[derive(Serialize)]
@@ -92,11 +96,11 @@ fn hex(bytes: &[u8]) -> String {
 
 fn any(value: &Value) -> AnyValue {
     match value {
-        Value::Str(s) => AnyValue::StringValue(s.clone()),
-        Value::Int(i) => AnyValue::IntValue(i.to_string()),
-        Value::Bool(b) => AnyValue::BoolValue(*b),
-        Value::Strs(v) => AnyValue::ArrayValue(ArrayValue {
-            values: v.iter().map(|s| AnyValue::StringValue(s.clone())).collect(),
+        Value::Str(s) => AnyValue::Text(s.clone()),
+        Value::Int(i) => AnyValue::Int(i.to_string()),
+        Value::Bool(b) => AnyValue::Bool(*b),
+        Value::Strs(v) => AnyValue::Array(ArrayValue {
+            values: v.iter().map(|s| AnyValue::Text(s.clone())).collect(),
         }),
     }
 }
@@ -136,7 +140,7 @@ pub fn request(spans: &[Span], epoch_ns: u64) -> String {
             resource: Resource {
                 attributes: vec![KeyValue {
                     key: "service.name".into(),
-                    value: AnyValue::StringValue(service.to_string()),
+                    value: AnyValue::Text(service.to_string()),
                 }],
             },
             scope_spans: vec![ScopeSpans {
@@ -152,8 +156,8 @@ pub fn request(spans: &[Span], epoch_ns: u64) -> String {
             }],
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&Request { resource_spans })
-        .expect("plain structs serialize");
+    let mut text =
+        serde_json::to_string_pretty(&Request { resource_spans }).expect("plain structs serialize");
     text.push('\n');
     text
 }

@@ -31,7 +31,11 @@ fn fraction_ns(frac: &str) -> Option<u64> {
     if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let digits: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let digits: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     Some(digits * 10u64.pow(9 - frac.len() as u32))
 }
 
@@ -89,8 +93,8 @@ fn rfc3339(t: &str) -> Option<u64> {
     if day < 1 || day > days_in_month || hour > 23 || minute > 59 || second > 60 {
         return None;
     }
-    let secs = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
-        - offset;
+    let secs =
+        days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset;
     to_ns(secs, fraction_ns(frac)?)
 }
 

@@ -2,6 +2,7 @@
 //! wrote, so a trace of spans is built from exactly the rows a CSV trace would hold.
 
 /// One row: `time_ns,request,parent,entity,event,outcome,detail`.
+#[derive(Debug)]
 pub struct Row<'a> {
     pub time: u64,
     pub request: &'a str,

@@ -200,7 +200,11 @@ pub fn build(rows: &[Row<'_>], model: &Model) -> Vec<Span> {
     };
     let mut spans = Vec::new();
     for c in call_order {
-        ctx.call_spans(c, job_order.get(c).map_or(&[][..], Vec::as_slice), &mut spans);
+        ctx.call_spans(
+            c,
+            job_order.get(c).map_or(&[][..], Vec::as_slice),
+            &mut spans,
+        );
     }
     spans
 }
@@ -443,7 +447,8 @@ fn finish(mut span: Span, outcome: &str, faults: Vec<String>) -> Span {
         span.error = Some(outcome.to_string());
     }
     if !faults.is_empty() {
-        span.attributes.push(("cascade.faults", Value::Strs(faults)));
+        span.attributes
+            .push(("cascade.faults", Value::Strs(faults)));
     }
     span
 }

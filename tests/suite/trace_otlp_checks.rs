@@ -114,7 +114,11 @@ fn same_seed_same_bytes_and_a_sample_keeps_whole_trees_by_request() {
     for kept in [&ten, &thirty] {
         let t = traces(kept);
         assert!(!t.is_empty());
-        let whole: BTreeSet<_> = full.iter().filter(|(tr, _)| t.contains(tr)).cloned().collect();
+        let whole: BTreeSet<_> = full
+            .iter()
+            .filter(|(tr, _)| t.contains(tr))
+            .cloned()
+            .collect();
         assert_eq!(*kept, whole);
     }
     assert!(traces(&ten).is_subset(&traces(&thirty)));
@@ -165,23 +169,57 @@ fn bad_trace_flags_exit_2_and_write_nothing() {
             "--trace-epoch yesterday: expected unix seconds",
         ),
         (
-            vec!["--trace-format", "otlp", "--trace-epoch", "1969-12-31T00:00:00Z"],
+            vec![
+                "--trace-format",
+                "otlp",
+                "--trace-epoch",
+                "1969-12-31T00:00:00Z",
+            ],
             "at or after 1970",
         ),
-        (vec!["--trace-epoch", "0"], "the epoch is for --trace-format otlp"),
-        (vec!["--trace-sample", "0"], "--trace-sample 0: expected the fraction"),
+        (
+            vec!["--trace-epoch", "0"],
+            "the epoch is for --trace-format otlp",
+        ),
+        (
+            vec!["--trace-sample", "0"],
+            "--trace-sample 0: expected the fraction",
+        ),
         (vec!["--trace-sample", "1.5"], "above 0 and at most 1"),
         (vec!["--trace-sample", "NaN"], "above 0 and at most 1"),
         (
-            vec!["--trace-format", "otlp", "--trace-epoch", "0", "--trace-entity", "api"],
+            vec![
+                "--trace-format",
+                "otlp",
+                "--trace-epoch",
+                "0",
+                "--trace-entity",
+                "api",
+            ],
             "--trace-entity api: a trace of spans keeps whole request trees",
         ),
         (
-            vec!["--trace-format", "otlp", "--trace-epoch", "0", "--trace-from", "2s", "--trace-to", "1s"],
+            vec![
+                "--trace-format",
+                "otlp",
+                "--trace-epoch",
+                "0",
+                "--trace-from",
+                "2s",
+                "--trace-to",
+                "1s",
+            ],
             "--trace-to must be after --trace-from",
         ),
         (
-            vec!["--trace-format", "otlp", "--trace-epoch", "0", "--trace-limit", "3"],
+            vec![
+                "--trace-format",
+                "otlp",
+                "--trace-epoch",
+                "0",
+                "--trace-limit",
+                "3",
+            ],
             "the trace has 15 rows, over the limit of 3",
         ),
         (vec!["--trace-format", "jaeger"], "invalid value 'jaeger'"),
