@@ -232,3 +232,54 @@ fn bad_trace_flags_exit_2_and_write_nothing() {
         assert!(!json.exists() && !out.exists(), "{extra:?} wrote files");
     }
 }
+
+#[test]
+fn a_csv_sample_keeps_the_rows_of_whole_requests_only() {
+    let dir = scratch("otlp-csv-sample");
+    let scenario = repo("scenarios/brooker-retry-breaker.toml");
+    let rows = |name: &str, extra: &[&str]| -> Vec<String> {
+        let csv = dir.join(format!("{name}.csv"));
+        let out = dir.join(format!("{name}-out"));
+        let mut args = vec![
+            "run",
+            &scenario,
+            "--quiet",
+            "--set",
+            "scenario.duration=1s",
+            "--set",
+            "scenario.warmup=0s",
+            "--out",
+            out.to_str().unwrap(),
+            "--trace",
+            csv.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        cascade(&args, 0);
+        read(&csv).lines().skip(1).map(String::from).collect()
+    };
+    let (full, sample) = (rows("full", &[]), rows("s", &["--trace-sample", "0.25"]));
+    // The roots kept are those `sampled` picks, by the seed and the request's id alone.
+    let seed = 1;
+    let roots = |rows: &[String]| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.contains(",client.") && r.contains(",call_start,"))
+            .map(|r| r.split(',').nth(1).unwrap().to_string())
+            .collect()
+    };
+    let model = cascade::scenario::load(Path::new(&scenario), &[]).unwrap();
+    assert_eq!(model.model.seed, seed);
+    let picked: Vec<String> = roots(&full)
+        .into_iter()
+        .filter(|r| cascade::engine::trace_ids::sampled(seed, r, 0.25))
+        .collect();
+    assert_eq!(roots(&sample), picked);
+    assert!(!picked.is_empty() && picked.len() < roots(&full).len());
+    // Every kept row is a row of the full trace, about a request: whole trees, nothing else.
+    let all: BTreeSet<&String> = full.iter().collect();
+    assert!(sample.iter().all(|r| all.contains(r)));
+    assert!(
+        sample
+            .iter()
+            .all(|r| !r.split(',').nth(1).unwrap().is_empty())
+    );
+}
