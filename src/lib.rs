@@ -24,6 +24,7 @@ pub mod scenario;
 pub mod stats;
 pub mod sweep;
 pub mod time;
+pub mod trace_export;
 pub mod tune;
 pub mod wildcard;
 

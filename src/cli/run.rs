@@ -52,6 +52,18 @@ pub struct RunArgs {
     /// Trace only the rows before this time of the run (warm-up included): `10.5s`.
     #[arg(long, value_name = "TIME", requires = "trace")]
     trace_to: Option<String>,
+    /// What `--trace` writes: `csv`, every row; `otlp`, OpenTelemetry spans as OTLP/JSON (an
+    /// ExportTraceServiceRequest) for a trace viewer, which needs --trace-epoch.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = TraceFormat::Csv, requires = "trace")]
+    trace_format: TraceFormat,
+    /// The wall time of simulated t = 0 in an `otlp` trace: unix seconds (`1796547600`) or
+    /// RFC 3339 (`2026-12-06T09:00:00Z`); `$(date +%s)` puts the spans in a viewer's last hour.
+    #[arg(long, value_name = "TIME", requires = "trace")]
+    trace_epoch: Option<String>,
+    /// Trace only this fraction of the client requests (0 < F <= 1), each kept whole with all
+    /// it caused; which ones is decided by the seed and the request's id alone.
+    #[arg(long, value_name = "F", requires = "trace")]
+    trace_sample: Option<String>,
     /// The variant comparison's rows: the metrics matching PATTERN (`*` matches any run of
     /// characters); repeatable [default: each client's goodput, success ratio and p99, each
     /// edge's amplification, each service's utilization and wasted work, each fault's recovery].
@@ -101,10 +113,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Box::new(move |now_ns| progress.set(k * end_s + now_ns / 1_000_000_000))
     };
     let mut sim = cascade::Simulation::new(model.clone()).with_observer(observe(0));
+    let epoch = trace_epoch(&args)?;
     if args.trace.is_some() {
         sim = sim.with_trace(args.trace_limit);
-        if let Some(filter) = trace_filter(&args, &model)? {
+        let (filter, trees) = trace_selection(&args, &model)?;
+        if let Some(filter) = filter {
             sim = sim.with_trace_filter(filter);
+        }
+        if let Some(trees) = trees {
+            sim = sim.with_trace_trees(trees);
         }
     }
     let mut result = cascade::judge(&model, sim.run()?);
@@ -116,7 +133,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 args.trace_limit
             )));
         }
-        Some(Ok(csv)) => Some(csv),
+        Some(Ok(csv)) => match epoch {
+            Some(epoch) => Some(
+                cascade::trace_export::otlp_json(&csv, &model, epoch)
+                    .map_err(cascade::Error::Usage)?,
+            ),
+            None => Some(csv),
+        },
         None => None,
     };
     let wall_s = started.elapsed().as_secs_f64();
@@ -218,26 +241,109 @@ struct VariantRun {
     facts: RunFacts,
 }
 
-/// The `--trace-*` filters, checked against the model before the run starts.
-fn trace_filter(args: &RunArgs, model: &cascade::Model) -> Result<Option<TraceFilter>> {
+/// What `--trace` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceFormat {
+    /// Every row, as CSV.
+    Csv,
+    /// OpenTelemetry spans, as OTLP/JSON.
+    Otlp,
+}
+
+/// `--trace-epoch` as unix ns for an `otlp` trace (`None` for a CSV trace), checked before the
+/// run starts. An `otlp` trace must be given one: any default (1970, or a fixed date) would put
+/// the spans where a viewer's "last hour" finds nothing, and the wall clock would make two runs
+/// differ.
+fn trace_epoch(args: &RunArgs) -> Result<Option<u64>> {
+    let usage = |m: String| cascade::Error::Usage(m);
+    match (args.trace_format, &args.trace_epoch) {
+        (TraceFormat::Otlp, Some(text)) => Ok(Some(
+            cascade::trace_export::epoch::parse(text).map_err(usage)?,
+        )),
+        (TraceFormat::Otlp, None) if args.trace.is_some() => Err(usage(
+            "--trace-format otlp needs --trace-epoch, the wall time of simulated t = 0: unix \
+             seconds or RFC 3339 (`--trace-epoch 2026-12-06T09:00:00Z`; `--trace-epoch \
+             $(date +%s)` puts the spans in a viewer's last hour)"
+                .into(),
+        )),
+        (TraceFormat::Csv, Some(text)) => Err(usage(format!(
+            "--trace-epoch {text}: a CSV trace's times are ns from the run's start; the epoch is \
+             for --trace-format otlp"
+        ))),
+        _ => Ok(None),
+    }
+}
+
+/// The `--trace-*` filters and `--trace-sample`, checked against the model before the run
+/// starts. A trace of spans keeps whole request trees: its `--trace-from`/`--trace-to` pick the
+/// client requests that start in the window (with all they cause), and `--trace-entity`, which
+/// would cut trees into pieces, is refused.
+fn trace_selection(
+    args: &RunArgs,
+    model: &cascade::Model,
+) -> Result<(
+    Option<TraceFilter>,
+    Option<cascade::engine::trace_trees::Trees>,
+)> {
+    let usage = |m: String| cascade::Error::Usage(m);
     let time = |flag: &str, text: &Option<String>| {
         text.as_deref()
             .map(|t| {
-                cascade::time::parse_duration(t)
-                    .map_err(|e| cascade::Error::Usage(format!("{flag} {t}: {e}")))
+                cascade::time::parse_duration(t).map_err(|e| usage(format!("{flag} {t}: {e}")))
             })
             .transpose()
     };
     let from = time("--trace-from", &args.trace_from)?;
     let to = time("--trace-to", &args.trace_to)?;
-    TraceFilter::new(
+    let fraction = match &args.trace_sample {
+        None => 1.0,
+        Some(text) => match text.trim().parse::<f64>() {
+            Ok(f) if f > 0.0 && f <= 1.0 => f,
+            _ => {
+                return Err(usage(format!(
+                    "--trace-sample {text}: expected the fraction of client requests to keep, \
+                     above 0 and at most 1 (`0.01` keeps one in a hundred)"
+                )));
+            }
+        },
+    };
+    let spans = args.trace_format == TraceFormat::Otlp;
+    if spans && !args.trace_entity.is_empty() {
+        return Err(usage(format!(
+            "--trace-entity {}: a trace of spans keeps whole request trees, which an entity's \
+             rows would cut; pick trees with --trace-request, --trace-sample or \
+             --trace-from/--trace-to",
+            args.trace_entity[0]
+        )));
+    }
+    let window = (from, to);
+    let (filter_window, tree_window) = if spans {
+        ((None, None), window)
+    } else {
+        (window, (None, None))
+    };
+    let filter = TraceFilter::new(
         model,
         &args.trace_entity,
         args.trace_request.as_deref(),
-        from,
-        to,
+        filter_window.0,
+        filter_window.1,
     )
-    .map_err(cascade::Error::Usage)
+    .map_err(usage)?;
+    let (from, to) = (
+        tree_window.0.unwrap_or(0),
+        tree_window.1.unwrap_or(u64::MAX),
+    );
+    if to <= from {
+        return Err(usage(format!(
+            "--trace-to must be after --trace-from ({} is not after {})",
+            cascade::time::format_duration(to),
+            cascade::time::format_duration(from)
+        )));
+    }
+    let trees = (fraction < 1.0 || tree_window != (None, None))
+        .then(|| cascade::engine::trace_trees::Trees::new(model.seed, fraction, from, to));
+    Ok((filter, trees))
 }
 
 /// `--metric` picks rows of the variant comparison, so it needs variants, and each pattern

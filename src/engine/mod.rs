@@ -12,4 +12,4 @@ mod platform;
 mod service;
 
 pub use kernel::simulation::{Measured, RUN_METRICS, Simulation};
-pub use kernel::{arena, event_queue, rng, trace, watchdog, work_bound};
+pub use kernel::{arena, event_queue, rng, trace, trace_ids, trace_trees, watchdog, work_bound};

@@ -33,6 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("import", &["+"]),
     ("export", &["import", "scenario", "model", "+"]),
     ("engine", &["model", "metrics", "+"]),
+    ("trace_export", &["engine", "model", "+"]),
     ("check", &["scenario", "metrics", "+"]),
     ("sweep", &["engine", "scenario", "model", "metrics", "+"]),
     ("output", &["sweep", "scenario", "metrics", "model", "+"]),

@@ -84,6 +84,8 @@ mod sweep_columns;
 mod sweep_variant;
 mod trace;
 mod trace_filters;
+mod trace_otlp;
+mod trace_otlp_checks;
 mod trust;
 mod tune;
 mod tune_explains;

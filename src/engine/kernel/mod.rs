@@ -10,5 +10,7 @@ pub mod rng;
 pub(super) mod simulation;
 pub(super) mod state;
 pub mod trace;
+pub mod trace_ids;
+pub mod trace_trees;
 pub mod watchdog;
 pub mod work_bound;

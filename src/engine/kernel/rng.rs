@@ -9,16 +9,22 @@ pub type Stream = Pcg64Mcg;
 
 /// The stream for `entity` (`service.api#0`) and `purpose` (`work`) under `seed`.
 pub fn stream(seed: u64, entity: &str, purpose: &str) -> Stream {
+    let (a, b) = name_hash(seed, entity, purpose);
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&a.to_le_bytes());
+    bytes[8..].copy_from_slice(&b.to_le_bytes());
+    Pcg64Mcg::from_seed(bytes)
+}
+
+/// 128 bits from `seed` and two names: what seeds a stream, and what a trace's ids are made of
+/// (`engine::trace_ids`), so both are portable and depend on the names alone.
+pub fn name_hash(seed: u64, entity: &str, purpose: &str) -> (u64, u64) {
     let h = fnv1a(
         fnv1a(FNV_OFFSET, entity.as_bytes()) ^ 0xff,
         purpose.as_bytes(),
     );
     let a = splitmix64(seed ^ h);
-    let b = splitmix64(a ^ h.rotate_left(32));
-    let mut bytes = [0u8; 16];
-    bytes[..8].copy_from_slice(&a.to_le_bytes());
-    bytes[8..].copy_from_slice(&b.to_le_bytes());
-    Pcg64Mcg::from_seed(bytes)
+    (a, splitmix64(a ^ h.rotate_left(32)))
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

@@ -24,6 +24,8 @@ pub struct Trace {
     count: u64,
     limit: u64,
     filter: Option<Filter>,
+    /// `--trace-sample`, and the time window of a trace of spans: whole trees of requests.
+    trees: Option<super::trace_trees::Trees>,
 }
 
 /// Which rows a trace keeps: all of these that are given must hold.
@@ -262,6 +264,7 @@ impl Trace {
             count: 0,
             limit,
             filter: None,
+            trees: None,
         }
     }
 
@@ -276,9 +279,16 @@ impl Trace {
         outcome: &str,
         detail: &str,
     ) {
-        if let Some(f) = self.filter.as_mut()
-            && !f.keeps(now, &request, parent, entity, event)
-        {
+        // Both see every row, since each follows its trees as the rows come.
+        let filtered = self
+            .filter
+            .as_mut()
+            .is_some_and(|f| !f.keeps(now, &request, parent, entity, event));
+        let outside = self
+            .trees
+            .as_mut()
+            .is_some_and(|t| !t.admits(now, &request, parent, event));
+        if filtered || outside {
             return;
         }
         self.count += 1;
@@ -306,6 +316,18 @@ impl super::simulation::Simulation {
     pub fn with_trace_filter(mut self, filter: Filter) -> super::simulation::Simulation {
         if let Some(t) = self.trace.as_mut() {
             t.filter = Some(filter);
+        }
+        self
+    }
+
+    /// Keeps only the rows of the request trees `trees` selects (`--trace-sample`), of the
+    /// trace `with_trace` asked for.
+    pub fn with_trace_trees(
+        mut self,
+        trees: super::trace_trees::Trees,
+    ) -> super::simulation::Simulation {
+        if let Some(t) = self.trace.as_mut() {
+            t.trees = Some(trees);
         }
         self
     }
