@@ -1,9 +1,11 @@
 //! The rows of a timeline's strips, read from a run's time series: one per guarded call (the
 //! buckets its breaker was open) and one per service whose instance count moved (its
-//! time-average count per bucket). `strips.rs` draws them.
+//! time-average count per bucket), with its ready instances, restarts and failing probes where
+//! they moved. `strips.rs` draws them.
 
 use super::strips::{Bar, Row};
 use crate::metrics::names;
+use crate::model::orchestration::ProbeKind;
 use crate::number::short;
 use crate::output::describe;
 use crate::output::read_run::RunData;
@@ -81,22 +83,80 @@ pub fn instances(run: &RunData, services: &[String]) -> Vec<Row> {
         if let Some(row) = count_row(run, s, existing) {
             rows.push(row);
         }
-        let Some(not_ready) = run.series(&names::service_metric(s, "not_ready_s")) else {
+        if let Some(not_ready) = run.series(&names::service_metric(s, "not_ready_s"))
+            && not_ready.iter().any(|x| *x > 0.0)
+        {
+            let ready: Vec<f64> = existing
+                .iter()
+                .zip(not_ready)
+                // Rounded to a millionth of an instance: the two series are written apart, and
+                // a difference in the last bits would split a bar.
+                .map(|(x, nr)| ((x - nr / b).max(0.0) * 1e6).round() / 1e6)
+                .collect();
+            if let Some(row) = count_row(run, &format!("{s} ready"), &ready) {
+                rows.push(row);
+            }
+        }
+        rows.extend(platform_events(run, s));
+    }
+    rows
+}
+
+/// Where the platform acted on service `s`: a row of the buckets with restarts (a liveness or
+/// startup probe gave up on an instance; darker with more of them, the count written), then,
+/// per probe kind that ever failed, a row of the buckets with failures (darker as a larger
+/// share of that bucket's probes failed). None for a service where nothing failed: a row of
+/// nothing would only say so.
+pub fn platform_events(run: &RunData, s: &str) -> Vec<Row> {
+    let b = run.bucket_s;
+    let mut rows = Vec::new();
+    if let Some(restarts) = run.series(&names::service_metric(s, "restarts")) {
+        let most = restarts.iter().fold(0.0, |m: f64, x| m.max(*x));
+        if most > 0.0 {
+            rows.push(Row {
+                label: format!(
+                    "{s} restarts ({} in all)",
+                    short(restarts.iter().sum::<f64>())
+                ),
+                bars: (run.times.iter().zip(restarts))
+                    .filter(|(_, x)| **x > 0.0)
+                    .map(|(t, x)| Bar {
+                        start: *t,
+                        end: t + b,
+                        strength: x / most,
+                        text: short(*x),
+                    })
+                    .collect(),
+            });
+        }
+    }
+    for kind in ProbeKind::ALL.map(ProbeKind::name) {
+        let metric = |what: &str| names::service_metric(s, &format!("{what}.{kind}"));
+        let (Some(failed), Some(sent)) = (
+            run.series(&metric("probe_failures")),
+            run.series(&metric("probes")),
+        ) else {
             continue;
         };
-        if not_ready.iter().all(|x| *x <= 0.0) {
+        if failed.iter().all(|x| *x <= 0.0) {
             continue;
         }
-        let ready: Vec<f64> = existing
-            .iter()
-            .zip(not_ready)
-            // Rounded to a millionth of an instance: the two series are written apart, and a
-            // difference in the last bits would split a bar.
-            .map(|(x, nr)| ((x - nr / b).max(0.0) * 1e6).round() / 1e6)
-            .collect();
-        if let Some(row) = count_row(run, &format!("{s} ready"), &ready) {
-            rows.push(row);
-        }
+        rows.push(Row {
+            label: format!(
+                "{s} {kind} probes failing ({} of {})",
+                short(failed.iter().sum::<f64>()),
+                short(sent.iter().sum::<f64>())
+            ),
+            bars: (run.times.iter().zip(failed.iter().zip(sent)))
+                .filter(|(_, (f, _))| **f > 0.0)
+                .map(|(t, (f, n))| Bar {
+                    start: *t,
+                    end: t + b,
+                    strength: (f / n.max(1.0)).min(1.0),
+                    text: String::new(),
+                })
+                .collect(),
+        });
     }
     rows
 }

@@ -1,7 +1,7 @@
 //! Assembling a report's sections from a run (with its variants) or a sweep.
 
 use super::tables;
-use super::{Block, Doc, Section, topology};
+use super::{Block, Doc, Section, orchestration, topology};
 use crate::chart::{Chart, Kind};
 use crate::metrics::names;
 use crate::model::Model;
@@ -40,11 +40,15 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
             "matrix",
             "Resilience matrix",
             vec![
-                Block::Text("The caller's policy on each call (per-dependency resilience matrix), then each service's own capacity and protections.".into()),
-                Block::Table(tables::policy_matrix(model)),
-                Block::Table(tables::services(model)),
+                Block::Text("The caller's policy on each call (per-dependency resilience matrix), then each service's own capacity and protections; where the scenario has them, the clients' deadlines per operation and what the platform does to instances (probes, restarts, cold start).".into()),
             ]
             .into_iter()
+            .chain(tables::client_deadlines(model).map(Block::Table))
+            .chain([
+                Block::Table(tables::policy_matrix(model)),
+                Block::Table(tables::services(model)),
+            ])
+            .chain(orchestration::table(model).map(Block::Table))
             .chain(tables::operations(model).map(Block::Table))
             .collect(),
         ),
@@ -53,7 +57,7 @@ fn design_sections(model: &Model, run: Option<&RunData>) -> Vec<Section> {
         vec![Block::Text("No faults are injected.".into())]
     } else {
         vec![
-            Block::Text("Each fault is active over [start, end). The verdict compares all clients' goodput after the fault with its level before it.".into()),
+            Block::Text("Each fault is active over [start, end). The verdict compares all clients' goodput after the fault with its level before it; the rows beneath a fault, where there are any, judge each operation of a client's mix (and each client, when there are several) on its own goodput.".into()),
             Block::Table(tables::faults(model, run)),
         ]
     };

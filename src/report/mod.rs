@@ -7,6 +7,7 @@ mod build;
 mod expectations;
 pub mod html;
 pub mod markdown;
+pub mod orchestration;
 pub mod tables;
 pub mod topology;
 

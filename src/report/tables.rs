@@ -30,8 +30,20 @@ pub fn policy_matrix(model: &Model) -> Table {
         if let Some(op) = &c.operation {
             call += &format!(" {op}");
         }
+        let mut notes = Vec::new();
         if c.call.optional {
-            call += " (optional)";
+            notes.push("optional");
+        }
+        // A retried non-idempotent call is a duplicate side effect (a second charge): the
+        // first thing a reviewer of a payments path asks.
+        if !c.call.idempotent {
+            notes.push("non-idempotent");
+            if c.call.idempotency_key {
+                notes.push("keyed");
+            }
+        }
+        if !notes.is_empty() {
+            call += &format!(" ({})", notes.join(", "));
         }
         t.row(vec![
             call,
@@ -122,16 +134,26 @@ pub fn services(model: &Model) -> Table {
     t
 }
 
-/// The fault schedule, with each fault's recovery verdict from the run's summary.
+/// The fault schedule, with each fault's recovery verdict from the run's summary: on all
+/// clients' goodput, then (rows beneath, design cells blank) on each operation of a client's
+/// mix and on each client when there are several (`fault.<i>.client.<c>[.op.<o>].*`), so a
+/// tenth of the traffic that never came back is a ✗ of its own, not a dent in the total.
 pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
+    // The "goodput of" column only when some part is judged apart from the whole.
+    let parts = run.map(fault_parts).unwrap_or_default();
     let mut header = vec!["", "kind", "target", "effect", "start", "end", "ramp"];
     if run.is_some() {
+        if !parts.is_empty() {
+            header.push("goodput of");
+        }
         header.extend(["goodput before → during → after", "verdict"]);
     }
-    let mut t = Table::with_numeric(
-        &header,
-        &[false, false, false, false, true, true, true, true],
-    );
+    let numeric: Vec<bool> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (4..7).contains(&i) || h.starts_with("goodput before"))
+        .collect();
+    let mut t = Table::with_numeric(&header, &numeric);
     for (i, f) in model.faults.iter().enumerate() {
         let mut row = vec![
             format!("F{i}"),
@@ -146,34 +168,128 @@ pub fn faults(model: &Model, run: Option<&RunData>) -> Table {
                 "–".into()
             },
         ];
-        if let Some(r) = run {
-            let m = |k: &str| r.metric(&names::fault_metric(i, k));
-            row.push(
-                match (
-                    m("goodput_before_rps"),
-                    m("goodput_during_rps"),
-                    m("goodput_after_rps"),
-                ) {
-                    (Some(b), Some(d), Some(a)) => {
-                        format!(
-                            "{} → {} → {}",
-                            units::per_second(b),
-                            units::per_second(d),
-                            units::per_second(a)
-                        )
-                    }
-                    _ => "–".into(),
-                },
-            );
-            row.push(match (m("recovered"), m("recovery_s")) {
-                (Some(x), Some(s)) if x >= 0.5 => format!("✓ recovered in {}", units::seconds(s)),
-                (Some(_), Some(s)) => format!("✗ not recovered ({} watched)", units::seconds(s)),
-                _ => "no verdict (fault from the start)".into(),
-            });
+        let Some(r) = run else {
+            t.row(row);
+            continue;
+        };
+        if !parts.is_empty() {
+            row.push("all clients".into());
         }
+        row.extend(fault_verdict(r, &names::fault(i)));
         t.row(row);
+        for (part, prefix) in &parts {
+            let prefix = names::fault_part(i, prefix);
+            // A part with no verdict (it sent nothing in the baseline) has no row.
+            if r.metric(&names::metric(&prefix, "recovered")).is_none() {
+                continue;
+            }
+            let mut row = vec![String::new(); 7];
+            row.push(part.clone());
+            row.extend(fault_verdict(r, &prefix));
+            t.row(row);
+        }
     }
     t
+}
+
+/// The parts of the run a fault is judged on apart from the whole: each client when there
+/// are several, and each operation of a client's mix (`client c`'s name, then its prefix).
+fn fault_parts(r: &RunData) -> Vec<(String, String)> {
+    let clients = r.entities("client");
+    let mut parts = Vec::new();
+    for c in &clients {
+        if clients.len() > 1 {
+            parts.push((c.clone(), names::client(c)));
+        }
+        for o in r.client_operations(c) {
+            parts.push((format!("{c} {o}"), names::client_op(c, &o)));
+        }
+    }
+    parts
+}
+
+/// Goodput before → during → after and the verdict of `fault.<i>` or one of its parts.
+fn fault_verdict(r: &RunData, prefix: &str) -> [String; 2] {
+    let m = |k: &str| r.metric(&names::metric(prefix, k));
+    let goodput = match (
+        m("goodput_before_rps"),
+        m("goodput_during_rps"),
+        m("goodput_after_rps"),
+    ) {
+        (Some(b), Some(d), Some(a)) => format!(
+            "{} → {} → {}",
+            units::per_second(b),
+            units::per_second(d),
+            units::per_second(a)
+        ),
+        _ => "–".into(),
+    };
+    let verdict = match (m("recovered"), m("recovery_s")) {
+        (Some(x), Some(s)) if x >= 0.5 => format!("✓ recovered in {}", units::seconds(s)),
+        (Some(_), Some(s)) => format!("✗ not recovered ({} watched)", units::seconds(s)),
+        _ => "no verdict (fault from the start)".into(),
+    };
+    [goodput, verdict]
+}
+
+/// Each client, and each operation of its mix, with its share of the requests and the
+/// deadline its users give up at; `None` when no client has a deadline (nothing to show).
+pub fn client_deadlines(model: &Model) -> Option<Table> {
+    let deadline = |d: Option<u64>| d.map_or("none".to_string(), dur);
+    let has_any = model.clients.iter().any(|c| {
+        c.deadline.is_some()
+            || c.mix
+                .iter()
+                .any(|m| m.others.iter().any(|e| e.deadline.is_some()))
+    });
+    if !has_any {
+        return None;
+    }
+    let mut t = Table::with_numeric(
+        &["client", "operation", "share", "deadline"],
+        &[false, false, true, true],
+    );
+    let operation = |call: &crate::model::CallSpec| {
+        let service = &model.services[call.to];
+        let op = (call.operation as usize)
+            .checked_sub(1)
+            .and_then(|i| service.operations.get(i));
+        match op {
+            Some(o) => match &o.label {
+                Some(label) => format!("{} ({label})", o.name),
+                None => o.name.clone(),
+            },
+            None => format!("→ {}", service.name),
+        }
+    };
+    for c in &model.clients {
+        let Some(mix) = &c.mix else {
+            t.row(vec![
+                c.name.clone(),
+                operation(&c.call),
+                units::ratio(1.0),
+                deadline(c.deadline),
+            ]);
+            continue;
+        };
+        t.row(vec![
+            c.name.clone(),
+            operation(&c.call),
+            units::ratio(mix.first),
+            deadline(c.deadline),
+        ]);
+        let mut below = mix.first;
+        for e in &mix.others {
+            t.row(vec![
+                String::new(),
+                operation(&e.call),
+                units::ratio(e.until - below),
+                deadline(e.deadline),
+            ]);
+            below = e.until;
+        }
+    }
+    Some(t)
 }
 
 fn cell(r: &RunData, name: &str, f: fn(f64) -> String) -> String {
@@ -329,12 +445,16 @@ pub fn service_summary(r: &RunData) -> Table {
 pub fn edge_summary(r: &RunData) -> Table {
     let edges = r.entities("edge");
     // Duplicate side effects (a non-idempotent operation run again by a retry: a second
-    // charge) get a column when some call has any, the first thing a payments reviewer asks.
-    let duplicates = (edges.iter()).any(|e| {
-        r.metric(&names::edge_metric(e, "duplicates"))
-            .unwrap_or(0.0)
-            > 0.0
-    });
+    // charge) get a column when some call has any, or when the scenario has a non-idempotent
+    // call (its 0 is the answer a payments reviewer asks for first).
+    let non_idempotent =
+        (r.model.iter()).any(|m| m.specs_with_callers().iter().any(|(c, _)| !c.idempotent));
+    let duplicates = non_idempotent
+        || (edges.iter()).any(|e| {
+            r.metric(&names::edge_metric(e, "duplicates"))
+                .unwrap_or(0.0)
+                > 0.0
+        });
     let mut header = vec![
         "call",
         "calls",

@@ -162,3 +162,84 @@ fn instances_out_of_rotation_get_a_ready_row_under_their_count() {
     // The scale-up's starting instances: several buckets with fewer ready than existing.
     assert!(fewer >= 3, "{fewer} buckets with instances out of rotation");
 }
+
+/// The death spiral of scenarios/liveness-death-spiral.toml, variant `in-queue`: under the
+/// instances strip, a row of the buckets with restarts (each bar the bucket's count, the label
+/// the run's total) and one of the buckets whose liveness probes failed (darker as a larger
+/// share of them failed), both read from the time series. The base run, whose probe is
+/// answered out of band, restarts nothing and has neither row.
+#[test]
+fn restarts_and_failing_probes_are_drawn_where_they_happen() {
+    let dir = scratch("chart-restarts");
+    let out = dir.join("run");
+    cascade(
+        &[
+            "run",
+            "scenarios/liveness-death-spiral.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+    let runs = read_run_with_variants(&out).unwrap();
+    let base = &runs[0];
+    assert_eq!(base.metric("service.api.restarts"), Some(0.0));
+    let labels =
+        |t: &Timeline| -> Vec<String> { t.instances.iter().map(|r| r.label.clone()).collect() };
+    let base_rows = labels(&Timeline::from_run(base));
+    assert!(
+        base_rows
+            .iter()
+            .all(|l| !l.contains("restarts") && !l.contains("probes")),
+        "{base_rows:?}"
+    );
+    let spiral = runs.iter().find(|r| r.label == "in-queue").unwrap();
+    let t = Timeline::from_run(spiral);
+    // The scenario's comment says 16 restarts, none in the warm-up, which the timeline (and
+    // its row's total) includes.
+    assert_eq!(spiral.metric("service.api.restarts"), Some(16.0));
+    let restarts = (t.instances.iter())
+        .find(|r| r.label == "api restarts (16 in all)")
+        .unwrap_or_else(|| panic!("{:?}", labels(&t)));
+    let series = spiral.series("service.api.restarts").unwrap();
+    assert_eq!(series.iter().sum::<f64>(), 16.0);
+    let most = series.iter().copied().fold(0.0, f64::max);
+    let with: Vec<(f64, f64)> = (spiral.times.iter().zip(series))
+        .filter(|(_, x)| **x > 0.0)
+        .map(|(t, x)| (*t, *x))
+        .collect();
+    assert_eq!(restarts.bars.len(), with.len());
+    for (bar, (t0, x)) in restarts.bars.iter().zip(&with) {
+        assert_eq!((bar.start, bar.text.as_str()), (*t0, short(*x).as_str()));
+        assert_close("bar end", bar.end, t0 + spiral.bucket_s, 1e-9);
+        assert_eq!(bar.strength, x / most);
+    }
+    // The probes row counts those of the whole timeline, warm-up included.
+    let f = spiral
+        .series("service.api.probe_failures.liveness")
+        .unwrap();
+    let n = spiral.series("service.api.probes.liveness").unwrap();
+    let (failed, sent) = (f.iter().sum::<f64>(), n.iter().sum::<f64>());
+    let label = format!(
+        "api liveness probes failing ({} of {})",
+        short(failed),
+        short(sent)
+    );
+    let probes = (t.instances.iter())
+        .find(|r| r.label == label)
+        .unwrap_or_else(|| panic!("no {label} in {:?}", labels(&t)));
+    let failing: Vec<f64> = (f.iter().zip(n))
+        .filter(|(x, _)| **x > 0.0)
+        .map(|(x, n)| (x / n.max(1.0)).min(1.0))
+        .collect();
+    let strengths: Vec<f64> = probes.bars.iter().map(|b| b.strength).collect();
+    assert_eq!(strengths, failing);
+    // Rows in order: the ready instances, then restarts, then probes.
+    let order = labels(&t);
+    let at = |p: &str| order.iter().position(|l| l.starts_with(p)).unwrap();
+    assert!(
+        at("api ready") < at("api restarts") && at("api restarts") < at("api liveness"),
+        "{order:?}"
+    );
+}

@@ -131,10 +131,12 @@ fn one_snapshot_has_no_rate_and_a_leaf_gets_work() {
 #[test]
 fn api_answers_classic_rate_quantile_and_native() {
     let s = fixture("calibrate.toml");
-    // A plain selector's buckets: counts since start, the service from `job`.
+    // A plain selector's buckets as Prometheus 2.42 answers it (series sorted by labels, so
+    // `+Inf` first; `le="1.0"` as scraped; the `instance` label a scrape adds): counts since
+    // start, the service from `job`.
     let (out, err) = import(&[arg(&fixture("buckets.json")), "--scenario", arg(&s)], 0);
     assert_eq!(expects(&out).len(), 6, "{out}");
-    assert!(out.contains("summed over method"), "{out}");
+    assert!(out.contains("summed over instance, method"), "{out}");
     assert!(err.contains("has no rate"), "{err}");
     // rate() by le: a rate already, no sum (so no mean), the unit given.
     let (out, err) = import(
@@ -153,7 +155,8 @@ fn api_answers_classic_rate_quantile_and_native() {
     );
     assert_eq!(expects(&out).len(), 4, "{out}");
     assert!(err.contains("no `_sum`: the mean is not known"), "{err}");
-    // histogram_quantile: the p99 band on the caller's edge; p99.json holds Python's own
+    // histogram_quantile: the p99 band on the caller's edge; p99.json holds the server's
+    // answer, which make_fixtures.py checks against its own histogram_quantile of the rates.
     // histogram_quantile of the same buckets.
     let (out, _) = import(
         &[
@@ -170,7 +173,7 @@ fn api_answers_classic_rate_quantile_and_native() {
     let got = expects(&out);
     assert_eq!(got.len(), 2, "{out}");
     assert_eq!(got[0].0, "edge.web.checkout.attempt_latency_p99_ms");
-    let p99 = 38.62376237623762;
+    let p99 = 38.93835616438358;
     assert!((got[0].2 - p99 * 0.9).abs() < 1e-3 && (got[1].2 - p99 * 1.1).abs() < 1e-3);
     // A native histogram of a leaf: work, from its exponential buckets.
     let (out, _) = import(&[arg(&fixture("native.json")), "--scenario", arg(&s)], 0);
@@ -259,6 +262,26 @@ fn nonsense_is_refused_naming_file_line_and_field() {
         let err = refused(name, &text, extra);
         assert!(err.starts_with(want), "{text}\nwant: {want}\ngot:  {err}");
     }
+}
+
+/// A real server's answer is one line of JSON: a refusal still names the series it is about
+/// (every label, `le` included), since the line alone would not find it.
+#[test]
+fn a_server_answer_with_a_bad_bucket_is_refused_naming_the_series() {
+    let real = std::fs::read_to_string(fixture("buckets.json")).unwrap();
+    let good = r#""le":"0.02","method":"GET"},"value":[1700000300,"29241"]"#;
+    assert!(real.contains(good), "the fixture changed: {real}");
+    let bad = real.replace(
+        good,
+        r#""le":"0.02","method":"GET"},"value":[1700000300,"5"]"#,
+    );
+    let err = refused("bad.json", &bad, &[]);
+    assert!(
+        err.starts_with(
+            "error: bad.json:1:1: field `http_request_duration_seconds_bucket{instance=\"checkout:8080\",job=\"checkout\",method=\"GET\",le=\"0.02\"}`: non-monotone buckets: 5 observations up to 0.02 but 24256 up to 0.015"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

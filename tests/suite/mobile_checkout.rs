@@ -26,6 +26,84 @@ fn the_resilience_matrix_shows_the_shared_pool_and_when_it_releases() {
     resilience_matrix(&report());
 }
 
+/// The fault table judges each operation of the mix on its own goodput beneath the whole's
+/// verdict: under the payments outage (F2) checkout's goodput fell from 155/s to 0.8/s while
+/// the clients' total went from 1,505/s to 1,361/s, and both tables, Markdown and HTML, say
+/// so. (Numbers: the run's `fault.2.client.mobile.op.checkout.*`, seed 41.)
+#[test]
+fn the_fault_table_gives_each_operation_its_own_verdict() {
+    let md = report();
+    let header = (md.lines())
+        .find(|l| l.starts_with("|  | kind | target |"))
+        .expect("the fault table");
+    assert!(
+        header.ends_with("| goodput of | goodput before → during → after | verdict |"),
+        "{header}"
+    );
+    let lines: Vec<&str> = md.lines().collect();
+    let f2 = (lines.iter())
+        .position(|l| l.starts_with("| F2 | outage | payments |"))
+        .expect("F2's row");
+    assert!(
+        lines[f2].ends_with("| all clients | 1,505/s → 1,361/s → 1,465/s | ✓ recovered in 4 s |"),
+        "{}",
+        lines[f2]
+    );
+    let blank = "|  |  |  |  |  |  |  | ";
+    let want = [
+        "mobile checkout | 155/s → 0.8/s → 99.8/s | ✓ recovered in 5 s |",
+        "mobile catalog | 893/s → 910/s → 908/s | ✓ recovered in 0 s |",
+        "mobile profile | 456/s → 451/s → 457/s | ✓ recovered in 0 s |",
+    ];
+    for (k, w) in want.iter().enumerate() {
+        assert_eq!(lines[f2 + 1 + k], format!("{blank}{w}"));
+    }
+    // Every fault has its three operations' rows.
+    let rows = (lines.iter())
+        .filter(|l| l.starts_with(blank) && l.contains("| mobile "))
+        .count();
+    assert_eq!(rows, 4 * 3);
+    let dir = scratch("mobile-checkout-html");
+    let run = dir.join("run");
+    cascade(
+        &[
+            "run",
+            "scenarios/mobile-checkout.toml",
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+    cascade(&["report", run.to_str().unwrap(), "--quiet"], 0);
+    let html = read(&run.join("report.html"));
+    assert!(html.contains("<th>goodput of</th>"), "no goodput-of column");
+    assert!(html.contains(">mobile checkout</td>"), "no checkout row");
+    assert!(
+        html.contains("155/s → 0.8/s → 99.8/s"),
+        "no checkout verdict under F2"
+    );
+}
+
+/// The client's deadlines per operation (2 s for checkout, 800 ms for catalog and profile),
+/// with each operation's share of the requests, are in the design part of the report.
+#[test]
+fn the_report_shows_each_operations_deadline() {
+    let md = report();
+    let start = md
+        .find("| client | operation | share | deadline |")
+        .expect("the deadlines table");
+    let table: Vec<&str> = md[start..].lines().take(5).collect();
+    assert_eq!(
+        table[2..],
+        [
+            "| mobile | checkout (POST /checkout) | 10% | 2s |",
+            "|  | catalog (GET /product) | 60% | 800ms |",
+            "|  | profile (GET /me) | 30% | 800ms |",
+        ]
+    );
+}
+
 /// The database calls' bulkheads are one connection pool shared by checkout and catalog, held
 /// until the database answers: the matrix says both, not only "24 concurrent".
 fn resilience_matrix(md: &str) {

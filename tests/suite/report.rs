@@ -248,3 +248,48 @@ fn a_sweep_report_judges_each_point_as_check_does() {
     let five = col("mean of 5: client.web.success_ratio >= 0.5");
     assert_eq!(row("1")[five], "– needs 5 replications, the sweep ran 3");
 }
+
+/// A service with probes, restarts and a cold start (scenarios/liveness-death-spiral.toml) gets
+/// a row in the design part saying what the platform does to its instances, in both formats;
+/// a scenario without orchestration has no such table.
+#[test]
+fn the_report_shows_probes_restart_and_cold_start() {
+    let dir = scratch("report-orchestration");
+    let out = dir.join("run");
+    cascade(
+        &[
+            "run",
+            "scenarios/liveness-death-spiral.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        0,
+    );
+    report(&out, &["--markdown"]);
+    report(&out, &[]);
+    let md = read(&out.join("report.md"));
+    let row = "| api | liveness every 5s (timeout 1s), 3 failures act, 1 success clears, out of band | 5s to listen again, work in flight answered unavailable; CrashLoopBackOff 10s doubling to 300s | 2× slower for 20s | fail open (sent to every instance) | none |";
+    let header = "| service | probes | restart | cold start | none ready | autoscaling |";
+    assert!(
+        md.contains(&format!(
+            "{header}\n| --- | --- | --- | --- | --- | --- |\n{row}\n"
+        )),
+        "{md}"
+    );
+    let html = read(&out.join("report.html"));
+    for cell in [
+        "liveness every 5s (timeout 1s), 3 failures act, 1 success clears, out of band",
+        "5s to listen again, work in flight answered unavailable; CrashLoopBackOff 10s doubling to 300s",
+        "2× slower for 20s",
+    ] {
+        assert!(
+            html.contains(&format!("<td>{cell}</td>")),
+            "{cell} not in the HTML"
+        );
+    }
+    let plain = dir.join("plain");
+    small_run(&plain);
+    report(&plain, &["--markdown"]);
+    assert!(!read(&plain.join("report.md")).contains("| service | probes |"));
+}

@@ -156,7 +156,9 @@ end = "8s"
 
 /// A retried, non-idempotent authorization charged twice: the report's call table has a
 /// duplicates column with the 90 second charges (scenarios/payment-idempotency.toml without its
-/// idempotency store); a run without duplicates has no such column.
+/// idempotency store). With the store the column stays, at 0: the scenario has a
+/// non-idempotent call, and its 0 is the answer a payments reviewer asks for; the matrix marks
+/// the call. A run with only idempotent calls has no such column.
 #[test]
 fn the_call_table_shows_duplicate_side_effects() {
     let dir = scratch("report-duplicates");
@@ -184,5 +186,28 @@ fn the_call_table_shows_duplicate_side_effects() {
         "no 90 duplicates in\n{charged_twice}"
     );
     let keyed = run("store", &[]);
-    assert!(!keyed.contains("| duplicates |"));
+    assert!(
+        (keyed.lines()).any(|l| l.starts_with("| checkout → payments |") && l.ends_with("| 0 |")),
+        "no 0 duplicates in\n{keyed}"
+    );
+    assert!(
+        (keyed.lines())
+            .any(|l| l.starts_with("| checkout → payments (optional, non-idempotent, keyed) |")),
+        "the matrix does not mark the call\n{keyed}"
+    );
+    let idempotent = dir.join("idempotent");
+    small_run(&idempotent);
+    cascade(
+        &[
+            "report",
+            idempotent.to_str().unwrap(),
+            "--markdown",
+            "--quiet",
+        ],
+        0,
+    );
+    let plain = read(&idempotent.join("report.md"));
+    assert!(plain.contains("| call | calls"), "{plain}");
+    assert!(!plain.contains("| duplicates |"), "{plain}");
+    assert!(!plain.contains("non-idempotent"), "{plain}");
 }
