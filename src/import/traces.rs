@@ -103,6 +103,5 @@ pub fn import(paths: &[&Path], opts: &Options) -> Result<Imported, Error> {
     for trace in state.group.drain() {
         shape::analyse(&trace, &mut state.tally, &mut state.report);
     }
-    state.report.closed_early = state.group.closed_early;
     emit::emit(&read, &state.names, &state.tally, &state.report, opts)
 }

@@ -632,15 +632,12 @@ fn report_skipped(
     }
     if report.orphans > 0 {
         skip(
-            format!("{} spans in {} traces", report.orphans, report.orphan_traces),
-            "their parent is not in the file (cut by its start or end): their traces give no client request, only their operations' work and calls".into(),
-        );
-    }
-    if report.closed_early > 0 {
-        skip(
-            format!("{} traces", report.closed_early),
             format!(
-                "closed before their end because more than {} traces were open at once (--open-traces): a late span of one counts as cut",
+                "{} spans in {} traces",
+                report.orphans, report.orphan_traces
+            ),
+            format!(
+                "their parent is not in the file (cut by its start or end, or their trace was closed before they came because more than {} traces were open at once: raise --open-traces): their traces give no client request, only their operations' work and calls",
                 opts.open_traces
             ),
         );

@@ -13,8 +13,6 @@ pub struct Grouper {
     /// Trace ids in the order they were opened.
     order: VecDeque<u128>,
     bound: usize,
-    /// Traces closed because the bound was reached.
-    pub closed_early: u64,
 }
 
 impl Grouper {
@@ -23,7 +21,6 @@ impl Grouper {
             open: HashMap::new(),
             order: VecDeque::new(),
             bound: bound.max(1),
-            closed_early: 0,
         }
     }
 
@@ -40,7 +37,6 @@ impl Grouper {
                 self.order.push_back(trace);
                 if self.order.len() > self.bound {
                     let oldest = self.order.pop_front()?;
-                    self.closed_early += 1;
                     return self.open.remove(&oldest);
                 }
                 None
@@ -94,7 +90,6 @@ mod tests {
         let closed = g.add(span(3, 4)).expect("trace 1 closes");
         assert_eq!(closed.iter().map(|s| s.id).collect::<Vec<_>>(), [1, 3]);
         assert_eq!(g.open(), 2);
-        assert_eq!(g.closed_early, 1);
         let rest: Vec<u128> = g.drain().iter().map(|t| t[0].trace).collect();
         assert_eq!(rest, [2, 3]);
     }

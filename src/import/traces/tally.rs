@@ -88,6 +88,4 @@ pub struct Report {
     pub server_longer: u64,
     /// A handler directly under a handler of another service, no client span between.
     pub no_client_span: u64,
-    /// Traces closed by the open-traces bound.
-    pub closed_early: u64,
 }
