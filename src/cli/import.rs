@@ -325,12 +325,14 @@ fn traces(args: ImportArgs) -> Result<ExitCode> {
             "the Prometheus options (--scenario, --service, --leaf, …) are for `cascade import prometheus`, not traces".into(),
         ));
     }
-    let mut options = cascade::import::traces::Options::default();
-    options.format = args.traces.format.map(|f| match f {
-        TraceFile::Otlp => TraceFormat::Otlp,
-        TraceFile::Jaeger => TraceFormat::Jaeger,
-        TraceFile::Zipkin => TraceFormat::Zipkin,
-    });
+    let mut options = cascade::import::traces::Options {
+        format: args.traces.format.map(|f| match f {
+            TraceFile::Otlp => TraceFormat::Otlp,
+            TraceFile::Jaeger => TraceFormat::Jaeger,
+            TraceFile::Zipkin => TraceFormat::Zipkin,
+        }),
+        ..Default::default()
+    };
     if let Some(n) = args.traces.open_traces {
         if n == 0 {
             return Err(Error::Usage("--open-traces must be at least 1".into()));

@@ -52,7 +52,7 @@ fn fuzz_trace_files() {
     let cases = crate::support::env_u64("CASCADE_FUZZ_IMPORT_CASES").unwrap_or(CASES / 2);
     let mut exits = [0u64; 3];
     for i in 0..cases {
-        let mut p = Pick::new(i ^ 0x7ace_5);
+        let mut p = Pick::new(i ^ 0x0007_ace5);
         let name = *p.one(&crate::support::TRACE_FIXTURES);
         let bytes = std::fs::read(root.join(name)).unwrap();
         let (mutated, what) = mutate::mutate(&mut p, &bytes);
