@@ -115,14 +115,15 @@ fn every_format_gives_the_shops_topology_and_reports_its_odd_cases() {
         );
         assert_eq!(calls_of(&ops, "db", "SELECT"), "");
         // Each hop's network is 0.5 ms and an exponential bit more: the 5th percentile of
-        // (client − server) / 2 lands just above 500 µs (microsecond times in Jaeger and Zipkin).
+        // (client − server) / 2 lands just above 500 µs (microsecond times in Jaeger and Zipkin;
+        // the 5th percentile of 14 to 26 calls of an edge reaches 532 µs in Zipkin's draw).
         for line in out.lines().filter(|l| l.contains("latency = ")) {
             for v in line
                 .match_indices("value = \"")
                 .map(|(i, _)| &line[i + 9..i + 14])
             {
                 let us: u32 = v.trim_end_matches(['u', '"', 's']).parse().unwrap_or(0);
-                assert!((495..=530).contains(&us), "{file}: {v} in {line}");
+                assert!((495..=545).contains(&us), "{file}: {v} in {line}");
             }
         }
         // The client: both root operations, one rate; the retry policy; payments' errors.
