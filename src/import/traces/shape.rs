@@ -270,6 +270,7 @@ pub fn ordered(callees: &BTreeMap<Op, super::tally::CalleeTally>) -> Vec<Op> {
 mod tests {
     use super::*;
 
+    #[allow(clippy::too_many_arguments)]
     fn span(
         id: u128,
         parent: Option<u128>,
