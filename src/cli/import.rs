@@ -6,6 +6,7 @@
 
 use cascade::import::Format;
 use cascade::import::prometheus::{Options, Shape, Topology};
+use cascade::import::traces::TraceFormat;
 use cascade::{Error, Result};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -42,6 +43,8 @@ pub enum Source {
     Resilience4j,
     /// Latency histograms: exposition text, or the HTTP API's JSON (.json).
     Prometheus,
+    /// Traces: OTLP JSON (or the collector's JSON Lines), Jaeger JSON, Zipkin v2 JSON.
+    Traces,
 }
 
 #[derive(Args)]
@@ -49,7 +52,8 @@ pub struct ImportArgs {
     /// What FILE is.
     #[arg(value_enum)]
     library: Source,
-    /// The configuration file; for prometheus, one or more (snapshots, or several services).
+    /// The configuration file; for prometheus and traces, one or more (snapshots, or several
+    /// services; trace files are read as one).
     #[arg(required = true, num_args = 1..)]
     file: Vec<PathBuf>,
     /// The policy's name, when the file yields one policy.
@@ -57,6 +61,35 @@ pub struct ImportArgs {
     name: Option<String>,
     #[command(flatten)]
     prometheus: PrometheusArgs,
+    #[command(flatten)]
+    traces: TracesArgs,
+}
+
+#[derive(Args)]
+#[command(next_help_heading = "Traces")]
+struct TracesArgs {
+    /// The traces' format, for every file [default: told by each file's first bytes].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<TraceFile>,
+    /// Traces held open at once while their spans are grouped; the oldest closes past it.
+    #[arg(long, value_name = "N")]
+    open_traces: Option<usize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TraceFile {
+    /// OTLP JSON: an ExportTraceServiceRequest, or one a line (the collector's file exporter).
+    Otlp,
+    /// Jaeger's query API answer: {"data": [traces]}.
+    Jaeger,
+    /// Zipkin v2: an array of spans, or of traces.
+    Zipkin,
+}
+
+impl TracesArgs {
+    fn given(&self) -> bool {
+        self.format.is_some() || self.open_traces.is_some()
+    }
 }
 
 #[derive(Args)]
@@ -221,11 +254,18 @@ fn topology(path: &Path) -> Result<Topology> {
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
     let library = match args.library {
         Source::Prometheus => return prometheus(args),
+        Source::Traces => return traces(args),
         Source::Envoy => Library::Envoy,
         Source::Grpc => Library::Grpc,
         Source::Resilience4j => Library::Resilience4j,
     };
     let format = library.format();
+    if args.traces.given() {
+        return Err(Error::Usage(format!(
+            "--format and --open-traces are for `cascade import traces`, not {}",
+            format.name()
+        )));
+    }
     if args.prometheus.given() {
         return Err(Error::Usage(format!(
             "the Prometheus options (--scenario, --service, --leaf, …) are for `cascade import prometheus`, not {}",
@@ -255,6 +295,11 @@ fn prometheus(args: ImportArgs) -> Result<ExitCode> {
             "--name renames an imported policy; prometheus imports none".into(),
         ));
     }
+    if args.traces.given() {
+        return Err(Error::Usage(
+            "--format and --open-traces are for `cascade import traces`, not prometheus".into(),
+        ));
+    }
     let options = args.prometheus.options()?;
     let mut files = Vec::new();
     for path in &args.file {
@@ -264,6 +309,41 @@ fn prometheus(args: ImportArgs) -> Result<ExitCode> {
     let imported = cascade::import::prometheus::import(&files, &options)?;
     let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
     let command = format!("cascade import prometheus {}", names.join(" "));
+    print!("{}", imported.toml(&command));
+    eprint!("{}", imported.skipped_text());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn traces(args: ImportArgs) -> Result<ExitCode> {
+    if args.name.is_some() {
+        return Err(Error::Usage(
+            "--name renames an imported policy; `import traces` writes a scenario".into(),
+        ));
+    }
+    if args.prometheus.given() {
+        return Err(Error::Usage(
+            "the Prometheus options (--scenario, --service, --leaf, …) are for `cascade import prometheus`, not traces".into(),
+        ));
+    }
+    let mut options = cascade::import::traces::Options {
+        format: args.traces.format.map(|f| match f {
+            TraceFile::Otlp => TraceFormat::Otlp,
+            TraceFile::Jaeger => TraceFormat::Jaeger,
+            TraceFile::Zipkin => TraceFormat::Zipkin,
+        }),
+        ..Default::default()
+    };
+    if let Some(n) = args.traces.open_traces {
+        if n == 0 {
+            return Err(Error::Usage("--open-traces must be at least 1".into()));
+        }
+        options.open_traces = n;
+    }
+    // Each file is read as a stream, never whole: a trace export may be gigabytes.
+    let paths: Vec<&Path> = args.file.iter().map(PathBuf::as_path).collect();
+    let imported = cascade::import::traces::import(&paths, &options)?;
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let command = format!("cascade import traces {}", names.join(" "));
     print!("{}", imported.toml(&command));
     eprint!("{}", imported.skipped_text());
     Ok(ExitCode::SUCCESS)

@@ -15,13 +15,14 @@ mod envoy_retry;
 pub mod grpc;
 pub mod out;
 pub mod prometheus;
-mod prometheus_hist;
+pub(crate) mod prometheus_hist;
 mod prometheus_json;
 mod prometheus_text;
 pub mod read;
 pub mod resilience4j;
 mod resilience4j_breaker;
 mod resilience4j_limits;
+pub mod traces;
 pub mod tree;
 
 use crate::error::Error;

@@ -1,5 +1,5 @@
 //! Golden outputs of the commands that read and write other libraries' configs: `cascade
-//! import` of every fixture in tests/fixtures/import/, `cascade export` in each format, and
+//! import` of every fixture in tests/fixtures/import/ and tests/fixtures/traces/, `cascade export` in each format, and
 //! `cascade presets`. They pin every printed line (its key, value and source comment) and every
 //! "not imported" / "not expressible" note, so a change in a mapping shows up as a diff to
 //! review; `CASCADE_BLESS=1 cargo test --profile test-release` regenerates them.
@@ -15,6 +15,22 @@ fn golden_imports_of_every_fixture() {
         let o = cascade(&["import", library, path.to_str().unwrap()], 0);
         let name = file.replace('.', "-");
         assert_golden(&format!("import/{name}.txt"), &command_text(&o, &dir));
+    }
+}
+
+/// `cascade import traces` of each trace fixture: the whole scenario and the report of what
+/// could not be inferred.
+#[test]
+fn golden_imports_of_every_trace_fixture() {
+    let dir = scratch("golden-import-traces");
+    for file in crate::support::TRACE_FIXTURES {
+        let path = repo().join("tests/fixtures/traces").join(file);
+        let o = cascade(&["import", "traces", path.to_str().unwrap()], 0);
+        let name = file.replace('.', "-");
+        assert_golden(
+            &format!("import/traces-{name}.txt"),
+            &command_text(&o, &dir),
+        );
     }
 }
 

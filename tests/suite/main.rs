@@ -49,6 +49,7 @@ mod golden_config;
 mod golden_diff;
 mod import;
 mod import_prometheus;
+mod import_traces;
 mod init;
 mod layering;
 mod library;

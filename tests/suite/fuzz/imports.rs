@@ -42,3 +42,33 @@ fn fuzz_import_files() {
     assert!(exits[0] > 0 && exits[2] > 0, "exits 0/1/2: {exits:?}");
     println!("fuzz import: exits 0/1/2 {exits:?}");
 }
+
+/// The trace fixtures (tests/fixtures/traces/) under the same mutations, through
+/// `cascade import traces`: exit 0 or 2, never a panic, a signal or a hang.
+#[test]
+fn fuzz_trace_files() {
+    let dir = scratch("fuzz-traces");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let cases = crate::support::env_u64("CASCADE_FUZZ_IMPORT_CASES").unwrap_or(CASES / 2);
+    let mut exits = [0u64; 3];
+    for i in 0..cases {
+        let mut p = Pick::new(i ^ 0x0007_ace5);
+        let name = *p.one(&crate::support::TRACE_FIXTURES);
+        let bytes = std::fs::read(root.join(name)).unwrap();
+        let (mutated, what) = mutate::mutate(&mut p, &bytes);
+        let path = dir.join(format!("case-{i}-{name}"));
+        std::fs::write(&path, &mutated).unwrap();
+        let (status, stderr) = bounded(&dir, &["import", "traces", path.to_str().unwrap()]);
+        if let Some(why) = judge(status, &stderr) {
+            panic!(
+                "fuzz trace case {i} failed: `cascade import traces`: {why}\nmutations of {name}: {}",
+                what.join("; ")
+            );
+        }
+        let code = status.and_then(|s| s.code()).unwrap_or(1);
+        assert!(code == 0 || code == 2, "case {i}: exit {code}: {stderr}");
+        exits[code as usize] += 1;
+    }
+    assert!(exits[0] > 0 && exits[2] > 0, "exits 0/1/2: {exits:?}");
+    println!("fuzz traces: exits 0/1/2 {exits:?}");
+}

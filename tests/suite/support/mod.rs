@@ -185,6 +185,15 @@ pub fn traced_rows(dir: &Path, toml: &str) -> Vec<Vec<String>> {
 
 /// Every file of tests/fixtures/import/ with the library that reads it: imported, checked,
 /// pinned by goldens and fuzzed.
+/// The trace files of tests/fixtures/traces/ (their README says which producer wrote each),
+/// shared by the trace import tests, their goldens and the fuzzer.
+pub const TRACE_FIXTURES: [&str; 4] = [
+    "otlp-shop.json",
+    "otlp-shop.jsonl",
+    "zipkin-shop.json",
+    "jaeger-shop.json",
+];
+
 pub const IMPORT_FIXTURES: [(&str, &str); 7] = [
     ("envoy", "envoy-bootstrap.yaml"),
     ("envoy", "envoy-route.json"),

@@ -1,0 +1,685 @@
+//! The tally as a scenario: `[scenario]`, a `[[client]]` per entry service (its mix and rate
+//! from the roots), a `[[service]]` per service with an `[[service.operation]]` per span name
+//! (its self time as `empirical` work, its calls as steps with their network latency), a
+//! retry `[policy.NAME]` per edge where retries were seen, an `errors` `[[fault]]` per
+//! operation that failed on its own; each value commented with what it came from and how
+//! many spans; what could not be inferred in the skipped list.
+
+use super::Options;
+use super::TraceFormat;
+use super::plan::{ALWAYS, Step, steps};
+use super::samples::{Samples, percentile};
+use super::span::Names;
+use super::tally::{Op, Report, Tally};
+use crate::error::Error;
+use crate::import::out::{Fragment, Imported, Skipped, Toml};
+use crate::import::prometheus_hist::sig;
+use crate::import::read::{duration_text, policy_name};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The rows of an operation's `empirical` work.
+const PERCENTS: [f64; 12] = [
+    0.0, 1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 100.0,
+];
+
+/// The quantile of (client − server) / 2 taken as an edge's one-way network latency: low,
+/// because a server span starts when its work starts, so the difference also holds the time
+/// the request queued, which is least in the fastest calls.
+pub const NETWORK_PERCENTILE: f64 = 5.0;
+
+/// A duration, rounded to the microsecond (traces of Jaeger and Zipkin have no finer).
+fn dur(ns: u64) -> String {
+    duration_text((ns + 500) / 1_000 * 1_000)
+}
+
+fn empirical(s: &Samples) -> String {
+    let sorted = s.sorted();
+    let rows: Vec<String> = PERCENTS
+        .iter()
+        .map(|p| {
+            let p_text = if p.fract() == 0.0 {
+                format!("{p:.0}")
+            } else {
+                p.to_string()
+            };
+            format!("[{p_text}, \"{}\"]", dur(percentile(&sorted, *p)))
+        })
+        .collect();
+    format!(
+        "{{ dist = \"empirical\", percentiles = [{}] }}",
+        rows.join(", ")
+    )
+}
+
+pub fn emit(
+    read: &[(String, TraceFormat, u64)],
+    names: &Names,
+    tally: &Tally,
+    report: &Report,
+    opts: &Options,
+) -> Result<Imported, Error> {
+    let files: Vec<&str> = read.iter().map(|r| r.0.as_str()).collect();
+    let at = files.join(", ");
+    let spans: u64 = read.iter().map(|r| r.2).sum();
+    if tally.ops.is_empty() {
+        return Err(Error::Usage(format!(
+            "{at}: no server span to import ({spans} spans read)"
+        )));
+    }
+    let mut out = Imported::default();
+    // Names in the scenario: services and operations, made valid and unique.
+    let service_name = |s: u32| policy_name(names.get(s));
+    let mut op_names: BTreeMap<Op, String> = BTreeMap::new();
+    for op in tally.ops.keys() {
+        let base = scenario_name(names.get(op.1));
+        let base = if base.is_empty() {
+            "op".to_string()
+        } else {
+            base
+        };
+        let mut name = base.clone();
+        let mut k = 2;
+        while op_names.iter().any(|(o, n)| o.0 == op.0 && *n == name) {
+            name = format!("{base}-{k}");
+            k += 1;
+        }
+        op_names.insert(*op, name);
+    }
+    let keep = allowed_calls(tally, names, &at, &mut out);
+    // What a client's request reaches: the roots' operations and their calls, down.
+    let mut reached: BTreeSet<Op> = tally
+        .ops
+        .iter()
+        .filter(|(_, t)| t.entries > 0)
+        .map(|(o, _)| *o)
+        .collect();
+    let mut stack: Vec<Op> = reached.iter().copied().collect();
+    while let Some(o) = stack.pop() {
+        for c in tally.ops[&o].callees.keys() {
+            if keep.contains(&(o, *c)) && reached.insert(*c) {
+                stack.push(*c);
+            }
+        }
+    }
+    for (op, t) in &tally.ops {
+        if !reached.contains(op) && !reached.is_empty() {
+            out.skipped.push(Skipped {
+                at: at.clone(),
+                key: format!("`{}` `{}` ({} server spans)", names.get(op.0), names.get(op.1), t.spans),
+                reason: "no client request reaches it by calls: an asynchronous consumer, or called only under spans cut from the file".into(),
+            });
+        }
+    }
+    let services: BTreeSet<u32> = reached.iter().map(|o| o.0).collect();
+
+    // [scenario]
+    let span_s = (tally.last_root.saturating_sub(tally.first_root)) as f64 / 1e9;
+    let formats: Vec<&str> = read.iter().map(|r| r.1.name()).collect();
+    let mut f = Fragment::new(
+        "[scenario]",
+        Some(format!(
+            "{spans} spans in {} traces read ({}); {} of them whole traces with a root",
+            tally.traces,
+            formats.join(", "),
+            tally.roots
+        )),
+    );
+    f.set(
+        "name",
+        Toml::Str("imported-traces".into()),
+        "cascade import traces",
+    );
+    f.set(
+        "duration",
+        Toml::Str("60s".into()),
+        format!(
+            "a minute at the traces' rates (their roots span {} s)",
+            sig(span_s)
+        ),
+    );
+    f.set("seed", Toml::Int(1), "any seed");
+    out.fragments.push(f);
+
+    // [[client]]: one per entry service, its operations the mix.
+    let mut entries: BTreeMap<u32, Vec<(Op, u64)>> = BTreeMap::new();
+    for (op, t) in &tally.ops {
+        if t.entries > 0 {
+            entries.entry(op.0).or_default().push((*op, t.entries));
+        }
+    }
+    if entries.is_empty() {
+        return Err(Error::Usage(format!(
+            "{at}: no trace has its root span, so no client request is known ({} spans have their parent outside the file)",
+            report.orphans
+        )));
+    }
+    let several = entries.len() > 1;
+    for (service, ops) in &entries {
+        let n: u64 = ops.iter().map(|o| o.1).sum();
+        let svc = service_name(*service);
+        let base = if several {
+            format!("traffic-{svc}")
+        } else {
+            "traffic".to_string()
+        };
+        let name = if services.iter().any(|s| service_name(*s) == base) {
+            format!("{base}-client")
+        } else {
+            base
+        };
+        let mut f = Fragment::new(
+            "[[client]]",
+            Some(format!(
+                "the requests that began the traces at `{}`: {n} root spans",
+                names.get(*service)
+            )),
+        );
+        f.set("name", Toml::Str(name), "a name for the traces' callers");
+        f.set("target", Toml::Str(svc), "the service of the root spans");
+        let rate = if tally.roots >= 2 && span_s > 0.0 {
+            let all_rate = (tally.roots - 1) as f64 / span_s;
+            let share = n as f64 / tally.roots as f64;
+            f.set(
+                "rate",
+                Toml::Float(round(all_rate * share, 4)),
+                format!(
+                    "{} roots in {} s between the first and last root's start, {n} of them here (traces sampled? divide by the sampling ratio)",
+                    tally.roots,
+                    sig(span_s)
+                ),
+            );
+            true
+        } else {
+            false
+        };
+        if !rate {
+            f.set("rate", Toml::Float(1.0), "a placeholder: set the real rate");
+            out.skipped.push(Skipped {
+                at: at.clone(),
+                key: "client rate".into(),
+                reason: "fewer than two root spans, or all at one instant: no rate".into(),
+            });
+        }
+        if ops.len() == 1 {
+            f.set(
+                "operation",
+                Toml::Str(op_names[&ops[0].0].clone()),
+                format!("every root span is `{}`", names.get(ops[0].0.1)),
+            );
+        } else {
+            let items: Vec<String> = ops
+                .iter()
+                .map(|(op, k)| format!("{{ operation = \"{}\", weight = {k} }}", op_names[op]))
+                .collect();
+            f.set(
+                "mix",
+                Toml::Raw(format!("[{}]", items.join(", "))),
+                "root spans by name, each weight their count",
+            );
+        }
+        out.fragments.push(f);
+    }
+
+    // [[service]] and its operations.
+    let mut policies: Vec<Fragment> = Vec::new();
+    let mut faults: Vec<Fragment> = Vec::new();
+    for service in &services {
+        let svc = service_name(*service);
+        let ops: Vec<(&Op, &super::tally::OpTally)> = tally
+            .ops
+            .iter()
+            .filter(|(o, _)| o.0 == *service && reached.contains(o))
+            .collect();
+        let handlers: u64 = ops.iter().map(|(_, t)| t.spans).sum();
+        let mut f = Fragment::new(
+            "[[service]]",
+            Some(format!(
+                "service `{}`: {handlers} server spans",
+                names.get(*service)
+            )),
+        );
+        f.set("name", Toml::Str(svc.clone()), "the spans' service name");
+        if let Some(s) = tally.services.get(service) {
+            let window = (s.last.saturating_sub(s.first)) as f64 / 1e9;
+            if window > 0.0 {
+                let in_flight = s.busy as f64 / 1e9 / window;
+                let workers = (2.0 * in_flight).ceil() as u64 + 1;
+                f.set(
+                    "workers",
+                    Toml::Int(workers as i64),
+                    format!(
+                        "{} in flight on average (Little's law: server time / {} s), doubled plus one so it queues little; the real count is not in traces",
+                        sig(in_flight),
+                        sig(window)
+                    ),
+                );
+            }
+        }
+        out.fragments.push(f);
+        for (op, t) in ops {
+            let name = &op_names[op];
+            let label = names.get(op.1);
+            let mut f = Fragment::new("[[service.operation]]", None);
+            f.set(
+                "name",
+                Toml::Str(name.clone()),
+                format!("span name `{label}`"),
+            );
+            if label != name {
+                f.set(
+                    "label",
+                    Toml::Str(label.to_string()),
+                    "the span name, normalised",
+                );
+            }
+            f.set(
+                "work",
+                Toml::Raw(empirical(&t.self_time)),
+                format!(
+                    "self time of {} server spans: duration minus its client spans, on its own clock",
+                    t.spans
+                ),
+            );
+            let steps = steps(t, |c| keep.contains(&(*op, c)));
+            if !steps.is_empty() {
+                let (text, from) = calls(
+                    &steps,
+                    t.spans,
+                    *op,
+                    tally,
+                    names,
+                    &op_names,
+                    &mut policies,
+                    &mut out,
+                );
+                f.set("calls", Toml::Raw(text), from);
+            }
+            out.fragments.push(f);
+            if t.errors > 0 {
+                out.notes.push(format!(
+                    "`{}` `{label}`: {} of {} server spans failed ({}), {} of them with no failed call of its own",
+                    names.get(op.0),
+                    t.errors,
+                    t.spans,
+                    pct(t.errors, t.spans),
+                    t.own_errors
+                ));
+            }
+            if t.own_errors > 0 {
+                let mut f = Fragment::new(
+                    "[[fault]]",
+                    Some(format!(
+                        "`{}` `{label}` failed on its own (error status, no failed call) in {} of {} server spans",
+                        names.get(op.0),
+                        t.own_errors,
+                        t.spans
+                    )),
+                );
+                f.set("kind", Toml::Str("errors".into()), "span status ERROR");
+                f.set("target", Toml::Str(svc.clone()), "the spans' service");
+                f.set("operation", Toml::Str(name.clone()), "the spans' name");
+                f.set(
+                    "rate",
+                    Toml::Float(round(t.own_errors as f64 / t.spans as f64, 4)),
+                    format!(
+                        "{} / {} server spans, for the whole run",
+                        t.own_errors, t.spans
+                    ),
+                );
+                faults.push(f);
+            }
+        }
+    }
+    out.fragments.extend(policies);
+    out.fragments.extend(faults);
+    report_skipped(names, tally, report, opts, &at, &mut out);
+    Ok(out)
+}
+
+/// `base`, or `base-2`, `-3`… if taken; recorded as taken.
+fn unique(taken: &mut Vec<String>, base: String) -> String {
+    let mut name = base.clone();
+    let mut k = 2;
+    while taken.contains(&name) {
+        name = format!("{base}-{k}");
+        k += 1;
+    }
+    taken.push(name.clone());
+    name
+}
+
+/// A name for the scenario: letters, digits, `-` and `_`, every other run of characters one
+/// `-` (`GET /users/{id}` is `GET-users-id`).
+fn scenario_name(source: &str) -> String {
+    let mut out = String::new();
+    for c in source.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+fn round(v: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (v * m).round() / m
+}
+
+fn pct(a: u64, b: u64) -> String {
+    format!("{}%", sig(a as f64 * 100.0 / b.max(1) as f64))
+}
+
+/// The calls of an operation as TOML steps, and the comment saying what they came from.
+#[allow(clippy::too_many_arguments)]
+fn calls(
+    steps: &[Step],
+    handlers: u64,
+    op: Op,
+    tally: &Tally,
+    names: &Names,
+    op_names: &BTreeMap<Op, String>,
+    policies: &mut Vec<Fragment>,
+    out: &mut Imported,
+) -> (String, String) {
+    let t = &tally.ops[&op];
+    let mut items = Vec::new();
+    let mut said = Vec::new();
+    let mut step_names: Vec<String> = Vec::new();
+    for step in steps {
+        let mut calls = Vec::new();
+        for c in &step.calls {
+            let callee = c.callee;
+            let ct = &t.callees[&callee];
+            let mut keys = vec![
+                format!("to = \"{}\"", policy_name(names.get(callee.0))),
+                format!("operation = \"{}\"", op_names[&callee]),
+            ];
+            if c.count > 1 {
+                keys.push(format!("count = {}", c.count));
+            }
+            if let Some(e) = tally.edges.get(&(op.0, callee.0))
+                && e.network.seen > 0
+            {
+                let ns = percentile(&e.network.sorted(), NETWORK_PERCENTILE);
+                if ns >= 1_000 {
+                    keys.push(format!(
+                        "latency = {{ dist = \"constant\", value = \"{}\" }}",
+                        dur(ns)
+                    ));
+                }
+            }
+            let retried: u64 = ct
+                .attempts
+                .iter()
+                .filter(|(a, _)| **a > 1)
+                .map(|(_, n)| n)
+                .sum();
+            if retried > 0 {
+                let max = *ct.attempts.keys().max().unwrap_or(&1);
+                let attempts: u64 = ct.attempts.iter().map(|(a, n)| u64::from(*a) * n).sum();
+                let pname = format!(
+                    "retry-{}-{}",
+                    policy_name(names.get(op.0)),
+                    op_names[&callee]
+                );
+                keys.push(format!("policy = \"{pname}\""));
+                let gap = percentile(&ct.gaps.sorted(), 50.0);
+                let mut f = Fragment::new(
+                    &format!("[policy.{pname}]"),
+                    Some(format!(
+                        "suggested: `{}` retried `{}` on {retried} of {} calls, {} attempts a call on average",
+                        names.get(op.0),
+                        names.get(callee.1),
+                        ct.calls,
+                        sig(attempts as f64 / ct.calls.max(1) as f64)
+                    )),
+                );
+                f.set(
+                    "retry",
+                    Toml::Raw(format!(
+                        "{{ attempts = {max}, backoff = \"constant\", base = \"{}\", jitter = \"none\" }}",
+                        dur(gap.max(1_000))
+                    )),
+                    format!(
+                        "the most attempts seen ({max}); base the median gap between a failed attempt and the next ({} gaps)",
+                        ct.gaps.seen
+                    ),
+                );
+                policies.push(f);
+            }
+            calls.push(format!("{{ {} }}", keys.join(", ")));
+            said.push(format!(
+                "`{}` in {}",
+                names.get(callee.1),
+                pct(c.present, handlers)
+            ));
+        }
+        let fixed: Vec<usize> = (0..step.calls.len())
+            .filter(|i| step.calls[*i].present as f64 / handlers.max(1) as f64 >= ALWAYS)
+            .collect();
+        if step.calls.len() > 1 && !fixed.is_empty() && fixed.len() < step.calls.len() {
+            // Calls in parallel, some in every span and some not: a choice between making
+            // them all and making only the constant ones, weighted by how often the others
+            // came (a `p` on a parallel step would apply to all of its calls).
+            let optional = step.calls.len() - fixed.len();
+            let share = step
+                .calls
+                .iter()
+                .filter(|c| (c.present as f64 / handlers.max(1) as f64) < ALWAYS)
+                .map(|c| c.present)
+                .max()
+                .unwrap_or(0) as f64
+                / handlers.max(1) as f64;
+            let all = (share * 1000.0).round() as u64;
+            let only: Vec<String> = fixed.iter().map(|i| calls[*i].clone()).collect();
+            let only = if only.len() == 1 {
+                only[0].clone()
+            } else {
+                format!("{{ parallel = [{}] }}", only.join(", "))
+            };
+            let name = unique(
+                &mut step_names,
+                format!(
+                    "with-{}",
+                    op_names[&step.calls[fixed.len().min(step.calls.len() - 1)].callee]
+                ),
+            );
+            let mut options = Vec::new();
+            if all > 0 {
+                options.push(format!(
+                    "{{ weight = {all}, calls = [{{ parallel = [{}] }}] }}",
+                    calls.join(", ")
+                ));
+            }
+            if all < 1000 {
+                options.push(format!("{{ weight = {}, calls = [{only}] }}", 1000 - all));
+            }
+            if optional > 1 {
+                out.skipped.push(Skipped {
+                    at: format!("`{}` `{}`", names.get(op.0), names.get(op.1)),
+                    key: "parallel calls".into(),
+                    reason: "several calls made in parallel only in some of its spans: they come or go together, at the largest share".into(),
+                });
+            }
+            items.push(format!(
+                "{{ name = \"{name}\", choose = [{}] }}",
+                options.join(", ")
+            ));
+            continue;
+        }
+        let shares: Vec<u64> = step.calls.iter().map(|c| c.present).collect();
+        if step.share < ALWAYS && shares.iter().any(|s| *s != shares[0]) {
+            out.skipped.push(Skipped {
+                at: format!("`{}` `{}`", names.get(op.0), names.get(op.1)),
+                key: "parallel calls".into(),
+                reason: "calls made in parallel appear in different shares of its spans: the step takes the largest".into(),
+            });
+        }
+        for _ in 0..step.repeat {
+            let mut step_keys = Vec::new();
+            if step.share < ALWAYS {
+                // A step with a `p` is named: its draws stay put when steps move.
+                let name = unique(
+                    &mut step_names,
+                    format!(
+                        "{}-{}",
+                        policy_name(names.get(step.calls[0].callee.0)),
+                        op_names[&step.calls[0].callee]
+                    ),
+                );
+                step_keys.push(format!("p = {}", round(step.share, 4)));
+                step_keys.push(format!("name = \"{name}\""));
+            }
+            let text = if step.calls.len() == 1 && step_keys.is_empty() {
+                calls[0].clone()
+            } else if step.calls.len() == 1 {
+                let inner = calls[0].trim_start_matches("{ ").trim_end_matches(" }");
+                format!("{{ {inner}, {} }}", step_keys.join(", "))
+            } else {
+                let mut keys = vec![format!("parallel = [{}]", calls.join(", "))];
+                keys.extend(step_keys);
+                format!("{{ {} }}", keys.join(", "))
+            };
+            items.push(text);
+        }
+    }
+    let parallel = steps.iter().filter(|s| s.calls.len() > 1).count();
+    let from = format!(
+        "client spans of {handlers} server spans: {}{}",
+        said.join(", "),
+        if parallel > 0 {
+            format!("; {parallel} step(s) in parallel (their calls overlapped)")
+        } else {
+            String::new()
+        }
+    );
+    (format!("[{}]", items.join(", ")), from)
+}
+
+/// Which (caller, callee) calls can be written: a service calling itself, or a call closing
+/// a cycle of services, cannot be simulated (the call graph must be acyclic).
+fn allowed_calls(tally: &Tally, names: &Names, at: &str, out: &mut Imported) -> BTreeSet<(Op, Op)> {
+    let mut keep = BTreeSet::new();
+    // Service edges, added in order of how many handlers made them; one that closes a cycle
+    // is refused.
+    let mut calls: Vec<(u64, Op, Op)> = Vec::new();
+    for (op, t) in &tally.ops {
+        for (callee, c) in &t.callees {
+            calls.push((c.present, *op, *callee));
+        }
+    }
+    calls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut graph: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for (_, op, callee) in calls {
+        let (from, to) = (op.0, callee.0);
+        let cycle = from == to || reaches(&graph, to, from);
+        if cycle {
+            out.skipped.push(Skipped {
+                at: at.to_string(),
+                key: format!(
+                    "`{}` `{}` calling `{}` `{}`",
+                    names.get(op.0),
+                    names.get(op.1),
+                    names.get(callee.0),
+                    names.get(callee.1)
+                ),
+                reason: "it closes a cycle of services (a scenario's calls form no cycle)".into(),
+            });
+            continue;
+        }
+        graph.entry(from).or_default().insert(to);
+        keep.insert((op, callee));
+    }
+    keep
+}
+
+fn reaches(graph: &BTreeMap<u32, BTreeSet<u32>>, from: u32, to: u32) -> bool {
+    let mut stack = vec![from];
+    let mut seen = BTreeSet::new();
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return true;
+        }
+        if seen.insert(n) {
+            stack.extend(graph.get(&n).into_iter().flatten().copied());
+        }
+    }
+    false
+}
+
+fn report_skipped(
+    names: &Names,
+    tally: &Tally,
+    report: &Report,
+    opts: &Options,
+    at: &str,
+    out: &mut Imported,
+) {
+    let mut skip = |key: String, reason: String| {
+        out.skipped.push(Skipped {
+            at: at.to_string(),
+            key,
+            reason,
+        })
+    };
+    if report.unfinished > 0 {
+        skip(
+            format!("{} spans", report.unfinished),
+            "no end time: still running when the file was written (cut by its end)".into(),
+        );
+    }
+    if report.orphans > 0 {
+        skip(
+            format!(
+                "{} spans in {} traces",
+                report.orphans, report.orphan_traces
+            ),
+            format!(
+                "their parent is not in the file (cut by its start or end, or their trace was closed before they came because more than {} traces were open at once: raise --open-traces): their traces give no client request, only their operations' work and calls",
+                opts.open_traces
+            ),
+        );
+    }
+    for ((op, name), n) in &report.missing_server {
+        skip(
+            format!(
+                "{n} client spans `{}` of `{}` `{}`",
+                names.get(*name),
+                names.get(op.0),
+                names.get(op.1)
+            ),
+            "no server span under them (an uninstrumented callee, or one outside the file): the callee is unknown, the time counts as a call".into(),
+        );
+    }
+    if report.asynchronous > 0 {
+        skip(
+            format!("{} spans", report.asynchronous),
+            "producer or consumer spans, or links other than the parent: asynchronous hand-offs, not calls".into(),
+        );
+    }
+    if report.no_client_span > 0 {
+        skip(
+            format!("{} server spans", report.no_client_span),
+            "right under another service's span with no client span between: a call, but its network time is unknown".into(),
+        );
+    }
+    if report.server_longer > 0 {
+        skip(
+            format!("{} server spans", report.server_longer),
+            "longer than their client span: no network time from them".into(),
+        );
+    }
+    for ((from, to), e) in &tally.edges {
+        if e.skew > 0 {
+            skip(
+                format!("edge `{}` → `{}`", names.get(*from), names.get(*to)),
+                format!(
+                    "{} server spans began before their client span or ended after it: clock skew between the hosts; durations alone are used, each on its own clock",
+                    e.skew
+                ),
+            );
+        }
+    }
+}
