@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+mod calls;
 mod detect;
 mod emit;
 mod group;
@@ -21,6 +22,7 @@ mod otlp;
 mod plan;
 mod samples;
 mod shape;
+mod skipped;
 mod span;
 mod stream;
 mod tally;
