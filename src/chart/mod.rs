@@ -16,6 +16,7 @@ pub mod heatmap;
 pub mod latency;
 pub mod overlap;
 pub mod palette;
+mod pool_panel;
 mod select;
 pub mod strip_rows;
 pub mod strips;

@@ -1,7 +1,7 @@
 //! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
 //! windows shaded; faults, breaker-open intervals and moving instance counts as strips; each
-//! client's success and goodput by operation (`client_panels`), queue length, utilization and
-//! p99 latency on panels beneath, all on one time axis. A panel whose every series is 0
+//! client's success and goodput by operation (`client_panels`), queue length, named pools
+//! (`pool_panel`), utilization and p99 latency on panels beneath, all on one time axis. A panel whose every series is 0
 //! throughout folds to one line saying so; a series identical to an earlier one is raised a few
 //! pixels so it stays visible (`overlap`).
 
@@ -276,15 +276,16 @@ impl Timeline {
             instances,
             panels: [
                 client_panels::panels(run, &clients),
+                vec![Panel {
+                    heading: "Queue length (mean)".into(),
+                    y_desc: "queued jobs".into(),
+                    unit: AxisUnit::Plain,
+                    lines: per_service("queue_mean", 1.0),
+                    folded: folded_services.to_vec(),
+                    gates: Vec::new(),
+                }],
+                super::pool_panel::panel(run).into_iter().collect(),
                 vec![
-                    Panel {
-                        heading: "Queue length (mean)".into(),
-                        y_desc: "queued jobs".into(),
-                        unit: AxisUnit::Plain,
-                        lines: per_service("queue_mean", 1.0),
-                        folded: folded_services.to_vec(),
-                        gates: Vec::new(),
-                    },
                     Panel {
                         heading: "Utilization".into(),
                         y_desc: "utilization (%)".into(),

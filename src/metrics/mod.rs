@@ -6,6 +6,7 @@ pub mod direction;
 mod emission;
 pub mod level;
 pub mod names;
+pub mod pool_series;
 pub mod recorder;
 pub mod recovery;
 pub mod select;

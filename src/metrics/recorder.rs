@@ -77,6 +77,8 @@ pub struct Recorder {
     /// Per client, its requests in the buckets closed so far (every bucket, warm-up included):
     /// what the work bound reads (`engine::work_bound`), once per stride of events.
     requests_closed: Vec<u64>,
+    /// Named pools' levels, as series after the entities' (`track_pools`).
+    pub pools: super::pool_series::PoolSeries,
 }
 
 struct WindowTotals {
@@ -217,6 +219,7 @@ impl Recorder {
             names: Vec::new(),
             series: Vec::new(),
             windows: Vec::new(),
+            pools: Default::default(),
         };
         rec.windows = model
             .windows
@@ -235,6 +238,23 @@ impl Recorder {
         rec.series.reserve_exact(buckets * names.len());
         rec.names = names;
         rec
+    }
+
+    /// Adds the named pools' series (`pool_series`): `pools` are each a prefix and the
+    /// bulkheads of its caller's instances, among `bulkheads` bulkheads. Before the run starts.
+    pub fn track_pools<'a>(
+        &mut self,
+        bulkheads: usize,
+        pools: impl ExactSizeIterator<Item = (&'a str, &'a [u32])>,
+    ) {
+        if pools.len() == 0 {
+            return;
+        }
+        let (series, columns) = super::pool_series::PoolSeries::new(bulkheads, pools);
+        let buckets = self.end.div_ceil(self.bucket_ns) as usize;
+        self.series.reserve_exact(buckets * columns.len());
+        self.names.extend(columns);
+        self.pools = series;
     }
 
     /// Closes every bucket that ends at or before `now`. Call before handling an event at `now`.
@@ -371,6 +391,7 @@ impl Recorder {
         let span = boundary - self.bucket_start;
         let mut values = std::mem::take(&mut self.series);
         self.emit_current(span, &mut |_, v| values.push(v));
+        self.pools.close(boundary, span, &mut values);
         self.series = values;
         if self.measuring() {
             merge_all(&mut self.totals.0, &self.clients, ClientAcc::merge);

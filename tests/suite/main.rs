@@ -64,6 +64,7 @@ mod orchestration;
 mod overload;
 mod pace;
 mod policies;
+mod pool_timeline;
 mod preflight;
 mod presets;
 mod queueing;

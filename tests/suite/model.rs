@@ -435,14 +435,13 @@ phase = "during"
             d.pattern
         );
     }
-    // Per-fault verdicts, the run's own facts (`run.diverged`, `run.stopped_at_s`) and named
-    // pools' time averages are of the whole run: summary only.
+    // Per-fault verdicts and the run's own facts (`run.diverged`, `run.stopped_at_s`) are of
+    // the whole run: summary only. Named pools' time averages are in both.
     let per_bucket = m.summary.iter().filter(|(n, _)| {
         !n.starts_with("fault.")
             && !n.starts_with("window.")
             && !n.starts_with("run.")
             && !n.ends_with("in_flight_end")
-            && !n.contains(".pool.")
     });
     assert_eq!(
         m.names.len(),

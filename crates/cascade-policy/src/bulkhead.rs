@@ -165,6 +165,11 @@ impl<T: PartialEq> Bulkhead<T> {
         self.in_use
     }
 
+    /// Callers in line for a permit.
+    pub fn waiting(&self) -> u32 {
+        self.waiting.len() as u32
+    }
+
     /// Permits held and callers waiting, each averaged over `[from, end)`.
     pub fn means(&self, end: Nanos) -> (f64, f64) {
         let dt = u128::from(end.saturating_sub(self.since.max(self.from)).0);

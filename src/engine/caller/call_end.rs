@@ -8,6 +8,7 @@ use crate::engine::kernel::arena::Ref;
 use crate::engine::kernel::event_queue::EventQueue;
 use crate::engine::kernel::simulation::{Simulation, spec_of};
 use crate::engine::kernel::state::*;
+use crate::metrics::pool_series::PoolSeries;
 use crate::metrics::recorder::Recorder;
 use crate::model::{Outcome, Wraps};
 use cascade_policy::Nanos;
@@ -54,6 +55,7 @@ impl Simulation {
         release_permit(
             state.bulkhead,
             &mut self.bulkheads,
+            &mut self.rec.pools,
             &mut self.event_queue,
             now,
             &ended,
@@ -129,7 +131,13 @@ impl Simulation {
             // back before it runs.
             let back = permit_back_at_caller(&mut self.pool_holds, spec, cr, call, true);
             if back && let Some(b) = self.policies[call.path as usize].bulkhead {
-                hand_back_permit(&mut self.bulkheads, b, &mut self.event_queue, now);
+                hand_back_permit(
+                    &mut self.bulkheads,
+                    &mut self.rec.pools,
+                    b,
+                    &mut self.event_queue,
+                    now,
+                );
             }
             (call.holds_permit, call.call_permit) = (false, false);
         }
@@ -259,8 +267,15 @@ impl Simulation {
         if let Some(b) = state.bulkhead {
             if call.phase == CallPhase::WaitingPermit {
                 self.bulkheads[b as usize].abandon(Nanos(now), &(cr, call.attempt));
+                (self.rec.pools).moved(b, now, &self.bulkheads[b as usize]);
             } else if call.holds_permit && permit_back {
-                hand_back_permit(&mut self.bulkheads, b, &mut self.event_queue, now);
+                hand_back_permit(
+                    &mut self.bulkheads,
+                    &mut self.rec.pools,
+                    b,
+                    &mut self.event_queue,
+                    now,
+                );
             }
         }
         let transition = state.call_ended(CallEnd {
@@ -348,11 +363,14 @@ pub(in crate::engine) fn book_breaker(rec: &mut Recorder, edge: usize, now: u64,
 /// the pool), who resumes now, or freed.
 pub(in crate::engine) fn hand_back_permit(
     bulkheads: &mut Bulkheads,
+    pools: &mut PoolSeries,
     b: u32,
     event_queue: &mut EventQueue<Event>,
     now: u64,
 ) {
-    if let Some((next, next_attempt)) = bulkheads[b as usize].release(Nanos(now)) {
+    let back = bulkheads[b as usize].release(Nanos(now));
+    pools.moved(b, now, &bulkheads[b as usize]);
+    if let Some((next, next_attempt)) = back {
         event_queue.push(
             now,
             Event::Resume {

@@ -125,7 +125,11 @@ impl Simulation {
         let left = self
             .policy_mut(path)
             .and_then(|p| p.bulkhead)
-            .is_some_and(|b| self.bulkheads[b as usize].abandon(Nanos(now), &(cr, attempt)));
+            .is_some_and(|b| {
+                let left = self.bulkheads[b as usize].abandon(Nanos(now), &(cr, attempt));
+                (self.rec.pools).moved(b, now, &self.bulkheads[b as usize]);
+                left
+            });
         // Not waiting any more means a permit was handed over at this very instant: the
         // `Resume` already queued carries on.
         if left {

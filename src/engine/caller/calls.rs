@@ -102,11 +102,13 @@ impl Simulation {
                 match bulkhead {
                     BulkheadPlace::Unasked => true,
                     BulkheadPlace::Held => {
+                        self.pool_moved(path);
                         let call = self.calls.get_mut(cr).expect("live");
                         (call.holds_permit, call.call_permit) = (true, true);
                         true
                     }
                     BulkheadPlace::Waiting => {
+                        self.pool_moved(path);
                         self.wait_for_permit(cr, path, 0);
                         false
                     }
@@ -116,6 +118,14 @@ impl Simulation {
                 self.refused(cr, edge, refusal);
                 false
             }
+        }
+    }
+
+    /// Path `path`'s bulkhead granted a permit or a place in line: its pool's series, if it is
+    /// a named pool's, learns the counts.
+    fn pool_moved(&mut self, path: u32) {
+        if let Some(b) = self.policies[path as usize].bulkhead {
+            (self.rec.pools).moved(b, self.now, &self.bulkheads[b as usize]);
         }
     }
 
@@ -215,9 +225,13 @@ impl Simulation {
             }
         };
         match place {
-            BulkheadPlace::Waiting => self.wait_for_permit(cr, path, attempt),
+            BulkheadPlace::Waiting => {
+                self.pool_moved(path);
+                self.wait_for_permit(cr, path, attempt);
+            }
             BulkheadPlace::Held | BulkheadPlace::Unasked => {
                 if place == BulkheadPlace::Held {
+                    self.pool_moved(path);
                     self.calls.get_mut(cr).expect("live").holds_permit = true;
                 }
                 self.accrual_sent(spec_id, path, instance);

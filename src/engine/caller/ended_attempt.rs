@@ -100,6 +100,7 @@ impl EndedAttempt {
 pub(in crate::engine) fn release_permit(
     bulkhead: Option<u32>,
     bulkheads: &mut super::policy_state::Bulkheads,
+    pools: &mut crate::metrics::pool_series::PoolSeries,
     event_queue: &mut EventQueue<Event>,
     now: u64,
     ended: &EndedAttempt,
@@ -107,6 +108,6 @@ pub(in crate::engine) fn release_permit(
     if ended.holds_permit
         && let Some(b) = bulkhead
     {
-        super::call_end::hand_back_permit(bulkheads, b, event_queue, now);
+        super::call_end::hand_back_permit(bulkheads, pools, b, event_queue, now);
     }
 }

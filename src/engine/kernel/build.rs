@@ -109,6 +109,10 @@ impl Simulation {
             .collect();
         let layout = crate::engine::caller::policy_state::build(&model);
         let mut rec = Recorder::new(&model);
+        rec.track_pools(
+            layout.bulkheads.len(),
+            (layout.pools.iter()).map(|p| (p.prefix.as_str(), p.instances.as_slice())),
+        );
         for (level, &initial) in rec.limits.iter_mut().zip(&layout.initial_limits) {
             let mut unused = 0;
             level.add(0, initial as i64, &mut unused);

@@ -314,6 +314,7 @@ impl Simulation {
             let now = self.now;
             crate::engine::caller::call_end::hand_back_permit(
                 &mut self.bulkheads,
+                &mut self.rec.pools,
                 pool,
                 &mut self.event_queue,
                 now,

@@ -21,12 +21,12 @@ pub(super) const CLIENTS: &[MetricDoc] = &[
     doc(
         "client.<c>.pool.<p>.in_use_mean",
         "count",
-        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only)",
+        "permits of the client's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run, and over each bucket in the series",
     ),
     doc(
         "client.<c>.pool.<p>.waiting_mean",
         "count",
-        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run (summary only)",
+        "calls waiting in line for a permit of the client's pool `<p>`, time average over the measured run, and over each bucket in the series",
     ),
     doc(
         "client.<c>.success",

@@ -52,12 +52,12 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc(
         "service.<s>.pool.<p>.in_use_mean",
         "count",
-        "permits of the service's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run (summary only), summed over its instances; the pool's paths each count their own rejected_bulkhead",
+        "permits of the service's connection pool `<p>` (`bulkhead.pool`) held, time average over the measured run, and over each bucket in the series, summed over its instances; the pool's paths each count their own rejected_bulkhead",
     ),
     doc(
         "service.<s>.pool.<p>.waiting_mean",
         "count",
-        "calls waiting in line for a permit of the service's pool `<p>`, time average over the measured run (summary only), summed over its instances",
+        "calls waiting in line for a permit of the service's pool `<p>`, time average over the measured run, and over each bucket in the series, summed over its instances",
     ),
     doc(
         "service.<s>.served",
