@@ -1,5 +1,5 @@
-//! `cascade margin`: how far the load, or each fault's trigger, can grow before the system no
-//! longer recovers from the fault (`cascade::margin`); words and numbers, or `--json`.
+//! `cascade margin`: how far the load, or each fault's trigger or size, can grow before the
+//! system no longer recovers from the fault (`cascade::margin`); words and numbers, or `--json`.
 
 use super::ScenarioArgs;
 use cascade::margin::estimate::How;
@@ -13,6 +13,7 @@ use std::process::ExitCode;
 enum AxisArg {
     Load,
     Trigger,
+    Magnitude,
 }
 
 #[derive(Args)]
@@ -23,7 +24,8 @@ pub struct MarginArgs {
     /// [default: every fault].
     #[arg(long = "fault", value_name = "I")]
     faults: Vec<usize>,
-    /// What to scale: every client's load, or the fault's duration. Repeatable [default: both].
+    /// What to scale: every client's load, the fault's duration, or its size (a slowdown, an
+    /// error rate, workers removed, an overload). Repeatable [default: load and trigger].
     #[arg(long = "axis", value_enum)]
     axes: Vec<AxisArg>,
     /// Runs at each multiplier tried; the boundary is where half of them recover.
@@ -92,6 +94,7 @@ pub fn margin(args: MarginArgs) -> Result<ExitCode> {
             .map(|a| match a {
                 AxisArg::Load => Axis::Load,
                 AxisArg::Trigger => Axis::Trigger,
+                AxisArg::Magnitude => Axis::Magnitude,
             })
             .collect(),
     };

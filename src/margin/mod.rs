@@ -29,6 +29,9 @@ pub enum Axis {
     Load,
     /// The fault's duration (`scale::trigger`).
     Trigger,
+    /// The fault's size (`scale::magnitude`): a slowdown, an error rate, workers removed, an
+    /// overload.
+    Magnitude,
 }
 
 impl Axis {
@@ -36,6 +39,7 @@ impl Axis {
         match self {
             Axis::Load => "load",
             Axis::Trigger => "trigger",
+            Axis::Magnitude => "magnitude",
         }
     }
 }
@@ -53,7 +57,8 @@ pub struct Margin {
 }
 
 /// Finds fault `fault`'s margin along `axis` of `model` within `bounds` (whose `max_x` for the
-/// trigger is cut to `scale::longest_trigger`), on `jobs` threads.
+/// trigger is cut to `scale::longest_trigger`, for the magnitude to `scale::largest_magnitude`),
+/// on `jobs` threads. A fault without a size has no magnitude axis: a usage error says why.
 pub fn find(
     model: &Model,
     fault: usize,
@@ -67,6 +72,17 @@ pub fn find(
             max_x: bounds.max_x.min(scale::longest_trigger(model, fault)),
             ..bounds
         },
+        Axis::Magnitude => Bounds {
+            max_x: bounds
+                .max_x
+                .min(scale::largest_magnitude(model, fault).map_err(|why| {
+                    Error::Usage(format!(
+                        "fault {fault} ({}) has no magnitude axis: {why}",
+                        crate::output::describe::fault_label(model, &model.faults[fault])
+                    ))
+                })?),
+            ..bounds
+        },
     };
     let verdict = Verdict::new(model, fault);
     // Replication 0's summary at each probe, for the mechanism.
@@ -77,6 +93,7 @@ pub fn find(
         let (scaled, load) = match axis {
             Axis::Load => (scale::load(model, x), x),
             Axis::Trigger => (scale::trigger(model, fault, x), 1.0),
+            Axis::Magnitude => (scale::magnitude(model, fault, x), 1.0),
         };
         let runs = replicate(&scaled, bounds.reps, jobs)?;
         if x == 1.0 {

@@ -49,6 +49,13 @@ fn amount(model: &Model, m: &Margin, x: f64) -> String {
             sig3(x),
             sig3(super::scale::trigger_s(model, m.fault) * x)
         ),
+        Axis::Magnitude => format!(
+            "{}× its size ({})",
+            sig3(x),
+            crate::output::describe::fault_effect(
+                &super::scale::magnitude(model, m.fault, x).faults[m.fault]
+            )
+        ),
     }
 }
 

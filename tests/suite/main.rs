@@ -57,6 +57,7 @@ mod lints;
 mod map;
 mod margin;
 mod margin_gate;
+mod margin_magnitude;
 mod mobile_checkout;
 mod model;
 mod operations;
