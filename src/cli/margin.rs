@@ -46,6 +46,10 @@ pub struct MarginArgs {
     /// Print the margins as JSON instead of words.
     #[arg(long)]
     json: bool,
+    /// Also map each fault's share of recovered runs over load × trigger along its boundary:
+    /// `DIR/margin-map-fault-<i>.csv` and `DIR/charts/margin-map-fault-<i>.svg`.
+    #[arg(long, value_name = "DIR")]
+    map: Option<std::path::PathBuf>,
 }
 
 pub fn margin(args: MarginArgs) -> Result<ExitCode> {
@@ -119,6 +123,14 @@ pub fn margin(args: MarginArgs) -> Result<ExitCode> {
         );
     } else {
         print!("{}", cascade::margin::text::summary(model, &margins));
+    }
+    if let Some(dir) = &args.map {
+        for &f in &faults {
+            let map = cascade::margin::map::map(model, f, args.reps, jobs)?;
+            for path in super::margin_map::write(model, &map, dir)? {
+                eprintln!("wrote {}", path.display());
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,7 @@ mod junit;
 mod lints;
 mod man;
 mod margin;
+mod margin_map;
 mod merge;
 mod metrics;
 mod presets;

@@ -9,6 +9,7 @@
 
 pub mod estimate;
 pub mod gate;
+pub mod map;
 pub mod mechanism;
 pub mod scale;
 pub mod search;
@@ -97,12 +98,7 @@ pub fn find(
         };
         let runs = replicate(&scaled, bounds.reps, jobs)?;
         if x == 1.0 {
-            if runs.iter().any(|r| !verdict.judged(&r.metrics.summary)) {
-                return Err(Error::Usage(format!(
-                    "fault {fault} is not judged as the scenario is written ({} = 0: no steady baseline before it; the fault table of `cascade run` says why), so it has no margin",
-                    verdict.judged
-                )));
-            }
+            verdict.judged_as_written(fault, runs.iter().map(|r| r.metrics.summary.as_slice()))?;
             written_goodput = runs
                 .iter()
                 .map(|r| verdict.goodput_before(&r.metrics.summary))
@@ -112,12 +108,9 @@ pub fn find(
         if let Some(r) = runs.first() {
             first_runs.insert(x.to_bits(), r.metrics.summary.clone());
         }
-        let healthy_before = |s: &[(String, f64)]| {
-            verdict.goodput_before(s) >= (1.0 - verdict.tolerance) * load * written_goodput
-        };
         Ok(runs
             .iter()
-            .filter(|r| verdict.recovered(&r.metrics.summary) && healthy_before(&r.metrics.summary))
+            .filter(|r| verdict.recovered_healthy(&r.metrics.summary, load, written_goodput))
             .count() as u32)
     })?;
     let (estimate, mechanism) = match &found {
@@ -193,5 +186,28 @@ impl Verdict {
 
     fn goodput_before(&self, s: &[(String, f64)]) -> f64 {
         Self::value(s, &self.goodput_before).unwrap_or(0.0)
+    }
+
+    /// Recovered, from a baseline that carried `load` times the written goodput (less the
+    /// tolerance).
+    fn recovered_healthy(&self, s: &[(String, f64)], load: f64, written_goodput: f64) -> bool {
+        self.recovered(s)
+            && self.goodput_before(s) >= (1.0 - self.tolerance) * load * written_goodput
+    }
+
+    /// A usage error unless every run of the scenario as written (their `summaries`) judges
+    /// fault `fault`.
+    fn judged_as_written<'a>(
+        &self,
+        fault: usize,
+        mut summaries: impl Iterator<Item = &'a [(String, f64)]>,
+    ) -> Result<()> {
+        if summaries.all(|s| self.judged(s)) {
+            return Ok(());
+        }
+        Err(Error::Usage(format!(
+            "fault {fault} is not judged as the scenario is written ({} = 0: no steady baseline before it; the fault table of `cascade run` says why), so it has no margin",
+            self.judged
+        )))
     }
 }

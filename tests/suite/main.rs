@@ -58,6 +58,7 @@ mod map;
 mod margin;
 mod margin_gate;
 mod margin_magnitude;
+mod margin_map;
 mod mobile_checkout;
 mod model;
 mod operations;
