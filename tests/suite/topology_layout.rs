@@ -189,3 +189,30 @@ timeout = "250ms"
     assert!(skip.label.is_some());
     assert!(skip.points.len() > 2);
 }
+
+/// The report's column is 1,124 px; a drawing may scale down to fit it, but its 10.5 px text
+/// not below 9 px, so no scenario's diagram may be wider than 1,124 × 10.5 / 9 px.
+#[test]
+fn every_scenario_fits_the_page_with_readable_text() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let widest = 1124.0 * 10.5 / 9.0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let path = f.unwrap().path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let l = layout(&model_of(&path));
+        assert!(l.width <= widest, "{}: {} px wide", path.display(), l.width);
+    }
+}
+
+/// The design review: mobile-checkout's diagram was 1,548 px wide, its first fault's
+/// target scrolled off the page. It now fits the column at full size, left to right (three
+/// layers of boxes, the services of the last one stacked).
+#[test]
+fn the_design_review_diagram_fits_at_full_size() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/mobile-checkout.toml");
+    let l = layout(&model_of(&path));
+    assert!(l.left_to_right);
+    assert!(l.width <= 1124.0, "{} px wide", l.width);
+}
