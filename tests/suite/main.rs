@@ -86,6 +86,7 @@ mod sweep;
 mod sweep_charts;
 mod sweep_columns;
 mod sweep_variant;
+mod topology_layout;
 mod trace;
 mod trace_filters;
 mod trace_otlp;
