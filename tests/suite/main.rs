@@ -89,6 +89,7 @@ mod trace_otlp;
 mod trace_otlp_checks;
 mod trust;
 mod tune;
+mod tune_constraints;
 mod tune_explains;
 mod variants;
 mod work_bound;
