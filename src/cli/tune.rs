@@ -212,6 +212,12 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     let tick = || progress.inc();
     let tuned = cascade::tune::tune(&search, &out, jobs, &tick)?;
     progress.finish();
+    // The trade-off as charts beside tune.json, when nothing satisfied every expectation.
+    let frontier = if tuned.tradeoff.is_some() {
+        cascade::chart::frontier_dir(&out)?
+    } else {
+        Vec::new()
+    };
     if !base.margin_expects.is_empty() {
         // A margin is a search of its own per candidate: tune leaves it out, and says so.
         eprintln!(
@@ -221,6 +227,9 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     }
     if !args.quiet {
         print!("{}", cascade::tune::text::summary(&tuned));
+        for path in &frontier {
+            println!("the trade-off charted in {}", path.display());
+        }
         println!("\nresults in {}", out.display());
     }
     Ok(if tuned.outcome.best.is_some() {

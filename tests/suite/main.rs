@@ -91,5 +91,6 @@ mod trust;
 mod tune;
 mod tune_constraints;
 mod tune_explains;
+mod tune_report;
 mod variants;
 mod work_bound;
