@@ -189,7 +189,16 @@ pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
     let results = read_results(dir)?;
     check_metric_options(&results, &options.metrics)?;
     let png = options.png.then_some(options.scale);
-    write_charts(&charts(&results, options), &dir.join("charts"), png)
+    let mut all = charts(&results, options);
+    if let Results::Sweep(s) = &results
+        && crate::output::read_tune::is_tune_dir(dir)
+    {
+        all.extend(frontier_charts(
+            s,
+            &crate::output::read_tune::read_tune(dir)?,
+        ));
+    }
+    write_charts(&all, &dir.join("charts"), png)
 }
 
 /// A search's frontier charts (`select/frontier.rs`), none when a candidate satisfied every

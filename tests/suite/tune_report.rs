@@ -67,6 +67,16 @@ fn an_infeasible_goal_charts_its_frontier_and_reports_it() {
         // The five attempt counts are the frontier's five points, each a circle.
         assert_eq!(svg.matches("<circle").count(), 5, "{file}");
     }
+    // `cascade chart` on the directory draws them too, beside the sweep's charts.
+    cascade(&["chart", out.to_str().unwrap()], 0);
+    for (file, _) in charts {
+        let drawn = std::fs::read_to_string(out.join("charts").join(file)).unwrap();
+        assert_eq!(
+            drawn,
+            std::fs::read_to_string(out.join(file)).unwrap(),
+            "{file}"
+        );
+    }
     let md = d.join("report.md");
     cascade(
         &[
