@@ -190,7 +190,33 @@ pub fn chart_dir(dir: &Path, options: &ChartOptions) -> Result<Vec<PathBuf>> {
     let results = read_results(dir)?;
     check_metric_options(&results, &options.metrics)?;
     let png = options.png.then_some(options.scale);
-    write_charts(&charts(&results, options), &dir.join("charts"), png)
+    let mut all = charts(&results, options);
+    if let Results::Sweep(s) = &results
+        && crate::output::read_tune::is_tune_dir(dir)
+    {
+        all.extend(frontier_charts(
+            s,
+            &crate::output::read_tune::read_tune(dir)?,
+        ));
+    }
+    write_charts(&all, &dir.join("charts"), png)
+}
+
+/// A search's frontier charts (`select/frontier.rs`), none when a candidate satisfied every
+/// expectation: the report shows them, and `cascade tune` writes them into its directory.
+pub fn frontier_charts(
+    s: &crate::output::read_sweep::SweepData,
+    t: &crate::output::read_tune::TuneData,
+) -> Vec<Chart> {
+    select::frontier::frontier_charts(s, t)
+}
+
+/// Writes a search's frontier charts into its directory, beside `tune.json`, as
+/// `frontier-<i>-<metric>.svg`; returns the paths written.
+pub fn frontier_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let s = crate::output::read_sweep::read_sweep(dir)?;
+    let t = crate::output::read_tune::read_tune(dir)?;
+    write_charts(&frontier_charts(&s, &t), dir, None)
 }
 
 /// `--metric` picks a sweep's charts: on a run's directory, whose charts are fixed, it is

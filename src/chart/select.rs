@@ -15,6 +15,7 @@ use crate::number::short;
 use crate::output::read_run::RunData;
 use crate::output::read_sweep::SweepData;
 
+pub mod frontier;
 mod sweep;
 pub use sweep::sweep_charts;
 

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// A directory `cascade run` or `cascade sweep` wrote.
+    /// A directory `cascade run`, `cascade sweep` or `cascade tune` wrote (a tune's report adds
+    /// what the search found: the best, the trade-off, the rejected and no-effect parameters).
     dir: PathBuf,
     /// Write Markdown (report.md, with the chart SVGs in charts/ beside it) instead of HTML.
     #[arg(long)]

@@ -89,7 +89,19 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let SweepTable {
         mut params,
         reps: file_reps,
+        constraints,
     } = base.sweep.clone().unwrap_or_default();
+    if !constraints.is_empty() {
+        // A sweep's directory is the whole grid (its charts and tables read every point), so a
+        // pruned point has no place in it: the constraints are tune's.
+        return Err(base
+            .source
+            .error_at(
+                &cascade::scenario::grid::constraint_field(0),
+                "constraints prune the grid of `cascade tune`; `cascade sweep` runs every point: run `cascade tune`, or sweep a copy of the file without them",
+            )
+            .into());
+    }
     let lists = args
         .parameter_list
         .chunks(2)

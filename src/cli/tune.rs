@@ -28,6 +28,11 @@ pub struct TuneArgs {
     /// `[sweep]` parameters; a path both give takes these values).
     #[arg(long = "param", value_name = "PATH=VALUES")]
     params: Vec<String>,
+    /// A constraint between parameters, `attempts * timeout <= 900ms`: candidates that break
+    /// it are pruned before anything runs. Repeatable, with the file's `[sweep] constraint`
+    /// (docs/tune.md, "Constraints").
+    #[arg(long = "constraint", value_name = "EXPR")]
+    constraints: Vec<String>,
     /// The summary metric to optimise, read from the base run: its mean over a candidate's
     /// replications.
     #[arg(long, value_name = "METRIC", required = true)]
@@ -66,7 +71,8 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     let path = &args.scenario.scenario;
     let overrides = args.scenario.overrides()?;
     let base = cascade::scenario::load(path, &overrides)?;
-    let file_params = base.sweep.clone().unwrap_or_default().params;
+    let table = base.sweep.clone().unwrap_or_default();
+    let file_params = table.params;
     let (params, from_cli) = grid::with_command_line(file_params, &args.params).map_err(usage)?;
     if params.is_empty() {
         return Err(usage(
@@ -107,6 +113,43 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         Some(r) => r,
         None => DEFAULT_REPS.max(needed),
     };
+    let mut constraints = Vec::new();
+    for (i, c) in table.constraints.iter().enumerate() {
+        let field = cascade::scenario::grid::constraint_field(i);
+        let located = |m: String| -> Error {
+            base.source
+                .error_at(&field, format!("`{}`: {m}", c.text))
+                .into()
+        };
+        constraints.push(c.resolve(&params).map_err(located)?);
+    }
+    for text in &args.constraints {
+        let resolved = cascade::scenario::Constraint::parse(text)
+            .and_then(|c| c.resolve(&params))
+            .map_err(|m| usage(format!("--constraint `{text}`: {m}")))?;
+        constraints.push(resolved);
+    }
+    let mut plan = Plan::new(path, &overrides, params, reps)?;
+    plan.keep_variants(&names)?;
+    let lint_allowed = base
+        .allow
+        .iter()
+        .any(|a| a == cascade::lint::RETRY_CANNOT_FIT);
+    let pruning = cascade::tune::prune::prune(&plan, &constraints, lint_allowed);
+    let searched = pruning.kept();
+    if searched == 0 {
+        let reasons: Vec<String> = pruning
+            .reasons
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("by {}: {}", r.label(), pruning.points_of(i).len()))
+            .collect();
+        return Err(usage(format!(
+            "every one of the {candidates} candidates is pruned before running ({}): loosen a constraint or widen the grid",
+            reasons.join("; ")
+        )));
+    }
+    let candidates = searched;
     let schedule = match args.max_runs {
         None => Schedule::new(candidates, reps),
         Some(max) => {
@@ -130,11 +173,12 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
             s
         }
     };
-    let mut plan = Plan::new(path, &overrides, params, schedule.reps())?;
+    // The grid is compiled at the requested replications to prune it; the search runs at the
+    // schedule's (a `--max-runs` can lower them), which number the plan's runs.
+    plan.reps = schedule.reps();
     // Once per variant as written, not per candidate, as `sweep` warns.
     args.lints
         .warn_files(std::slice::from_ref(path), &overrides)?;
-    plan.keep_variants(&names)?;
     if !plan.metric_names().contains(&args.objective) {
         let names = plan.metric_names();
         let hint = cascade::error::did_you_mean(&args.objective, names.iter().map(String::as_str));
@@ -157,6 +201,7 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         schedule: &schedule,
         objective: &args.objective,
         goal,
+        pruning: &pruning,
     };
     let out = args
         .out
@@ -167,6 +212,12 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     let tick = || progress.inc();
     let tuned = cascade::tune::tune(&search, &out, jobs, &tick)?;
     progress.finish();
+    // The trade-off as charts beside tune.json, when nothing satisfied every expectation.
+    let frontier = if tuned.tradeoff.is_some() {
+        cascade::chart::frontier_dir(&out)?
+    } else {
+        Vec::new()
+    };
     if !base.margin_expects.is_empty() {
         // A margin is a search of its own per candidate: tune leaves it out, and says so.
         eprintln!(
@@ -176,6 +227,9 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
     }
     if !args.quiet {
         print!("{}", cascade::tune::text::summary(&tuned));
+        for path in &frontier {
+            println!("the trade-off charted in {}", path.display());
+        }
         println!("\nresults in {}", out.display());
     }
     Ok(if tuned.outcome.best.is_some() {

@@ -118,6 +118,15 @@ pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     out
 }
 
+/// The `retry-cannot-fit` findings of `model` alone: `cascade tune` prunes the candidates that
+/// have one (a retry whose later attempts never start is a setting with fewer attempts, run
+/// again), with the very rule that warns about it.
+pub fn retry_cannot_fit(model: &Model) -> Vec<Finding> {
+    let mut out = Vec::new();
+    timing::retry_cannot_fit(&facts::Facts::of(model), &mut out);
+    out
+}
+
 /// A duration in ns for a message: `150ms`, `1.6s`.
 fn dur(ns: u64) -> String {
     crate::time::format_duration(ns)

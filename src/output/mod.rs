@@ -7,6 +7,7 @@ pub mod describe;
 pub mod read_dir;
 pub mod read_run;
 pub mod read_sweep;
+pub mod read_tune;
 pub mod run_files;
 pub mod run_tables;
 pub mod sweep_files;

@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod orchestration;
 pub mod tables;
 pub mod topology;
+pub mod tune;
 
 use crate::atomic::write_atomic;
 use crate::chart::{self, Chart};
@@ -70,9 +71,18 @@ pub fn report_dir(
         ..chart::ChartOptions::default()
     };
     chart::check_metric_options(&results, &options.metrics)?;
-    let charts = chart::charts(&results, &options);
+    let mut charts = chart::charts(&results, &options);
     let doc = match &results {
         crate::output::read_dir::Results::Run(runs) => build::run_doc(runs, &charts),
+        crate::output::read_dir::Results::Sweep(s)
+            if crate::output::read_tune::is_tune_dir(dir) =>
+        {
+            let t = crate::output::read_tune::read_tune(dir)?;
+            let frontier = chart::frontier_charts(s, &t);
+            let at = charts.len();
+            charts.extend(frontier);
+            tune::tune_doc(s, &t, &charts, (at..charts.len()).collect())
+        }
         crate::output::read_dir::Results::Sweep(s) => build::sweep_doc(s, &charts),
     };
     let default = match format {

@@ -13,13 +13,24 @@ pub const MAX_VALUES: u64 = 10_000;
 /// any run starts.
 pub const MAX_POINTS: u64 = 10_000;
 
-/// A scenario's `[sweep]` table: its parameters (paths in alphabetical order) and, if it sets
-/// them, the replications of each point.
+/// A scenario's `[sweep]` table: its parameters (paths in alphabetical order), if it sets
+/// them, the replications of each point, and the constraints between parameters that prune
+/// `cascade tune`'s grid (`constraint`, in the file's order; its names are resolved against the
+/// whole grid once the command line's parameters are known).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SweepTable {
     pub params: Vec<Param>,
     pub reps: Option<u32>,
+    pub constraints: Vec<super::Constraint>,
 }
+
+/// The field a `[sweep]` constraint is written at, for its errors.
+pub fn constraint_field(i: usize) -> String {
+    format!("sweep.{CONSTRAINT}.{i}")
+}
+
+/// The `[sweep]` key that holds constraints rather than a parameter's values.
+pub const CONSTRAINT: &str = "constraint";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -217,11 +228,32 @@ pub fn compile_sweep(
     use super::schema::SetValue;
     let mut params = Vec::new();
     let mut reps = None;
+    let mut constraints = Vec::new();
     for (key, value) in table {
         let at = format!("sweep.{key}");
         match (key.as_str(), value) {
             ("reps", SetValue::Int(n)) if *n >= 1 => reps = Some(*n as u32),
             ("reps", _) => return Err(src.error_at(&at, "is a number of replications, at least 1")),
+            (CONSTRAINT, SetValue::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let at = constraint_field(i);
+                    let SetValue::Text(text) = item else {
+                        return Err(src.error_at(
+                            &at,
+                            "is a comparison written as a string: \"attempts * timeout <= 900ms\"",
+                        ));
+                    };
+                    let c = super::Constraint::parse(text)
+                        .map_err(|m| src.error_at(&at, format!("`{text}`: {m}")))?;
+                    constraints.push(c);
+                }
+            }
+            (CONSTRAINT, _) => {
+                return Err(src.error_at(
+                    &at,
+                    "takes a list of comparisons: [\"attempts * timeout <= 900ms\"]",
+                ));
+            }
             (_, SetValue::Array(values)) if !values.is_empty() => params.push(Param {
                 path: key.clone(),
                 values: values.iter().map(SetValue::toml).collect(),
@@ -236,7 +268,11 @@ pub fn compile_sweep(
             }
         }
     }
-    Ok(SweepTable { params, reps })
+    Ok(SweepTable {
+        params,
+        reps,
+        constraints,
+    })
 }
 
 #[cfg(test)]

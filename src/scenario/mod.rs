@@ -5,6 +5,7 @@
 mod branch;
 mod client;
 mod compile;
+pub mod constraint;
 mod dist;
 pub mod document;
 mod edit;
@@ -39,6 +40,7 @@ mod warnings;
 mod window;
 
 pub use cascade_policy::table::{DEFAULT_BREAKER_COUNT, single_attempt_retry};
+pub use constraint::Constraint;
 pub use document::{Origin, Override, Source};
 pub use expectation::{Against, BASE, Compare, Expect, OPS, Op, Stat};
 pub use grid::{Param, SweepTable};

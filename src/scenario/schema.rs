@@ -76,7 +76,8 @@ pub struct RawScenario {
     /// The scenario again with some fields set otherwise, run on the same seed.
     #[serde(default)]
     pub variant: Vec<RawVariant>,
-    /// `[sweep]`: `reps`, and paths with their values (a list, or a range `"A..B:STEP"`).
+    /// `[sweep]`: `reps`, `constraint` (tune's), and paths with their values (a list, or a range
+    /// `"A..B:STEP"`).
     #[schemars(with = "Option<SweepSchema>")]
     pub sweep: Option<BTreeMap<String, SetValue>>,
 }

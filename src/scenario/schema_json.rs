@@ -170,13 +170,19 @@ impl JsonSchema for SweepSchema {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "object",
-            "description": "`reps`, and field paths (quoted: \"service.api.workers\") with their values: a list, or a range \"A..B:STEP\"",
+            "description": "`reps`, `constraint`, and field paths (quoted: \"service.api.workers\") with their values: a list, or a range \"A..B:STEP\"",
             "properties": {
                 "reps": {
                     "type": "integer",
                     "minimum": 1,
                     "description": "Replications of each point of the grid",
                     "default": 1
+                },
+                "constraint": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "description": "Constraints between parameters that prune `cascade tune`'s grid before anything runs: each one comparison (< <= > >= == !=) of arithmetic (+ - * / and parentheses) over parameter names (a path, or its end after a `.`), numbers and durations, like \"attempts * timeout <= 900ms\" (docs/tune.md); `cascade sweep` refuses them",
+                    "default": []
                 }
             },
             "additionalProperties": {

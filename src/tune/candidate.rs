@@ -14,6 +14,9 @@ pub enum Status {
     /// Broke the expectations `broke` (each judged as `cascade check` judges it) at the end
     /// of round `round`, and ran no further.
     Rejected { round: usize, broke: Vec<Broken> },
+    /// Pruned before the first round by the reason `by` of the search's `Pruning`: it never
+    /// ran.
+    Pruned { by: usize },
 }
 
 /// An expectation a candidate broke: its index among the scenario's `[[expect]]`s and the

@@ -16,6 +16,9 @@ struct File<'a> {
     objective: Objective<'a>,
     method: Method,
     params: Vec<Param<'a>>,
+    /// Per reason a candidate was pruned before the first run (each constraint, then the
+    /// lint), the candidates it pruned first.
+    pruned: Vec<Pruned>,
     rounds: Vec<Round>,
     runs: usize,
     grid_runs: usize,
@@ -28,6 +31,12 @@ struct File<'a> {
     /// Null when there is no best.
     ready: Option<explain_json::Ready<'a>>,
     candidates: Vec<CandidateRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct Pruned {
+    by: String,
+    candidates: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -119,6 +128,9 @@ struct CandidateRow<'a> {
     objective: Option<Stats>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     broke: Vec<Broke>,
+    /// A pruned candidate's reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pruned_by: Option<String>,
 }
 
 fn stats(t: &Tuned, point: usize) -> Option<Stats> {
@@ -145,7 +157,10 @@ fn layout(depth: usize, key: Option<&str>) -> Entries {
         (1, _) => Entries::pretty(1),
         (
             2,
-            Some("params" | "rounds" | "within_noise" | "rejected" | "no_effect" | "candidates"),
+            Some(
+                "params" | "pruned" | "rounds" | "within_noise" | "rejected" | "no_effect"
+                | "candidates",
+            ),
         ) => Entries::Lines {
             indent: 4,
             close: Some(2),
@@ -165,6 +180,7 @@ pub fn tune_json(t: &Tuned) -> String {
             Status::Finalist => ("finalist", None),
             Status::Eliminated { round } => ("eliminated", Some(*round)),
             Status::Rejected { round, .. } => ("rejected", Some(*round)),
+            Status::Pruned { .. } => ("pruned", None),
         }
     };
     let file = File {
@@ -187,6 +203,12 @@ pub fn tune_json(t: &Tuned) -> String {
             .map(|p| Param {
                 path: &p.path,
                 values: &p.values,
+            })
+            .collect(),
+        pruned: (t.pruning.reasons.iter().enumerate())
+            .map(|(i, r)| Pruned {
+                by: r.label(),
+                candidates: t.pruning.points_of(i),
             })
             .collect(),
         rounds: o
@@ -259,6 +281,10 @@ pub fn tune_json(t: &Tuned) -> String {
                     replications: c.reps(),
                     objective: stats(t, c.point),
                     broke,
+                    pruned_by: match c.status {
+                        Status::Pruned { by } => Some(t.pruning.reasons[by].label()),
+                        _ => None,
+                    },
                 }
             })
             .collect(),

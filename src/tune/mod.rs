@@ -14,6 +14,7 @@ pub mod halving;
 pub mod judge;
 pub mod noise;
 pub mod outcome;
+pub mod prune;
 pub mod regions;
 pub mod schedule;
 pub mod search;
@@ -46,6 +47,8 @@ pub struct Tuned<'a> {
     pub no_effect: Vec<effect::NoEffect>,
     /// The best setting ready to run and export.
     pub ready: Option<deploy::Ready>,
+    /// The candidates pruned before the first run, and why.
+    pub pruning: prune::Pruning,
 }
 
 impl Tuned<'_> {
@@ -133,6 +136,7 @@ pub fn tune<'a>(
         tradeoff,
         no_effect,
         ready: None,
+        pruning: search.pruning.clone(),
     };
     if let Some(best) = tuned.outcome.best {
         tuned.ready = Some(deploy::ready(

@@ -30,6 +30,38 @@ pub fn digits(point: usize, sizes: &[usize]) -> Vec<usize> {
     out
 }
 
+/// `points` (ascending) of a grid of `total` points: per parameter, the values at which every
+/// point is among them, and the points in no such slice.
+pub fn slices(
+    points: &[usize],
+    total: usize,
+    sizes: &[usize],
+) -> (Vec<(usize, Vec<usize>)>, Vec<usize>) {
+    let all: Vec<Vec<usize>> = (0..total).map(|p| digits(p, sizes)).collect();
+    let mut slices = Vec::new();
+    let mut covered = vec![false; total];
+    for (param, &n) in sizes.iter().enumerate() {
+        let values: Vec<usize> = (0..n)
+            .filter(|&v| {
+                (0..total)
+                    .filter(|&p| all[p][param] == v)
+                    .all(|p| points.contains(&p))
+            })
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        for p in 0..total {
+            if values.contains(&all[p][param]) {
+                covered[p] = true;
+            }
+        }
+        slices.push((param, values));
+    }
+    let others = points.iter().copied().filter(|&p| !covered[p]).collect();
+    (slices, others)
+}
+
 /// The regions of the rejected candidates, in the order of the expectations; `sizes` are the
 /// parameters' numbers of values.
 pub fn regions(candidates: &[Candidate], expects: usize, sizes: &[usize]) -> Vec<Region> {
@@ -46,28 +78,7 @@ pub fn regions(candidates: &[Candidate], expects: usize, sizes: &[usize]) -> Vec
         if points.is_empty() {
             continue;
         }
-        let all: Vec<Vec<usize>> = (0..candidates.len()).map(|p| digits(p, sizes)).collect();
-        let mut slices = Vec::new();
-        let mut covered = vec![false; candidates.len()];
-        for (param, &n) in sizes.iter().enumerate() {
-            let values: Vec<usize> = (0..n)
-                .filter(|&v| {
-                    (0..candidates.len())
-                        .filter(|&p| all[p][param] == v)
-                        .all(|p| points.contains(&p))
-                })
-                .collect();
-            if values.is_empty() {
-                continue;
-            }
-            for p in 0..candidates.len() {
-                if values.contains(&all[p][param]) {
-                    covered[p] = true;
-                }
-            }
-            slices.push((param, values));
-        }
-        let others = points.iter().copied().filter(|&p| !covered[p]).collect();
+        let (slices, others) = slices(&points, candidates.len(), sizes);
         out.push(Region {
             expect: e,
             points,

@@ -27,6 +27,8 @@ pub struct Search<'a> {
     pub schedule: &'a Schedule,
     pub objective: &'a str,
     pub goal: Goal,
+    /// The candidates never run (`Pruning::by_point` of every point of the plan).
+    pub pruning: &'a super::prune::Pruning,
 }
 
 /// What one round did.
@@ -59,7 +61,13 @@ impl Search<'_> {
         let mut wanted: Vec<String> = vec![self.objective.to_string()];
         wanted.extend(self.expects.iter().map(|e| e.read_from.clone()));
         let mut candidates: Vec<Candidate> = (0..plan.points())
-            .map(|p| Candidate::new(p, plan.variants.len()))
+            .map(|p| {
+                let mut c = Candidate::new(p, plan.variants.len());
+                if let Some(by) = self.pruning.by_point[p] {
+                    c.status = Status::Pruned { by };
+                }
+                c
+            })
             .collect();
         let mut rounds = Vec::new();
         let mut spent = Vec::new();

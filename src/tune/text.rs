@@ -56,6 +56,10 @@ pub fn summary(t: &Tuned) -> String {
             r.kept.map_or("–".into(), |k| k.to_string()),
         ]);
     }
+    out.push_str(&pruned_text(t));
+    if !t.pruning.reasons.is_empty() {
+        out.push('\n');
+    }
     out.push_str(&rounds.render());
     out.push_str(&idle_rounds(t));
     out.push('\n');
@@ -95,35 +99,76 @@ pub fn summary(t: &Tuned) -> String {
     if !o.regions.is_empty() {
         out.push_str("rejected, by the expectation broken:\n");
         for r in &o.regions {
-            let mut parts: Vec<String> = r
-                .slices
-                .iter()
-                .map(|(param, values)| {
-                    let p = &m.params[*param];
-                    let vs: Vec<&str> = values.iter().map(|&v| p.values[v].as_str()).collect();
-                    format!("every candidate with {} = {}", p.path, vs.join(", "))
-                })
-                .collect();
-            parts.extend(r.others.iter().map(|&p| t.setting_text(p)));
             let label = t.expects[r.expect].label();
-            let (n, of) = (r.points.len(), m.points);
-            if n == of || parts.len() == 1 {
-                let what = if n == of {
-                    "every candidate"
-                } else {
-                    &parts[0]
-                };
-                out.push_str(&format!("  {label} ({n} of {of}): {what}\n"));
-                continue;
-            }
-            out.push_str(&format!("  {label} ({n} of {of}):\n"));
-            for part in parts {
-                out.push_str(&format!("    {part}\n"));
-            }
+            out.push_str(&grouped(t, &label, r.points.len(), &r.slices, &r.others));
         }
     }
     if let Some(ready) = &t.ready {
         out.push_str(&ready_text(ready));
+    }
+    out
+}
+
+/// One group of candidates (those that broke an expectation, or a constraint pruned), `n` of
+/// them: on its line when one slice or candidate says it, else a slice or candidate a line.
+fn grouped(
+    t: &Tuned,
+    label: &str,
+    n: usize,
+    slices: &[(usize, Vec<usize>)],
+    others: &[usize],
+) -> String {
+    let m = &t.manifest;
+    let mut parts: Vec<String> = slices
+        .iter()
+        .map(|(param, values)| {
+            let p = &m.params[*param];
+            let vs: Vec<&str> = values.iter().map(|&v| p.values[v].as_str()).collect();
+            format!("every candidate with {} = {}", p.path, vs.join(", "))
+        })
+        .collect();
+    parts.extend(others.iter().map(|&p| t.setting_text(p)));
+    let of = m.points;
+    if n == of || parts.len() == 1 {
+        let what = if n == of {
+            "every candidate"
+        } else {
+            &parts[0]
+        };
+        return format!("  {label} ({n} of {of}): {what}\n");
+    }
+    let mut out = format!("  {label} ({n} of {of}):\n");
+    for part in parts {
+        out.push_str(&format!("    {part}\n"));
+    }
+    out
+}
+
+/// The candidates pruned before the first run, by the first reason each met.
+fn pruned_text(t: &Tuned) -> String {
+    let pruning = &t.pruning;
+    if pruning.reasons.is_empty() {
+        return String::new();
+    }
+    let sizes: Vec<usize> = t.manifest.params.iter().map(|p| p.values.len()).collect();
+    let mut out = format!(
+        "pruned before running: {} of {} candidates, by the first constraint each breaks ({} searched):\n",
+        pruning.pruned(),
+        t.manifest.points,
+        pruning.kept()
+    );
+    for (i, reason) in pruning.reasons.iter().enumerate() {
+        let points = pruning.points_of(i);
+        if points.is_empty() {
+            out.push_str(&format!(
+                "  {} (0 of {}): none\n",
+                reason.label(),
+                t.manifest.points
+            ));
+            continue;
+        }
+        let (slices, others) = super::regions::slices(&points, t.manifest.points, &sizes);
+        out.push_str(&grouped(t, &reason.label(), points.len(), &slices, &others));
     }
     out
 }

@@ -1470,3 +1470,28 @@ fn a_rate_past_one_a_nanosecond_is_refused() {
         &["client.web.phases.0.rate", "at most 1000000000"],
     );
 }
+
+#[test]
+fn sweep_constraints_are_parsed_when_the_file_compiles() {
+    let c = Case::new("sweep-constraints");
+    let with = |line: &str| format!("{GOOD}\n[sweep]\n{line}\n");
+    c.rejects(
+        &with("constraint = [\"workers <= \"]"),
+        &[
+            "sweep.constraint.0",
+            "expected a name, a number or a duration",
+        ],
+    );
+    c.rejects(
+        &with("constraint = [\"workers % 2 == 0\"]"),
+        &["sweep.constraint.0", "`%` is not part of a constraint"],
+    );
+    c.rejects(
+        &with("constraint = [3]"),
+        &["sweep.constraint.0", "a comparison written as a string"],
+    );
+    c.rejects(
+        &with("constraint = \"workers < 3\""),
+        &["sweep.constraint", "takes a list of comparisons"],
+    );
+}

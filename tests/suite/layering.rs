@@ -41,7 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "tune",
         &[
-            "output", "sweep", "check", "scenario", "export", "import", "metrics", "+",
+            "output", "sweep", "check", "scenario", "export", "import", "lint", "metrics", "+",
         ],
     ),
     (

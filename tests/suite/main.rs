@@ -93,6 +93,8 @@ mod trace_otlp;
 mod trace_otlp_checks;
 mod trust;
 mod tune;
+mod tune_constraints;
 mod tune_explains;
+mod tune_report;
 mod variants;
 mod work_bound;

@@ -220,7 +220,7 @@ const TUNE_EVERY: u64 = 10;
 /// `cascade tune` on the mutated scenario at its short duration, with arguments drawn from
 /// their valid and invalid forms (from a `Pick` of its own, so the mutations of every case stay
 /// what they were): a grid of seeds, an objective that exists or not, replications, a budget,
-/// a goal, now and then a malformed `--param`.
+/// a goal, now and then a malformed `--param`, and a `--constraint` valid or not.
 fn tune_args(i: u64, path: &str, short: &str, dir: &Path) -> Vec<String> {
     let mut p = Pick::new(i ^ 0x7e4e_f022);
     let out = dir.join(format!("tune-{i}"));
@@ -252,6 +252,21 @@ fn tune_args(i: u64, path: &str, short: &str, dir: &Path) -> Vec<String> {
         args.extend([
             "--max-runs".into(),
             p.one(&["0", "4", "6", "1000"]).to_string(),
+        ]);
+    }
+    // Drawn last, so that the arguments above stay what they were for every case.
+    if p.chance(0.3) {
+        args.extend([
+            "--constraint".into(),
+            p.one(&[
+                "seed <= 3",
+                "scenario.seed * 1s != 2s",
+                "seed > 99",
+                "seed <",
+                "nope < 1",
+                "seed <= 1ms",
+            ])
+            .to_string(),
         ]);
     }
     args
