@@ -137,10 +137,16 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
             let callee = (ss.service, ss.name);
             if k != c {
                 let edge = tally.edges.entry((hs.service, ss.service)).or_default();
-                if ss.start < cs.start || ss.end > cs.end {
+                if ss.start < cs.start {
+                    // The callee began before it was called: its host's clock is behind.
                     edge.skew += 1;
                 }
-                if ss.duration() <= cs.duration() {
+                if ss.start >= cs.start && ss.end > cs.end {
+                    // The caller stopped waiting (a timeout, an abandoned call) while the
+                    // callee worked on: detached work, not skew; the two durations no longer
+                    // differ by the network, so no network time from it.
+                    edge.outlived += 1;
+                } else if ss.duration() <= cs.duration() {
                     edge.network.add((cs.duration() - ss.duration()) / 2);
                 } else {
                     report.server_longer += 1;
@@ -345,5 +351,26 @@ mod tests {
         assert_eq!(report.missing_server[&((0, 0), 2)], 1);
         // Both client spans are waiting: 100 − 30 − 10.
         assert_eq!(tally.ops[&(0, 0)].self_time.sorted(), [60]);
+    }
+
+    #[test]
+    fn a_callee_working_on_after_its_caller_timed_out_is_not_skew() {
+        use Kind::*;
+        // api calls db at 1010; db starts at 1020, the call times out at 1050 and db works
+        // on until 1080: detached work. A second call, 1060..1070, is answered normally.
+        let spans = [
+            span(1, None, 0, 0, Server, 1000, 1100, false),
+            span(2, Some(1), 0, 1, Client, 1010, 1050, true),
+            span(3, Some(2), 1, 1, Server, 1020, 1080, false),
+            span(4, Some(1), 0, 1, Client, 1085, 1095, false),
+            span(5, Some(4), 1, 1, Server, 1087, 1093, false),
+        ];
+        let (mut tally, mut report) = (Tally::default(), Report::default());
+        analyse(&spans, &mut tally, &mut report);
+        let edge = &tally.edges[&(0, 1)];
+        assert_eq!((edge.skew, edge.outlived), (0, 1));
+        // Network time from the answered call alone: (10 − 6) / 2.
+        assert_eq!(edge.network.sorted(), [2]);
+        assert_eq!(report.server_longer, 0);
     }
 }

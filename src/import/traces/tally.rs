@@ -59,8 +59,11 @@ pub struct CalleeTally {
 pub struct EdgeTally {
     /// (client span − server span) / 2, one way.
     pub network: Samples,
-    /// Server spans that began before their client span or ended after it.
+    /// Server spans that began before their client span: the callee's clock is behind.
     pub skew: u64,
+    /// Server spans that ended after their client span (begun within it): the caller stopped
+    /// waiting first, a timeout or an abandoned call, and the callee worked on.
+    pub outlived: u64,
 }
 
 #[derive(Debug, Default)]
