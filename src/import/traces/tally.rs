@@ -14,6 +14,9 @@ pub struct Tally {
     /// (caller service, callee service).
     pub edges: BTreeMap<(u32, u32), EdgeTally>,
     pub services: BTreeMap<u32, ServiceTally>,
+    /// Requests by (the client's service when a client's root span sent them, entry
+    /// operation).
+    pub entries: BTreeMap<(Option<u32>, Op), u64>,
     /// Entry operations of whole traces (their root), and when the first and last began.
     pub roots: u64,
     pub first_root: u64,
@@ -33,9 +36,19 @@ pub struct OpTally {
     /// As the root of a trace: a client's request.
     pub entries: u64,
     pub callees: BTreeMap<Op, CalleeTally>,
-    /// For each pair of callees, the handlers that called both, and those whose calls to the
-    /// two overlapped in time (parallel).
-    pub pairs: BTreeMap<(Op, Op), (u64, u64)>,
+    /// For each pair of callees (the smaller first), how the handlers that called both did.
+    pub pairs: BTreeMap<(Op, Op), Pair>,
+}
+
+#[derive(Debug, Default)]
+pub struct Pair {
+    /// Handlers that called both.
+    pub both: u64,
+    /// Those whose calls to the two overlapped in time (parallel).
+    pub overlap: u64,
+    /// Those that called the pair's first callee first, and its second first.
+    pub first_before: u64,
+    pub second_before: u64,
 }
 
 #[derive(Debug, Default)]
