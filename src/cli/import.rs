@@ -301,7 +301,8 @@ fn prometheus(args: ImportArgs) -> Result<ExitCode> {
     }
     if args.traces.given() {
         return Err(Error::Usage(
-            "--format, --open-traces and --sampled are for `cascade import traces`, not prometheus".into(),
+            "--format, --open-traces and --sampled are for `cascade import traces`, not prometheus"
+                .into(),
         ));
     }
     let options = args.prometheus.options()?;

@@ -301,19 +301,29 @@ pub fn emit(
                     "the span name, normalised",
                 );
             }
-            f.set(
-                "work",
-                Toml::Raw(empirical(&t.self_time)),
-                format!(
-                    "self time of {} server spans: duration minus its client spans, on its own clock",
-                    t.spans
-                ),
-            );
+            if t.handlers() > 0 {
+                let alone = if t.failed_alone > 0 {
+                    format!(
+                        " ({} more failed before any work or call, the fault below)",
+                        t.failed_alone
+                    )
+                } else {
+                    String::new()
+                };
+                f.set(
+                    "work",
+                    Toml::Raw(empirical(&t.self_time)),
+                    format!(
+                        "self time of {} server spans: duration minus its client spans, on its own clock{alone}",
+                        t.handlers()
+                    ),
+                );
+            }
             let steps = steps(t, |c| keep.contains(&(*op, c)));
             if !steps.is_empty() {
                 let (text, from) = calls(
                     &steps,
-                    t.spans,
+                    t.handlers(),
                     *op,
                     tally,
                     names,

@@ -118,8 +118,7 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
                         None => true,
                         Some(r) if client_root(r) => {
                             origin = Some(spans[r].service);
-                            children[r].iter().find(|&&c| spans[c].kind == Kind::Client)
-                                == Some(&p)
+                            children[r].iter().find(|&&c| spans[c].kind == Kind::Client) == Some(&p)
                         }
                         Some(_) => false,
                     }
@@ -192,7 +191,14 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
         let busy = union(&mut waiting, hs.start, hs.end);
         let t = tally.ops.entry(op).or_default();
         t.spans += 1;
-        t.self_time.add(hs.duration() - busy);
+        if hs.error && clients.is_empty() {
+            // Failed before doing anything (refused, shed, an injected error): the `errors`
+            // fault it becomes answers on arrival, without work or calls, so it is neither
+            // work nor a handler that could have called.
+            t.failed_alone += 1;
+        } else {
+            t.self_time.add(hs.duration() - busy);
+        }
         if entry {
             t.entries += 1;
             *tally.entries.entry((origin, op)).or_default() += 1;
@@ -302,7 +308,11 @@ pub fn ordered(t: &OpTally) -> Vec<Op> {
     v.sort();
     let mut order: Vec<Op> = v.into_iter().map(|(_, k)| k).collect();
     let before = |a: Op, b: Op| -> bool {
-        let (key, flip) = if a <= b { ((a, b), false) } else { ((b, a), true) };
+        let (key, flip) = if a <= b {
+            ((a, b), false)
+        } else {
+            ((b, a), true)
+        };
         t.pairs.get(&key).is_some_and(|p| {
             let (a_first, b_first) = if flip {
                 (p.second_before, p.first_before)
@@ -446,12 +456,48 @@ mod tests {
             let work = if k == 0 { 1 } else { 50 };
             let mut spans = vec![
                 span(10 * k + 1, None, 0, 0, Server, t0, t0 + 100, false),
-                span(10 * k + 2, Some(10 * k + 1), 0, 1, Client, t0 + work, t0 + work + 1, false),
-                span(10 * k + 3, Some(10 * k + 2), 1, 1, Server, t0 + work, t0 + work + 1, false),
+                span(
+                    10 * k + 2,
+                    Some(10 * k + 1),
+                    0,
+                    1,
+                    Client,
+                    t0 + work,
+                    t0 + work + 1,
+                    false,
+                ),
+                span(
+                    10 * k + 3,
+                    Some(10 * k + 2),
+                    1,
+                    1,
+                    Server,
+                    t0 + work,
+                    t0 + work + 1,
+                    false,
+                ),
             ];
             if k == 0 {
-                spans.push(span(10 * k + 4, Some(10 * k + 1), 0, 2, Client, t0 + 2, t0 + 3, false));
-                spans.push(span(10 * k + 5, Some(10 * k + 4), 2, 2, Server, t0 + 2, t0 + 3, false));
+                spans.push(span(
+                    10 * k + 4,
+                    Some(10 * k + 1),
+                    0,
+                    2,
+                    Client,
+                    t0 + 2,
+                    t0 + 3,
+                    false,
+                ));
+                spans.push(span(
+                    10 * k + 5,
+                    Some(10 * k + 4),
+                    2,
+                    2,
+                    Server,
+                    t0 + 2,
+                    t0 + 3,
+                    false,
+                ));
             }
             analyse(&spans, &mut tally, &mut report);
         }

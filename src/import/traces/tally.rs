@@ -33,6 +33,9 @@ pub struct OpTally {
     pub errors: u64,
     /// Errors not explained by a failed call: its own.
     pub own_errors: u64,
+    /// Errors with no client span at all (refused, shed): no work, and no call they could
+    /// have made, so left out of the self time and of the calls' shares.
+    pub failed_alone: u64,
     /// As the root of a trace: a client's request.
     pub entries: u64,
     pub callees: BTreeMap<Op, CalleeTally>,
@@ -49,6 +52,13 @@ pub struct Pair {
     /// Those that called the pair's first callee first, and its second first.
     pub first_before: u64,
     pub second_before: u64,
+}
+
+impl OpTally {
+    /// Server spans that got as far as their work: those a call's share is of.
+    pub fn handlers(&self) -> u64 {
+        self.spans - self.failed_alone
+    }
 }
 
 #[derive(Debug, Default)]
