@@ -384,3 +384,65 @@ fn a_mix_with_constant_work_goes_round() {
     let dir = scratch("roundtrip-login");
     round_trip(&dir, "scenarios/login-analytics.toml", "19s", "0.2");
 }
+
+/// A `p` step whose call has a latency: the import once wrote its `p` and `name` inside the
+/// `latency` table (`latency = { dist = "constant", value = "2ms", p = 0.3, … }`), which
+/// dropped the `p`. Every request traced; 2,000 requests, so 4σ of p = 0.3 is 0.041.
+#[test]
+fn a_p_step_with_latency_keeps_its_p_beside_the_call() {
+    let dir = scratch("roundtrip-p-latency");
+    let scenario = dir.join("s.toml");
+    std::fs::write(
+        &scenario,
+        r#"[scenario]
+name = "p-latency"
+duration = "20s"
+seed = 5
+
+[[client]]
+name = "web"
+target = "api"
+rate = 100
+
+[[service]]
+name = "api"
+workers = 50
+work = "1ms"
+calls = [ { to = "cache", latency = "1ms" }, { to = "db", latency = "2ms", p = 0.3, name = "miss" } ]
+
+[[service]]
+name = "cache"
+workers = 50
+work = "1ms"
+
+[[service]]
+name = "db"
+workers = 50
+work = "4ms"
+"#,
+    )
+    .unwrap();
+    let trace = dir.join("t.json");
+    run_traced(
+        &scenario,
+        &dir.join("out"),
+        &trace,
+        &[
+            "--trace-format",
+            "otlp",
+            "--trace-epoch",
+            &EPOCH_S.to_string(),
+        ],
+    );
+    let out = cascade(&["import", "traces", trace.to_str().unwrap()], 0);
+    let got = shape(&String::from_utf8(out.stdout).unwrap());
+    let api = &got.ops[&("api".to_string(), "api".to_string())];
+    let miss = &api.steps[1];
+    assert_eq!(miss.calls, [("db".to_string(), "db".to_string())]);
+    assert_eq!(miss.latency, [2e6]);
+    let p = miss.p.expect("a p beside the call");
+    assert!((p - 0.3).abs() <= 0.041, "p {p}");
+    // The client is `web`, not a service.
+    assert!(!got.ops.keys().any(|k| k.0 == "web"));
+    assert_eq!(got.clients["web"].0, "api");
+}

@@ -503,4 +503,54 @@ mod tests {
         }
         assert_eq!(ordered(&tally.ops[&(0, 0)]), [(1, 1), (2, 2)]);
     }
+
+    #[test]
+    fn a_handler_refused_before_any_work_is_no_caller_and_no_work() {
+        use Kind::*;
+        // api (0) calls db (1) in three handlers; a fourth is refused at once (ERROR, no
+        // client span): db is called in every handler that worked, and the refusal's zero
+        // self time is not work.
+        let (mut tally, mut report) = (Tally::default(), Report::default());
+        for k in 0..3u128 {
+            let t0 = 1_000 * k as u64;
+            analyse(
+                &[
+                    span(10 * k + 1, None, 0, 0, Server, t0, t0 + 100, false),
+                    span(
+                        10 * k + 2,
+                        Some(10 * k + 1),
+                        0,
+                        1,
+                        Client,
+                        t0 + 50,
+                        t0 + 90,
+                        false,
+                    ),
+                    span(
+                        10 * k + 3,
+                        Some(10 * k + 2),
+                        1,
+                        1,
+                        Server,
+                        t0 + 55,
+                        t0 + 85,
+                        false,
+                    ),
+                ],
+                &mut tally,
+                &mut report,
+            );
+        }
+        analyse(
+            &[span(99, None, 0, 0, Server, 5_000, 5_000, true)],
+            &mut tally,
+            &mut report,
+        );
+        let api = &tally.ops[&(0, 0)];
+        assert_eq!((api.spans, api.failed_alone, api.handlers()), (4, 1, 3));
+        assert_eq!(api.self_time.sorted(), [60, 60, 60]);
+        assert_eq!(api.own_errors, 1);
+        let steps = crate::import::traces::plan::steps(api, |_| true);
+        assert_eq!(steps[0].share, 1.0);
+    }
 }
