@@ -19,6 +19,10 @@ use crate::import::prometheus_hist::sig;
 use crate::import::read::{duration_text, policy_name};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A client: the service of its root spans (none when the root is the entry's server span),
+/// and the service its requests enter.
+type ClientKey = (Option<u32>, u32);
+
 /// The rows of an operation's `empirical` work.
 const PERCENTS: [f64; 12] = [
     0.0, 1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 100.0,
@@ -144,7 +148,7 @@ pub fn emit(
 
     // [[client]]: one per client (the service of its root spans, or none for traces whose
     // root is the entry's own server span) and entry service, its operations the mix.
-    let mut entries: BTreeMap<(Option<u32>, u32), Vec<(Op, u64)>> = BTreeMap::new();
+    let mut entries: BTreeMap<ClientKey, Vec<(Op, u64)>> = BTreeMap::new();
     for ((origin, op), n) in &tally.entries {
         entries.entry((*origin, op.0)).or_default().push((*op, *n));
     }
