@@ -74,6 +74,10 @@ struct TracesArgs {
     /// Traces held open at once while their spans are grouped; the oldest closes past it.
     #[arg(long, value_name = "N")]
     open_traces: Option<usize>,
+    /// The share of requests the traces hold (a head sampler's ratio, `--trace-sample`'s F):
+    /// the clients' rates and the services' in-flight counts are divided by it [default: 1].
+    #[arg(long, value_name = "F")]
+    sampled: Option<f64>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -88,7 +92,7 @@ enum TraceFile {
 
 impl TracesArgs {
     fn given(&self) -> bool {
-        self.format.is_some() || self.open_traces.is_some()
+        self.format.is_some() || self.open_traces.is_some() || self.sampled.is_some()
     }
 }
 
@@ -262,7 +266,7 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
     let format = library.format();
     if args.traces.given() {
         return Err(Error::Usage(format!(
-            "--format and --open-traces are for `cascade import traces`, not {}",
+            "--format, --open-traces and --sampled are for `cascade import traces`, not {}",
             format.name()
         )));
     }
@@ -297,7 +301,8 @@ fn prometheus(args: ImportArgs) -> Result<ExitCode> {
     }
     if args.traces.given() {
         return Err(Error::Usage(
-            "--format and --open-traces are for `cascade import traces`, not prometheus".into(),
+            "--format, --open-traces and --sampled are for `cascade import traces`, not prometheus"
+                .into(),
         ));
     }
     let options = args.prometheus.options()?;
@@ -338,6 +343,14 @@ fn traces(args: ImportArgs) -> Result<ExitCode> {
             return Err(Error::Usage("--open-traces must be at least 1".into()));
         }
         options.open_traces = n;
+    }
+    if let Some(f) = args.traces.sampled {
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(Error::Usage(format!(
+                "--sampled must be a share in (0, 1], the sampler's ratio; {f} given"
+            )));
+        }
+        options.sampled = f;
     }
     // Each file is read as a stream, never whole: a trace export may be gigabytes.
     let paths: Vec<&Path> = args.file.iter().map(PathBuf::as_path).collect();

@@ -42,6 +42,9 @@ pub struct Options {
     pub format: Option<TraceFormat>,
     /// Traces held open at once while grouping spans (`--open-traces`).
     pub open_traces: usize,
+    /// The share of requests the traces hold (`--sampled`): rates and in-flight counts are
+    /// divided by it.
+    pub sampled: f64,
 }
 
 impl Default for Options {
@@ -49,6 +52,7 @@ impl Default for Options {
         Options {
             format: None,
             open_traces: 10_000,
+            sampled: 1.0,
         }
     }
 }

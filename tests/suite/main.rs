@@ -91,6 +91,7 @@ mod trace;
 mod trace_filters;
 mod trace_otlp;
 mod trace_otlp_checks;
+mod trace_roundtrip;
 mod trust;
 mod tune;
 mod tune_constraints;

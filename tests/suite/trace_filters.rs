@@ -2,7 +2,7 @@
 //! checked row by row on runs small enough to follow by hand, and the row limit counted after
 //! them.
 
-use crate::support::{cascade, read, scratch};
+use crate::support::{cascade, read, run_traced, scratch};
 use std::path::Path;
 
 /// web -> api -> db, a request every 10 ms from 10 ms (docs/examples/trace.toml): api works
@@ -61,18 +61,7 @@ fn trace(dir: &Path, scenario: &str, filters: &[&str]) -> Vec<String> {
     let file = dir.join("s.toml");
     std::fs::write(&file, scenario).unwrap();
     let csv = dir.join("trace.csv");
-    let out = dir.join("out");
-    let mut args = vec![
-        "run",
-        file.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        csv.to_str().unwrap(),
-    ];
-    args.extend(filters);
-    cascade(&args, 0);
+    run_traced(&file, &dir.join("out"), &csv, filters);
     let text = read(&csv);
     let mut lines = text.lines();
     assert_eq!(

@@ -1,7 +1,7 @@
 //! `--trace-format otlp`: the spans of runs small enough to follow by hand, asserted span by
 //! span (times, parents, ids, attributes), against the trace rows docs/guide.md lists.
 
-use crate::support::{cascade, read, scratch};
+use crate::support::{read, run_traced, scratch};
 use cascade::engine::trace_ids::{span_id, trace_id};
 use serde_json::Value;
 use std::path::Path;
@@ -77,22 +77,14 @@ pub fn otlp(dir: &Path, toml: &str, extra: &[&str]) -> Value {
     let file = dir.join("s.toml");
     std::fs::write(&file, toml).unwrap();
     let json = dir.join("trace.json");
-    let out = dir.join("out");
     let mut args = vec![
-        "run",
-        file.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        json.to_str().unwrap(),
         "--trace-format",
         "otlp",
         "--trace-epoch",
         "2026-12-06T09:00:00Z",
     ];
     args.extend(extra);
-    cascade(&args, 0);
+    run_traced(&file, &dir.join("out"), &json, &args);
     serde_json::from_str(&read(&json)).unwrap()
 }
 

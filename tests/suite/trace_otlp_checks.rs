@@ -4,7 +4,7 @@
 //! the same seed, `--trace-sample` keeping whole trees by request id, and bad flags refused
 //! before anything is written.
 
-use crate::support::{cascade, read, scratch};
+use crate::support::{cascade, read, run_traced, scratch};
 use crate::trace_otlp::{EPOCH_S, TINY_RETRY, spans};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,24 +25,17 @@ fn otlp_file(dir: &Path, name: &str, scenario: &str, duration: &str, extra: &[&s
     let set = format!("scenario.duration={duration}");
     let epoch = EPOCH_S.to_string();
     let mut args = vec![
-        "run",
-        scenario,
-        "--quiet",
         "--set",
         &set,
         "--set",
         "scenario.warmup=0s",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        json.to_str().unwrap(),
         "--trace-format",
         "otlp",
         "--trace-epoch",
         &epoch,
     ];
     args.extend(extra);
-    cascade(&args, 0);
+    run_traced(Path::new(scenario), &out, &json, &args);
     json
 }
 
@@ -241,20 +234,13 @@ fn a_csv_sample_keeps_the_rows_of_whole_requests_only() {
         let csv = dir.join(format!("{name}.csv"));
         let out = dir.join(format!("{name}-out"));
         let mut args = vec![
-            "run",
-            &scenario,
-            "--quiet",
             "--set",
             "scenario.duration=1s",
             "--set",
             "scenario.warmup=0s",
-            "--out",
-            out.to_str().unwrap(),
-            "--trace",
-            csv.to_str().unwrap(),
         ];
         args.extend(extra);
-        cascade(&args, 0);
+        run_traced(Path::new(&scenario), &out, &csv, &args);
         read(&csv).lines().skip(1).map(String::from).collect()
     };
     let (full, sample) = (rows("full", &[]), rows("s", &["--trace-sample", "0.25"]));

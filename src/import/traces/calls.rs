@@ -30,6 +30,7 @@ pub(super) fn calls(
     let mut step_names: Vec<String> = Vec::new();
     for step in steps {
         let mut calls = Vec::new();
+        let mut call_keys: Vec<Vec<String>> = Vec::new();
         for c in &step.calls {
             let callee = c.callee;
             let ct = &t.callees[&callee];
@@ -91,6 +92,7 @@ pub(super) fn calls(
                 policies.push(f);
             }
             calls.push(format!("{{ {} }}", keys.join(", ")));
+            call_keys.push(keys);
             said.push(format!(
                 "`{}` in {}",
                 names.get(callee.1),
@@ -176,8 +178,10 @@ pub(super) fn calls(
             let text = if step.calls.len() == 1 && step_keys.is_empty() {
                 calls[0].clone()
             } else if step.calls.len() == 1 {
-                let inner = calls[0].trim_start_matches("{ ").trim_end_matches(" }");
-                format!("{{ {inner}, {} }}", step_keys.join(", "))
+                // The step's keys beside the call's own (never inside its `latency` table).
+                let mut keys = call_keys[0].clone();
+                keys.extend(step_keys);
+                format!("{{ {} }}", keys.join(", "))
             } else {
                 let mut keys = vec![format!("parallel = [{}]", calls.join(", "))];
                 keys.extend(step_keys);

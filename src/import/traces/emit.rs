@@ -19,6 +19,10 @@ use crate::import::prometheus_hist::sig;
 use crate::import::read::{duration_text, policy_name};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A client: the service of its root spans (none when the root is the entry's server span),
+/// and the service its requests enter.
+type ClientKey = (Option<u32>, u32);
+
 /// The rows of an operation's `empirical` work.
 const PERCENTS: [f64; 12] = [
     0.0, 1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 100.0,
@@ -142,12 +146,11 @@ pub fn emit(
     f.set("seed", Toml::Int(1), "any seed");
     out.fragments.push(f);
 
-    // [[client]]: one per entry service, its operations the mix.
-    let mut entries: BTreeMap<u32, Vec<(Op, u64)>> = BTreeMap::new();
-    for (op, t) in &tally.ops {
-        if t.entries > 0 {
-            entries.entry(op.0).or_default().push((*op, t.entries));
-        }
+    // [[client]]: one per client (the service of its root spans, or none for traces whose
+    // root is the entry's own server span) and entry service, its operations the mix.
+    let mut entries: BTreeMap<ClientKey, Vec<(Op, u64)>> = BTreeMap::new();
+    for ((origin, op), n) in &tally.entries {
+        entries.entry((*origin, op.0)).or_default().push((*op, *n));
     }
     if entries.is_empty() {
         return Err(Error::Usage(format!(
@@ -155,40 +158,62 @@ pub fn emit(
             report.orphans
         )));
     }
-    let several = entries.len() > 1;
-    for (service, ops) in &entries {
+    let several = entries.keys().filter(|k| k.0.is_none()).count() > 1;
+    let mut client_names: Vec<String> = Vec::new();
+    for ((origin, service), ops) in &entries {
         let n: u64 = ops.iter().map(|o| o.1).sum();
         let svc = service_name(*service);
-        let base = if several {
-            format!("traffic-{svc}")
-        } else {
-            "traffic".to_string()
+        let base = match origin {
+            Some(o) => service_name(*o),
+            None if several => format!("traffic-{svc}"),
+            None => "traffic".to_string(),
         };
-        let name = if services.iter().any(|s| service_name(*s) == base) {
+        let base = if services.iter().any(|s| service_name(*s) == base) {
             format!("{base}-client")
         } else {
             base
         };
-        let mut f = Fragment::new(
-            "[[client]]",
-            Some(format!(
-                "the requests that began the traces at `{}`: {n} root spans",
-                names.get(*service)
-            )),
-        );
-        f.set("name", Toml::Str(name), "a name for the traces' callers");
+        let name = unique(&mut client_names, base);
+        let (what, from) = match origin {
+            Some(o) => (
+                format!(
+                    "the requests of `{}` (its root spans) to `{}`: {n} root spans",
+                    names.get(*o),
+                    names.get(*service)
+                ),
+                "the root spans' service",
+            ),
+            None => (
+                format!(
+                    "the requests that began the traces at `{}`: {n} root spans",
+                    names.get(*service)
+                ),
+                "a name for the traces' callers",
+            ),
+        };
+        let mut f = Fragment::new("[[client]]", Some(what));
+        f.set("name", Toml::Str(name), from);
         f.set("target", Toml::Str(svc), "the service of the root spans");
         let rate = if tally.roots >= 2 && span_s > 0.0 {
-            let all_rate = (tally.roots - 1) as f64 / span_s;
+            let all_rate = (tally.roots - 1) as f64 / span_s / opts.sampled;
             let share = n as f64 / tally.roots as f64;
             f.set(
                 "rate",
                 Toml::Float(round(all_rate * share, 4)),
-                format!(
-                    "{} roots in {} s between the first and last root's start, {n} of them here (traces sampled? divide by the sampling ratio)",
-                    tally.roots,
-                    sig(span_s)
-                ),
+                if opts.sampled < 1.0 {
+                    format!(
+                        "{} roots in {} s between the first and last root's start, {n} of them here, divided by --sampled {}",
+                        tally.roots,
+                        sig(span_s),
+                        opts.sampled
+                    )
+                } else {
+                    format!(
+                        "{} roots in {} s between the first and last root's start, {n} of them here (traces sampled? say --sampled F)",
+                        tally.roots,
+                        sig(span_s)
+                    )
+                },
             );
             true
         } else {
@@ -222,6 +247,11 @@ pub fn emit(
         out.fragments.push(f);
     }
 
+    let sampled_text = if opts.sampled < 1.0 {
+        format!(", divided by --sampled {}", opts.sampled)
+    } else {
+        String::new()
+    };
     // [[service]] and its operations.
     let mut policies: Vec<Fragment> = Vec::new();
     let mut faults: Vec<Fragment> = Vec::new();
@@ -244,15 +274,16 @@ pub fn emit(
         if let Some(s) = tally.services.get(service) {
             let window = (s.last.saturating_sub(s.first)) as f64 / 1e9;
             if window > 0.0 {
-                let in_flight = s.busy as f64 / 1e9 / window;
+                let in_flight = s.busy as f64 / 1e9 / window / opts.sampled;
                 let workers = (2.0 * in_flight).ceil() as u64 + 1;
                 f.set(
                     "workers",
                     Toml::Int(workers as i64),
                     format!(
-                        "{} in flight on average (Little's law: server time / {} s), doubled plus one so it queues little; the real count is not in traces",
+                        "{} in flight on average (Little's law: server time / {} s{}), doubled plus one so it queues little; the real count is not in traces",
                         sig(in_flight),
-                        sig(window)
+                        sig(window),
+                        sampled_text
                     ),
                 );
             }
@@ -274,19 +305,29 @@ pub fn emit(
                     "the span name, normalised",
                 );
             }
-            f.set(
-                "work",
-                Toml::Raw(empirical(&t.self_time)),
-                format!(
-                    "self time of {} server spans: duration minus its client spans, on its own clock",
-                    t.spans
-                ),
-            );
+            if t.handlers() > 0 {
+                let alone = if t.failed_alone > 0 {
+                    format!(
+                        " ({} more failed before any work or call, the fault below)",
+                        t.failed_alone
+                    )
+                } else {
+                    String::new()
+                };
+                f.set(
+                    "work",
+                    Toml::Raw(empirical(&t.self_time)),
+                    format!(
+                        "self time of {} server spans: duration minus its client spans, on its own clock{alone}",
+                        t.handlers()
+                    ),
+                );
+            }
             let steps = steps(t, |c| keep.contains(&(*op, c)));
             if !steps.is_empty() {
                 let (text, from) = calls(
                     &steps,
-                    t.spans,
+                    t.handlers(),
                     *op,
                     tally,
                     names,

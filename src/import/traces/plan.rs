@@ -41,16 +41,14 @@ pub fn mode(h: &BTreeMap<u32, u64>) -> u32 {
 /// Whether `a` and `b` overlapped in most of the handlers that called both.
 fn parallel(t: &OpTally, a: Op, b: Op) -> bool {
     let key = if a <= b { (a, b) } else { (b, a) };
-    t.pairs
-        .get(&key)
-        .is_some_and(|(both, overlap)| 2 * overlap > *both)
+    t.pairs.get(&key).is_some_and(|p| 2 * p.overlap > p.both)
 }
 
 /// The steps of `t`, leaving out callees `keep` refuses (a call that would close a cycle).
 pub fn steps(t: &OpTally, keep: impl Fn(Op) -> bool) -> Vec<Step> {
-    let n = t.spans.max(1) as f64;
+    let n = t.handlers().max(1) as f64;
     let mut out: Vec<Step> = Vec::new();
-    for callee in ordered(&t.callees).into_iter().filter(|c| keep(*c)) {
+    for callee in ordered(t).into_iter().filter(|c| keep(*c)) {
         let c = &t.callees[&callee];
         let call = Call {
             callee,

@@ -6,8 +6,8 @@
 //! never its children's server spans, which carry their host's clock skew.
 
 use super::span::{Kind, SHARED_SERVER, Span};
-use super::tally::{Op, Report, Tally};
-use std::collections::{BTreeMap, HashMap};
+use super::tally::{Op, OpTally, Report, Tally};
+use std::collections::HashMap;
 
 /// One call group of a handler: every client span to one callee operation.
 struct Group {
@@ -77,13 +77,25 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
         report.orphan_traces += 1;
     }
     let parent = |i: usize| parents[i];
+    // A root INTERNAL span with client spans of its own service under it is a client's
+    // request, not a handler: a load generator's or a script's span around its calls (what
+    // `cascade run --trace-format otlp` writes for a client). A service's handler of a request
+    // is a SERVER span, as instrumentation libraries write it.
+    let client_root = |i: usize| {
+        let s = &spans[i];
+        s.parent.is_none()
+            && matches!(s.kind, Kind::Internal | Kind::Unspecified)
+            && children[i]
+                .iter()
+                .any(|&c| spans[c].kind == Kind::Client && spans[c].service == s.service)
+    };
     let handler = |i: usize| {
         let s = &spans[i];
         match s.kind {
             Kind::Server | Kind::Consumer => true,
             Kind::Client | Kind::Producer => false,
             Kind::Internal | Kind::Unspecified => match parent(i) {
-                None => true,
+                None => !client_root(i),
                 Some(p) => matches!(spans[p].kind, Kind::Client) || spans[p].service != s.service,
             },
         }
@@ -92,16 +104,26 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
         if !handler(h) {
             continue;
         }
-        // A client's request: the root of a whole trace (or the server span under a root
-        // client span, a load generator's), not a hand-off.
+        // A client's request: the root of a whole trace, or the server span under a root
+        // client span (a load generator's), or under the first client span of a client's
+        // root span (its later ones are the client's retries); not a hand-off.
+        let mut origin = None;
         let entry = orphans == 0
             && hs.links == 0
             && hs.kind != Kind::Consumer
             && match parent(h) {
                 None => true,
-                Some(p) => {
-                    spans[p].kind == Kind::Client && parent(p).is_none() && spans[p].links == 0
+                Some(p) if spans[p].kind == Kind::Client && spans[p].links == 0 => {
+                    match parent(p) {
+                        None => true,
+                        Some(r) if client_root(r) => {
+                            origin = Some(spans[r].service);
+                            children[r].iter().find(|&&c| spans[c].kind == Kind::Client) == Some(&p)
+                        }
+                        Some(_) => false,
+                    }
                 }
+                Some(_) => false,
             };
         let op: Op = (hs.service, hs.name);
         // Its own client spans: under it, through its internal spans, not past another handler.
@@ -137,10 +159,16 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
             let callee = (ss.service, ss.name);
             if k != c {
                 let edge = tally.edges.entry((hs.service, ss.service)).or_default();
-                if ss.start < cs.start || ss.end > cs.end {
+                if ss.start < cs.start {
+                    // The callee began before it was called: its host's clock is behind.
                     edge.skew += 1;
                 }
-                if ss.duration() <= cs.duration() {
+                if ss.start >= cs.start && ss.end > cs.end {
+                    // The caller stopped waiting (a timeout, an abandoned call) while the
+                    // callee worked on: detached work, not skew; the two durations no longer
+                    // differ by the network, so no network time from it.
+                    edge.outlived += 1;
+                } else if ss.duration() <= cs.duration() {
                     edge.network.add((cs.duration() - ss.duration()) / 2);
                 } else {
                     report.server_longer += 1;
@@ -163,9 +191,17 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
         let busy = union(&mut waiting, hs.start, hs.end);
         let t = tally.ops.entry(op).or_default();
         t.spans += 1;
-        t.self_time.add(hs.duration() - busy);
+        if hs.error && clients.is_empty() {
+            // Failed before doing anything (refused, shed, an injected error): the `errors`
+            // fault it becomes answers on arrival, without work or calls, so it is neither
+            // work nor a handler that could have called.
+            t.failed_alone += 1;
+        } else {
+            t.self_time.add(hs.duration() - busy);
+        }
         if entry {
             t.entries += 1;
+            *tally.entries.entry((origin, op)).or_default() += 1;
         }
         for g in &groups {
             let c = t.callees.entry(g.callee).or_default();
@@ -210,9 +246,12 @@ pub fn analyse(spans: &[Span], tally: &mut Tally, report: &mut Report) {
                     (b.callee, a.callee)
                 };
                 let overlap = a.start() < b.end() && b.start() < a.end();
+                let (first, second) = if a.callee <= b.callee { (a, b) } else { (b, a) };
                 let p = t.pairs.entry(key).or_default();
-                p.0 += 1;
-                p.1 += u64::from(overlap);
+                p.both += 1;
+                p.overlap += u64::from(overlap);
+                p.first_before += u64::from(first.start() < second.start());
+                p.second_before += u64::from(second.start() < first.start());
             }
         }
         if hs.error {
@@ -256,14 +295,47 @@ fn union(intervals: &mut [(u64, u64)], from: u64, to: u64) -> u64 {
     total
 }
 
-/// The callees of `op` in the order its handlers called them, by mean start offset.
-pub fn ordered(callees: &BTreeMap<Op, super::tally::CalleeTally>) -> Vec<Op> {
-    let mut v: Vec<(u128, Op)> = callees
+/// The callees of an operation in the order its handlers called them: by mean start offset,
+/// then two neighbours swapped where the handlers that called both mostly called them the
+/// other way round. The offsets alone misorder a rare call (a `p` step of a few percent): its
+/// few handlers' mean offset can fall below that of a call always made before it.
+pub fn ordered(t: &OpTally) -> Vec<Op> {
+    let mut v: Vec<(u128, Op)> = t
+        .callees
         .iter()
         .map(|(k, c)| (c.offset_sum / u128::from(c.present.max(1)), *k))
         .collect();
     v.sort();
-    v.into_iter().map(|(_, k)| k).collect()
+    let mut order: Vec<Op> = v.into_iter().map(|(_, k)| k).collect();
+    let before = |a: Op, b: Op| -> bool {
+        let (key, flip) = if a <= b {
+            ((a, b), false)
+        } else {
+            ((b, a), true)
+        };
+        t.pairs.get(&key).is_some_and(|p| {
+            let (a_first, b_first) = if flip {
+                (p.second_before, p.first_before)
+            } else {
+                (p.first_before, p.second_before)
+            };
+            a_first > b_first
+        })
+    };
+    // A bounded bubble sort: the majority order need not be transitive, so no comparison sort.
+    for _ in 0..order.len() {
+        let mut moved = false;
+        for i in 1..order.len() {
+            if before(order[i], order[i - 1]) {
+                order.swap(i, i - 1);
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    order
 }
 
 #[cfg(test)]
@@ -318,8 +390,12 @@ mod tests {
         assert_eq!(api.self_time.sorted(), [25]);
         assert_eq!(api.entries, 1);
         // a and b overlapped; c was one call of two attempts, 10 after the failure.
-        assert_eq!(api.pairs[&((1, 1), (2, 2))], (1, 1));
-        assert_eq!(api.pairs[&((1, 1), (3, 3))], (1, 0));
+        let pair = |a, b| {
+            let p = &api.pairs[&(a, b)];
+            (p.both, p.overlap, p.first_before, p.second_before)
+        };
+        assert_eq!(pair((1, 1), (2, 2)), (1, 1, 1, 0));
+        assert_eq!(pair((1, 1), (3, 3)), (1, 0, 1, 0));
         let c = &api.callees[&(3, 3)];
         assert_eq!((c.calls, c.attempts.get(&2)), (1, Some(&1)));
         assert_eq!(c.gaps.sorted(), [10]);
@@ -345,5 +421,136 @@ mod tests {
         assert_eq!(report.missing_server[&((0, 0), 2)], 1);
         // Both client spans are waiting: 100 − 30 − 10.
         assert_eq!(tally.ops[&(0, 0)].self_time.sorted(), [60]);
+    }
+
+    #[test]
+    fn a_callee_working_on_after_its_caller_timed_out_is_not_skew() {
+        use Kind::*;
+        // api calls db at 1010; db starts at 1020, the call times out at 1050 and db works
+        // on until 1080: detached work. A second call, 1060..1070, is answered normally.
+        let spans = [
+            span(1, None, 0, 0, Server, 1000, 1100, false),
+            span(2, Some(1), 0, 1, Client, 1010, 1050, true),
+            span(3, Some(2), 1, 1, Server, 1020, 1080, false),
+            span(4, Some(1), 0, 1, Client, 1085, 1095, false),
+            span(5, Some(4), 1, 1, Server, 1087, 1093, false),
+        ];
+        let (mut tally, mut report) = (Tally::default(), Report::default());
+        analyse(&spans, &mut tally, &mut report);
+        let edge = &tally.edges[&(0, 1)];
+        assert_eq!((edge.skew, edge.outlived), (0, 1));
+        // Network time from the answered call alone: (10 − 6) / 2.
+        assert_eq!(edge.network.sorted(), [2]);
+        assert_eq!(report.server_longer, 0);
+    }
+
+    #[test]
+    fn a_rare_call_keeps_its_place_after_the_call_always_made_before_it() {
+        use Kind::*;
+        // api (0) calls cache (1) after its work, then db (2) in one handler of ten. The
+        // handler that called db had little work, so db's mean start offset (2) is below
+        // cache's ((9 × 50 + 1) / 10): the offsets alone put db first.
+        let (mut tally, mut report) = (Tally::default(), Report::default());
+        for k in 0..10u128 {
+            let t0 = 1_000 * k as u64;
+            let work = if k == 0 { 1 } else { 50 };
+            let mut spans = vec![
+                span(10 * k + 1, None, 0, 0, Server, t0, t0 + 100, false),
+                span(
+                    10 * k + 2,
+                    Some(10 * k + 1),
+                    0,
+                    1,
+                    Client,
+                    t0 + work,
+                    t0 + work + 1,
+                    false,
+                ),
+                span(
+                    10 * k + 3,
+                    Some(10 * k + 2),
+                    1,
+                    1,
+                    Server,
+                    t0 + work,
+                    t0 + work + 1,
+                    false,
+                ),
+            ];
+            if k == 0 {
+                spans.push(span(
+                    10 * k + 4,
+                    Some(10 * k + 1),
+                    0,
+                    2,
+                    Client,
+                    t0 + 2,
+                    t0 + 3,
+                    false,
+                ));
+                spans.push(span(
+                    10 * k + 5,
+                    Some(10 * k + 4),
+                    2,
+                    2,
+                    Server,
+                    t0 + 2,
+                    t0 + 3,
+                    false,
+                ));
+            }
+            analyse(&spans, &mut tally, &mut report);
+        }
+        assert_eq!(ordered(&tally.ops[&(0, 0)]), [(1, 1), (2, 2)]);
+    }
+
+    #[test]
+    fn a_handler_refused_before_any_work_is_no_caller_and_no_work() {
+        use Kind::*;
+        // api (0) calls db (1) in three handlers; a fourth is refused at once (ERROR, no
+        // client span): db is called in every handler that worked, and the refusal's zero
+        // self time is not work.
+        let (mut tally, mut report) = (Tally::default(), Report::default());
+        for k in 0..3u128 {
+            let t0 = 1_000 * k as u64;
+            analyse(
+                &[
+                    span(10 * k + 1, None, 0, 0, Server, t0, t0 + 100, false),
+                    span(
+                        10 * k + 2,
+                        Some(10 * k + 1),
+                        0,
+                        1,
+                        Client,
+                        t0 + 50,
+                        t0 + 90,
+                        false,
+                    ),
+                    span(
+                        10 * k + 3,
+                        Some(10 * k + 2),
+                        1,
+                        1,
+                        Server,
+                        t0 + 55,
+                        t0 + 85,
+                        false,
+                    ),
+                ],
+                &mut tally,
+                &mut report,
+            );
+        }
+        analyse(
+            &[span(99, None, 0, 0, Server, 5_000, 5_000, true)],
+            &mut tally,
+            &mut report,
+        );
+        let api = &tally.ops[&(0, 0)];
+        assert_eq!((api.spans, api.failed_alone, api.handlers()), (4, 1, 3));
+        assert_eq!(api.self_time.sorted(), [60, 60, 60]);
+        assert_eq!(api.own_errors, 1);
+        let steps = crate::import::traces::plan::steps(api, |_| true);
+        assert_eq!(steps[0].share, 1.0);
     }
 }

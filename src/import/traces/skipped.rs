@@ -15,6 +15,7 @@ pub(super) fn report_skipped(
     at: &str,
     out: &mut Imported,
 ) {
+    let mut out_notes = Vec::new();
     let mut skip = |key: String, reason: String| {
         out.skipped.push(Skipped {
             at: at.to_string(),
@@ -74,10 +75,19 @@ pub(super) fn report_skipped(
             skip(
                 format!("edge `{}` → `{}`", names.get(*from), names.get(*to)),
                 format!(
-                    "{} server spans began before their client span or ended after it: clock skew between the hosts; durations alone are used, each on its own clock",
+                    "{} server spans began before their client span: clock skew between the hosts; durations alone are used, each on its own clock",
                     e.skew
                 ),
             );
         }
+        if e.outlived > 0 {
+            out_notes.push(format!(
+                "edge `{}` → `{}`: {} server spans ended after their client span: the caller stopped waiting (a timeout or an abandoned call) while the callee worked on; their work is imported, their network time is not",
+                names.get(*from),
+                names.get(*to),
+                e.outlived
+            ));
+        }
     }
+    out.notes.extend(out_notes);
 }

@@ -14,6 +14,9 @@ pub struct Tally {
     /// (caller service, callee service).
     pub edges: BTreeMap<(u32, u32), EdgeTally>,
     pub services: BTreeMap<u32, ServiceTally>,
+    /// Requests by (the client's service when a client's root span sent them, entry
+    /// operation).
+    pub entries: BTreeMap<(Option<u32>, Op), u64>,
     /// Entry operations of whole traces (their root), and when the first and last began.
     pub roots: u64,
     pub first_root: u64,
@@ -30,12 +33,32 @@ pub struct OpTally {
     pub errors: u64,
     /// Errors not explained by a failed call: its own.
     pub own_errors: u64,
+    /// Errors with no client span at all (refused, shed): no work, and no call they could
+    /// have made, so left out of the self time and of the calls' shares.
+    pub failed_alone: u64,
     /// As the root of a trace: a client's request.
     pub entries: u64,
     pub callees: BTreeMap<Op, CalleeTally>,
-    /// For each pair of callees, the handlers that called both, and those whose calls to the
-    /// two overlapped in time (parallel).
-    pub pairs: BTreeMap<(Op, Op), (u64, u64)>,
+    /// For each pair of callees (the smaller first), how the handlers that called both did.
+    pub pairs: BTreeMap<(Op, Op), Pair>,
+}
+
+#[derive(Debug, Default)]
+pub struct Pair {
+    /// Handlers that called both.
+    pub both: u64,
+    /// Those whose calls to the two overlapped in time (parallel).
+    pub overlap: u64,
+    /// Those that called the pair's first callee first, and its second first.
+    pub first_before: u64,
+    pub second_before: u64,
+}
+
+impl OpTally {
+    /// Server spans that got as far as their work: those a call's share is of.
+    pub fn handlers(&self) -> u64 {
+        self.spans - self.failed_alone
+    }
 }
 
 #[derive(Debug, Default)]
@@ -59,8 +82,11 @@ pub struct CalleeTally {
 pub struct EdgeTally {
     /// (client span − server span) / 2, one way.
     pub network: Samples,
-    /// Server spans that began before their client span or ended after it.
+    /// Server spans that began before their client span: the callee's clock is behind.
     pub skew: u64,
+    /// Server spans that ended after their client span (begun within it): the caller stopped
+    /// waiting first, a timeout or an abandoned call, and the callee worked on.
+    pub outlived: u64,
 }
 
 #[derive(Debug, Default)]

@@ -5,6 +5,7 @@
 pub mod golden;
 pub mod json_schema;
 pub mod pick;
+pub mod reference_dist;
 
 use cascade::metrics::RunMetrics;
 use std::path::{Path, PathBuf};
@@ -158,24 +159,29 @@ pub fn cascade(args: &[&str], code: i32) -> Output {
     out
 }
 
+/// `cascade run SCENARIO --quiet --out OUT --trace TRACE EXTRA…`, expected to succeed: the one
+/// way the trace tests (CSV rows, OTLP spans, the import round trip) run a scenario traced.
+pub fn run_traced(scenario: &Path, out: &Path, trace: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        scenario.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    cascade(&args, 0);
+}
+
 /// Runs `toml` (written to `dir/scenario.toml`) with `--trace` and returns the trace's rows,
 /// each split into its fields (time, ..., entity, event, ...), the header left out.
 pub fn traced_rows(dir: &Path, toml: &str) -> Vec<Vec<String>> {
     let path = dir.join("scenario.toml");
     std::fs::write(&path, toml).unwrap();
     let trace = dir.join("trace.csv");
-    cascade(
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--quiet",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-            "--trace",
-            trace.to_str().unwrap(),
-        ],
-        0,
-    );
+    run_traced(&path, &dir.join("out"), &trace, &[]);
     read(&trace)
         .lines()
         .skip(1)
