@@ -22,9 +22,13 @@
 use crate::time::Nanos;
 
 /// How a bucket gains its tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Refill {
     /// At the steady rate `tokens_per_fill / fill_interval` (Envoy ≥ 1.31, x/time/rate).
+    #[default]
     Continuous,
     /// `tokens_per_fill` at once every `fill_interval` from creation (Envoy before 1.31).
     Tick,
