@@ -8,8 +8,8 @@ use super::raw_parts::{RawAccrual, RawBulkhead, RawRateLimit, RawThrottle};
 use crate::accrual::AccrualConfig;
 use crate::bulkhead::BulkheadConfig;
 use crate::throttle::ThrottleConfig;
-use crate::token_bucket::{BucketError, TokenBucketConfig};
 use crate::time::Nanos;
+use crate::token_bucket::{BucketError, TokenBucketConfig};
 
 const S: Nanos = Nanos::from_secs(1);
 
@@ -71,10 +71,16 @@ impl TokenBucketConfig {
     /// errors name the field relative to it.
     pub fn from_table(t: &RawRateLimit) -> Checked<TokenBucketConfig> {
         let max_tokens = t.max_tokens.ok_or_else(|| {
-            TableError::at("max_tokens", "is required: the bucket's size and first fill")
+            TableError::at(
+                "max_tokens",
+                "is required: the bucket's size and first fill",
+            )
         })?;
         let fill_interval = t.fill_interval.map(Nanos::from).ok_or_else(|| {
-            TableError::at("fill_interval", "is required: how often tokens_per_fill is added")
+            TableError::at(
+                "fill_interval",
+                "is required: how often tokens_per_fill is added",
+            )
         })?;
         let cfg = TokenBucketConfig::new(
             max_tokens,

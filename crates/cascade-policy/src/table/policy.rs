@@ -16,8 +16,8 @@ use crate::limit::LimitConfig;
 use crate::outcome::{Outcome, OutcomeSet};
 use crate::retry::RetryPolicy;
 use crate::throttle::ThrottleConfig;
-use crate::token_bucket::TokenBucketConfig;
 use crate::time::Nanos;
+use crate::token_bucket::TokenBucketConfig;
 
 config! {
     /// One call path's policies as a `[policy.NAME]` table describes them, every default filled
