@@ -355,6 +355,8 @@ pub struct EdgeAcc {
     pub hedge_budget_exhausted: u64,
     pub throttled: u64,
     pub limited: u64,
+    /// Calls the caller's rate limit (a token bucket) refused.
+    pub rate_limited: u64,
     pub fallbacks: u64,
     pub hedges: u64,
     pub duplicates: u64,
@@ -393,6 +395,7 @@ impl EdgeAcc {
         self.hedge_budget_exhausted += o.hedge_budget_exhausted;
         self.throttled += o.throttled;
         self.limited += o.limited;
+        self.rate_limited += o.rate_limited;
         self.limit_area += o.limit_area;
         self.fallbacks += o.fallbacks;
         self.hedges += o.hedges;
@@ -459,6 +462,7 @@ impl EdgeAcc {
         emit("throttled", self.throttled as f64);
         emit("limited", self.limited as f64);
         emit("limit_mean", ratio(self.limit_area as f64, span_ns as f64));
+        emit("rate_limited", self.rate_limited as f64);
         emit("fallbacks", self.fallbacks as f64);
         emit("duplicates", self.duplicates as f64);
         emit("abandoned", self.abandoned as f64);

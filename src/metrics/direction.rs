@@ -30,7 +30,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 27] = [
+    const LOWER: [&str; 28] = [
         "abandoned",
         "diverged",
         "amplification",
@@ -50,6 +50,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "rejected_breaker",
         "rejected_bulkhead",
         "limited",
+        "rate_limited",
         "throttled",
         "retries",
         "recovery_s",

@@ -170,6 +170,7 @@ pub fn error_metric(o: Outcome) -> &'static str {
         Outcome::Throttled => "errors.throttled",
         Outcome::Shed => "errors.shed",
         Outcome::Limited => "errors.limited",
+        Outcome::RateLimited => "errors.rate_limited",
     }
 }
 

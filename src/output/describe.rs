@@ -13,6 +13,7 @@ use cascade_policy::budget::BudgetConfig;
 use cascade_policy::hedge::HedgeDelay;
 use cascade_policy::limit::LimitAlgorithm;
 use cascade_policy::outcome::OutcomeSet;
+use cascade_policy::token_bucket::Refill;
 
 /// A call as the matrix shows it: who calls whom, through which policy.
 #[derive(Debug, Clone)]
@@ -59,6 +60,32 @@ pub fn edge_calls(model: &Model) -> Vec<EdgeCall<'_>> {
                 has_parts: e.total.is_none() && call.edge != i,
                 call,
             })
+        })
+        .collect()
+}
+
+/// Each edge whose call has a rate limit: the bucket per caller instance, and what the caller's
+/// instances admit together. Envoy's local limit is per process, so N sidecars admit N times
+/// it: the classic pitfall of a per-instance limit meant as a fleet limit, stated plainly.
+pub fn rate_limits(model: &Model) -> Vec<String> {
+    (edge_calls(model).into_iter())
+        .filter(|c| !c.has_parts)
+        .filter_map(|c| {
+            let b = c.call.policy.rate_limit()?;
+            let n = (model.services.iter())
+                .find(|s| s.name == c.from)
+                .map_or(1, |s| s.instances);
+            let r = b.per_second();
+            Some(format!(
+                "rate limit {} -> {}: {}/s, burst {}, per caller instance: {n} instance{} of {} admit up to {}/s fleet-wide",
+                c.from,
+                c.to,
+                short(r),
+                b.max_tokens(),
+                if n == 1 { "" } else { "s" },
+                c.from,
+                short(r * f64::from(n)),
+            ))
         })
         .collect()
 }
@@ -234,7 +261,7 @@ pub fn fallback(model: &Model, p: &Policy) -> String {
     }
 }
 
-/// Throttling, adaptive limit, cancellation and an unpropagated deadline: the rest of the
+/// Throttling, adaptive limit, rate limit, cancellation and an unpropagated deadline: the rest of the
 /// stack, in one cell.
 pub fn other(p: &Policy) -> String {
     let mut parts = Vec::new();
@@ -253,6 +280,17 @@ pub fn other(p: &Policy) -> String {
             ""
         };
         parts.push(format!("limit {name}{windowed}"));
+    }
+    if let Some(b) = &p.rate_limit() {
+        let tick = match b.refill() {
+            Refill::Continuous => "",
+            Refill::Tick => " by ticks",
+        };
+        parts.push(format!(
+            "rate limit {}/s{tick}, burst {} per caller instance",
+            short(b.per_second()),
+            b.max_tokens()
+        ));
     }
     if p.cancel() {
         parts.push("cancel on give-up".into());

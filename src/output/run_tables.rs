@@ -130,6 +130,9 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
         ]);
     }
     out.push_str(&t.render());
+    for line in super::describe::rate_limits(model) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 

@@ -411,6 +411,47 @@ fn calls_to_the_same_service_are_addressed_by_index() {
 }
 
 #[test]
+fn a_rate_limit_checks_its_keys() {
+    let c = Case::new("rate_limit");
+    let with = |rl: &str| GOOD.replace("timeout = \"200ms\"", &format!("rate_limit = {rl}"));
+    c.rejects(
+        &with(r#"{ fill_interval = "1s" }"#),
+        &[
+            "scenario.toml:25",
+            "policy.db-client.rate_limit.max_tokens",
+            "is required",
+        ],
+    );
+    c.rejects(
+        &with("{ max_tokens = 5 }"),
+        &["policy.db-client.rate_limit.fill_interval", "is required"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 0, fill_interval = "1s" }"#),
+        &["policy.db-client.rate_limit.max_tokens", "at least 1"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, tokens_per_fill = 0, fill_interval = "1s" }"#),
+        &["policy.db-client.rate_limit.tokens_per_fill", "at least 1"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "0s" }"#),
+        &[
+            "policy.db-client.rate_limit.fill_interval",
+            "longer than zero",
+        ],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "1s", refill = "ticks" }"#),
+        &["policy.db-client.rate_limit.refill", "tick"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = -1, fill_interval = "1s" }"#),
+        &["policy.db-client.rate_limit.max_tokens"],
+    );
+}
+
+#[test]
 fn adaptive_policies_check_their_keys() {
     let c = Case::new("adaptive");
     let with_limit = |limit: &str| GOOD.replace("timeout = \"200ms\"", limit);

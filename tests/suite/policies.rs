@@ -1058,3 +1058,77 @@ bulkhead = { max_concurrent = 1, queue = 10, max_wait = "1s" }
     // Turned away only while open (1 s at 10 a second) and while both probes are out.
     assert!(refused <= 13.0, "{refused} refused");
 }
+
+/// Constant arrivals every `1 / rate` s from `1 / rate` on, from `caller` (a client, or a
+/// service of `instances` called by a client) to `s`, the call through a token bucket of 5
+/// refilled at 10/s.
+fn rate_limited(
+    rate: u32,
+    instances: u32,
+    refill: &str,
+) -> (cascade::Model, cascade::metrics::RunMetrics) {
+    let (target, front) = match instances {
+        0 => ("s", String::new()),
+        n => (
+            "front",
+            format!(
+                "[[service]]\nname = \"front\"\ninstances = {n}\nworkers = 100\nwork = \"1ms\"\ncalls = [{{ to = \"s\", policy = \"p\" }}]\n"
+            ),
+        ),
+    };
+    let policy = if instances == 0 { "policy = \"p\"" } else { "" };
+    run_model(&format!(
+        r#"
+[scenario]
+name = "rate-limit"
+duration = "10s"
+
+[[client]]
+name = "c"
+target = "{target}"
+rate = {rate}
+arrival = "constant"
+{policy}
+
+{front}
+[[service]]
+name = "s"
+workers = 100
+work = "1ms"
+
+[policy.p]
+rate_limit = {{ max_tokens = 5, fill_interval = "100ms", refill = "{refill}" }}
+"#
+    ))
+}
+
+#[test]
+fn a_token_bucket_from_full_admits_b_plus_r_t() {
+    // Arrivals at 1, 2, …, 9,999 ms: far above 10/s, so every token is taken the millisecond
+    // it is whole. Continuous: 5 + ⌊10/s · 9.999 s⌋ = 104 admitted, the rest refused.
+    let (_, m) = rate_limited(1000, 0, "continuous");
+    assert_eq!(metric(&m, "edge.c.s.calls"), 9_999.0);
+    assert_eq!(metric(&m, "edge.c.s.attempts"), 104.0);
+    assert_eq!(metric(&m, "edge.c.s.rate_limited"), 9_895.0);
+    assert_eq!(metric(&m, "client.c.errors.rate_limited"), 9_895.0);
+    // By ticks (Envoy before 1.31), 5 + ⌊9.999 s / 100 ms⌋ · 1 = 104 too; a tick's token
+    // waits for the tick, where the continuous bucket's is whole at the same instant here.
+    let (_, m) = rate_limited(1000, 0, "tick");
+    assert_eq!(metric(&m, "edge.c.s.attempts"), 104.0);
+}
+
+#[test]
+fn a_per_instance_limit_on_n_instances_admits_n_times_it() {
+    // Three front instances, round robin, each 300/s: each bucket admits 5 + ⌊10 · 9.9989⌋ =
+    // 104, so the edge admits 3 × 104 = 312, three times the limit meant.
+    let (model, m) = rate_limited(900, 3, "continuous");
+    assert_eq!(metric(&m, "edge.front.s.calls"), 8_999.0);
+    assert_eq!(metric(&m, "edge.front.s.attempts"), 312.0);
+    assert_eq!(metric(&m, "edge.front.s.rate_limited"), 8_999.0 - 312.0);
+    // The run's table says so under the edges.
+    let table = cascade::output::run_tables::render_summary(&model, &m);
+    assert!(
+        table.contains("rate limit front -> s: 10/s, burst 5, per caller instance: 3 instances of front admit up to 30/s fleet-wide"),
+        "{table}"
+    );
+}

@@ -151,6 +151,7 @@ pub fn metrics(model: &Model, m: &Measured) -> Metrics {
             "rejected_breaker",
             "rejected_bulkhead",
             "limited",
+            "rate_limited",
             "throttled",
             "budget_exhausted",
         ] {

@@ -177,6 +177,7 @@ impl Events for EdgeEvents {
                 Outcome::BreakerOpen => &["rejected_breaker"],
                 Outcome::Throttled => &["throttled"],
                 Outcome::Limited => &["limited"],
+                Outcome::RateLimited => &["rate_limited"],
                 _ => &["rejected_bulkhead"],
             },
             Event::BudgetExhausted => &["budget_exhausted"],

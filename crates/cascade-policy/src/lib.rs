@@ -109,9 +109,11 @@ pub mod outlier;
 pub mod path;
 pub mod random;
 pub mod retry;
+pub mod smooth_bursty;
 pub mod table;
 pub mod throttle;
 pub mod time;
+pub mod token_bucket;
 pub mod window;
 
 pub use time::Nanos;

@@ -32,9 +32,12 @@ pub enum Outcome {
     Shed,
     /// Rejected locally by an adaptive concurrency limit.
     Limited,
+    /// Refused by a rate limiter (a token bucket out of tokens; Envoy's 429 with
+    /// `x-envoy-ratelimited`).
+    RateLimited,
 }
 
-pub const OUTCOME_COUNT: usize = 14;
+pub const OUTCOME_COUNT: usize = 15;
 
 impl Outcome {
     pub const ALL: [Outcome; OUTCOME_COUNT] = [
@@ -52,11 +55,12 @@ impl Outcome {
         Outcome::Throttled,
         Outcome::Shed,
         Outcome::Limited,
+        Outcome::RateLimited,
     ];
 
     /// Outcomes that say nothing about the callee's health: answers, a request that was bad,
     /// and the caller's own local rejections. No policy retries them; no breaker counts them.
-    pub const NOT_CALLEE_FAILURES: [Outcome; 7] = [
+    pub const NOT_CALLEE_FAILURES: [Outcome; 8] = [
         Outcome::Ok,
         Outcome::Degraded,
         Outcome::Invalid,
@@ -64,6 +68,7 @@ impl Outcome {
         Outcome::BulkheadFull,
         Outcome::Throttled,
         Outcome::Limited,
+        Outcome::RateLimited,
     ];
 
     /// The failure kinds: every outcome but ok and degraded.
@@ -87,6 +92,7 @@ impl Outcome {
             Outcome::Throttled => "throttled",
             Outcome::Shed => "shed",
             Outcome::Limited => "limited",
+            Outcome::RateLimited => "rate_limited",
         }
     }
 
@@ -100,7 +106,7 @@ impl Outcome {
     }
 
     /// Turned away by one of the caller's own guards that stand behind the breaker (throttle,
-    /// adaptive limit, bulkhead): the call never reached its callee, so a breaker that admitted
+    /// adaptive limit, bulkhead, rate limit): the call never reached its callee, so a breaker that admitted
     /// it has nothing to judge. `breaker_open` is not one of them: a breaker around the call
     /// that rejects it never admitted it, and any other `breaker_open` (a fault may answer
     /// with that kind) is the callee's answer.
@@ -108,7 +114,7 @@ impl Outcome {
     pub fn is_guard_rejection(self) -> bool {
         matches!(
             self,
-            Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited
+            Outcome::BulkheadFull | Outcome::Throttled | Outcome::Limited | Outcome::RateLimited
         )
     }
 
@@ -232,13 +238,16 @@ mod tests {
     }
 
     #[test]
-    fn guard_rejections_are_the_bulkhead_throttle_and_limit_ones() {
+    fn guard_rejections_are_the_bulkhead_throttle_limit_and_rate_limit_ones() {
         let guards: Vec<&str> = Outcome::ALL
             .iter()
             .filter(|o| o.is_guard_rejection())
             .map(|o| o.name())
             .collect();
-        assert_eq!(guards, ["bulkhead_full", "throttled", "limited"]);
+        assert_eq!(
+            guards,
+            ["bulkhead_full", "throttled", "limited", "rate_limited"]
+        );
         assert!(!Outcome::BreakerOpen.is_guard_rejection());
     }
 

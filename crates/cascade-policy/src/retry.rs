@@ -101,7 +101,7 @@ pub const DEFAULT_RETRY_ON: [Outcome; 4] = [
 ];
 
 /// Kinds that no policy may retry: a bad request stays bad, and local rejections mean "stop".
-pub const NEVER_RETRIED: [Outcome; 7] = Outcome::NOT_CALLEE_FAILURES;
+pub const NEVER_RETRIED: [Outcome; 8] = Outcome::NOT_CALLEE_FAILURES;
 
 impl RetryPolicy {
     /// Whether `outcome` is one of the kinds this policy retries (`on`).

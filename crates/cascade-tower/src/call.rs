@@ -226,6 +226,7 @@ where
             Outcome::Throttled => CascadeError::Refused(Refusal::Throttled),
             Outcome::Limited => CascadeError::Refused(Refusal::Limited),
             Outcome::BulkheadFull => CascadeError::Refused(Refusal::BulkheadFull),
+            Outcome::RateLimited => CascadeError::Refused(Refusal::RateLimited),
             Outcome::Timeout => CascadeError::Timeout,
             _ => CascadeError::DeadlineExceeded,
         }),

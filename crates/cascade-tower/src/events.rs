@@ -6,7 +6,7 @@
 //! An `Event` maps to cascade's edge metrics (`edge.<from>.<to>.<name>`, `cascade metrics`):
 //! `CallStarted` → `calls`; `AttemptSent` → `attempts` (and `retries` past the first);
 //! `HedgeSent` → `hedges` and `attempts`; `Refused` → `rejected_breaker`, `throttled`,
-//! `limited` or `rejected_bulkhead`; `BudgetExhausted` → `budget_exhausted`;
+//! `limited`, `rate_limited` or `rejected_bulkhead`; `BudgetExhausted` → `budget_exhausted`;
 //! `HedgeBudgetExhausted` → `hedge_budget_exhausted`; `Breaker` `Opened`/`Reopened` →
 //! `breaker_opens` (and the open and half-open levels); `HalfOpenProbe` → `half_open_probes`;
 //! `LimitMoved` → the `limit_mean` level; `FellBack` → `fallbacks`; `CallEnded` →

@@ -265,6 +265,7 @@ impl Simulation {
             Refusal::Throttled => acc.throttled += 1,
             Refusal::Limited => acc.limited += 1,
             Refusal::BulkheadFull => acc.rejected_bulkhead += 1,
+            Refusal::RateLimited => acc.rate_limited += 1,
         }
         self.finish_call(cr, refusal.outcome());
     }

@@ -145,6 +145,7 @@ fn keeps_state(spec: &CallSpec) -> bool {
         || p.bulkhead().is_some()
         || p.throttle().is_some()
         || p.limit().is_some()
+        || p.rate_limit().is_some()
         || p.hedge().is_some()
         || p.failure_accrual().is_some()
 }

@@ -41,6 +41,7 @@ pub fn refusal_name(r: Refusal) -> &'static str {
         Refusal::Throttled => "throttle",
         Refusal::Limited => "limit",
         Refusal::BulkheadFull => "bulkhead",
+        Refusal::RateLimited => "rate_limit",
     }
 }
 

@@ -122,6 +122,12 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
         "Envoy's circuit breakers are caps; its per-host breaker is outlier_detection, set on the service (`outlier`)",
     );
     drop_part(
+        &mut q.rate_limit,
+        "rate_limit",
+        n,
+        "the local rate limit is an HTTP filter of the listener (local_ratelimit), not a route or cluster setting; its export is not written yet",
+    );
+    drop_part(
         &mut q.throttle,
         "throttle",
         n,

@@ -107,6 +107,7 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
         ("breaker", q.breaker.take().is_some()),
         ("bulkhead", q.bulkhead.take().is_some()),
         ("throttle", q.throttle.take().is_some()),
+        ("rate_limit", q.rate_limit.take().is_some()),
     ] {
         if there {
             n.add(part, "a gRPC service config has no such setting");

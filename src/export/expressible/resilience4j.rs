@@ -178,4 +178,10 @@ pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
         "resilience4j has no such module",
     );
     drop_part(&mut q.hedge, "hedge", n, "resilience4j has no such module");
+    drop_part(
+        &mut q.rate_limit,
+        "rate_limit",
+        n,
+        "resilience4j's RateLimiter counts permits per cycle, not a token bucket",
+    );
 }

@@ -124,6 +124,11 @@ pub(super) const EDGES: &[MetricDoc] = &[
         "time-average of the adaptive concurrency limit, summed over the caller's instances",
     ),
     doc(
+        "edge.<from>.<to>.rate_limited",
+        "count",
+        "calls the caller's rate limit (a token bucket per caller instance) refused locally, never delayed",
+    ),
+    doc(
         "edge.<from>.<to>.throttled",
         "count",
         "attempts the caller's adaptive throttle rejected locally",

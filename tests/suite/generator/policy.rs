@@ -91,6 +91,9 @@ pub fn policy(
     if later.chance(0.2) {
         keys.push(format!("failure_accrual = {}", accrual(later)));
     }
+    if later.chance(0.2) {
+        keys.push(format!("rate_limit = {}", rate_limit(later)));
+    }
     format!("[policy.{name}]\n{}\n", keys.join("\n"))
 }
 
@@ -346,6 +349,21 @@ fn fallback(
 }
 
 /// The `failure_accrual` table: Finagle's per-host accrual, short marks so they end in a run.
+/// A token bucket: from one token a second to thousands, continuous or by ticks.
+fn rate_limit(p: &mut Pick) -> String {
+    let mut k = vec![
+        format!("max_tokens = {}", p.int(1, 50)),
+        format!("fill_interval = {}", p.dur(100, 2_000_000)),
+    ];
+    if p.chance(0.5) {
+        k.push(format!("tokens_per_fill = {}", p.int(1, 20)));
+    }
+    if p.chance(0.5) {
+        k.push(format!("refill = \"{}\"", p.one(&["continuous", "tick"])));
+    }
+    format!("{{ {} }}", k.join(", "))
+}
+
 fn accrual(p: &mut Pick) -> String {
     let mut k = Vec::new();
     if p.chance(0.7) {

@@ -189,7 +189,8 @@ pub fn sample_of(outcome: Outcome) -> Option<bool> {
         | Outcome::BreakerOpen
         | Outcome::BulkheadFull
         | Outcome::Throttled
-        | Outcome::Limited => None,
+        | Outcome::Limited
+        | Outcome::RateLimited => None,
     }
 }
 
@@ -352,6 +353,7 @@ mod tests {
                 ("throttled", None),
                 ("shed", Some(true)),
                 ("limited", None),
+                ("rate_limited", None),
             ]
         );
     }

@@ -9,6 +9,8 @@ use crate::hedge::LatencyTracker;
 use crate::limit::Limiter;
 use crate::table::PolicyConfig;
 use crate::throttle::Throttle;
+use crate::time::Nanos;
+use crate::token_bucket::TokenBucket;
 
 /// The random streams of one call path, one per policy that draws, kept apart so that no
 /// policy's draws shift another's. Seed each from its own name: a replay seeded alike draws
@@ -55,6 +57,8 @@ impl<R> PathPolicies<R> {
                 .and_then(|h| h.own_budget())
                 .map(|b| Budget::new(&b)),
             limit: policy.limit.as_ref().map(Limiter::new),
+            // Full at the run's start (time 0); a tick bucket's ticks count from there.
+            rate_limit: (policy.rate_limit.as_ref()).map(|b| TokenBucket::new(b, Nanos::ZERO)),
             accrual,
             throttle_rng: streams.throttle,
             limit_rng: streams.limit,

@@ -33,6 +33,7 @@
 //!     hedge: None,
 //!     hedge_budget: None,
 //!     limit: None,
+//!     rate_limit: None,
 //!     accrual: Vec::new(),
 //!     throttle_rng: stream(1),
 //!     limit_rng: stream(2),
@@ -95,6 +96,7 @@ use crate::outcome::Outcome;
 use crate::random::unit;
 use crate::throttle::Throttle;
 use crate::time::Nanos;
+use crate::token_bucket::TokenBucket;
 use rand::Rng;
 
 /// The state one caller keeps for one call path's policies, and the random streams they draw
@@ -110,6 +112,8 @@ pub struct PathPolicies<R> {
     pub hedge: Option<LatencyTracker>,
     pub hedge_budget: Option<Budget>,
     pub limit: Option<Limiter>,
+    /// The token bucket calls take a token from (Envoy's local rate limit).
+    pub rate_limit: Option<TokenBucket>,
     /// Failure accrual, one per callee instance; empty without it.
     pub accrual: Vec<Accrual>,
     pub throttle_rng: R,
@@ -208,6 +212,8 @@ pub enum Refusal {
     Limited,
     /// The bulkhead had no permit and no room in its line.
     BulkheadFull,
+    /// The rate limit's bucket had no token.
+    RateLimited,
 }
 
 impl Refusal {
@@ -218,6 +224,7 @@ impl Refusal {
             Refusal::Throttled => Outcome::Throttled,
             Refusal::Limited => Outcome::Limited,
             Refusal::BulkheadFull => Outcome::BulkheadFull,
+            Refusal::RateLimited => Outcome::RateLimited,
         }
     }
 }
@@ -260,7 +267,8 @@ pub enum RetryVerdict {
 
 impl<R: Rng> PathPolicies<R> {
     /// A logical call starts at `now`: the budgets count it (they allow retries and hedges
-    /// in proportion to calls), a breaker around the whole call (`breaker_wraps_call`,
+    /// in proportion to calls), the rate limit takes a token or refuses it (as Envoy's HTTP
+    /// filter does before the router, once per call: retries take none), a breaker around the whole call (`breaker_wraps_call`,
     /// breaker 0) is asked once for all its attempts, then a bulkhead around the whole call
     /// (`bulkhead`), whose permit covers every attempt and backoff. A refusal by the bulkhead
     /// gives the breaker's pass back. `asked` tells the caller what the breaker did.
@@ -277,6 +285,11 @@ impl<R: Rng> PathPolicies<R> {
         }
         if let Some(b) = self.hedge_budget.as_mut() {
             b.on_call(now);
+        }
+        if let Some(bucket) = self.rate_limit.as_mut()
+            && !bucket.try_take(now)
+        {
+            return Err(Refusal::RateLimited);
         }
         let pass = match breaker_wraps_call {
             true => Some(self.ask_breaker(now, 0, asked)?),

@@ -11,6 +11,7 @@ use crate::outcome::OutcomeSet;
 use crate::retry::{RetryInput, RetryPolicy};
 use crate::throttle::ThrottleConfig;
 use crate::time::Nanos;
+use crate::token_bucket::{Refill, TokenBucketConfig};
 use std::convert::Infallible;
 
 const MS: Nanos = Nanos::from_ms(1);
@@ -63,6 +64,7 @@ fn path() -> PathPolicies<Zero> {
         hedge: None,
         hedge_budget: None,
         limit: None,
+        rate_limit: None,
         accrual: Vec::new(),
         throttle_rng: Zero,
         limit_rng: Zero,
@@ -320,6 +322,26 @@ fn a_call_level_bulkhead_refusal_gives_the_call_breakers_pass_back() {
         admitted.breaker.is_some(),
         "the probe's place was given back"
     );
+}
+
+#[test]
+fn an_empty_rate_limit_refuses_the_call_before_the_breaker_is_asked() {
+    let mut p = path();
+    half_open(&mut p);
+    let cfg = TokenBucketConfig::new(1, 1, S, Refill::Continuous).unwrap();
+    p.rate_limit = Some(TokenBucket::new(&cfg, Nanos::ZERO));
+    let mut asked = None;
+    // The bucket's one token goes to the first call; the half-open probe's place too.
+    let first = p.admit_call(S, true, NONE, &mut asked).unwrap();
+    assert!(first.breaker.is_some());
+    asked = None;
+    let refused = p.admit_call(S, true, NONE, &mut asked);
+    assert_eq!(refused, Err(Refusal::RateLimited));
+    assert_eq!(asked, None, "the breaker is never asked");
+    assert_eq!(Refusal::RateLimited.outcome(), Outcome::RateLimited);
+    // A second later the bucket holds a token again; retries (`admit`) never take one.
+    assert!(p.admit::<()>(S, None, NONE, &mut None).is_ok());
+    assert!(p.admit_call(2 * S, false, NONE, &mut None).is_ok());
 }
 
 fn call_end(outcome: Option<Outcome>, breaker: Option<BreakerPass>, wraps_call: bool) -> CallEnd {

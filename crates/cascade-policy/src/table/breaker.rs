@@ -24,7 +24,7 @@ pub const DEFAULT_BREAKER_COUNT: [Outcome; 6] = [
 ];
 
 /// Kinds a breaker may never count: the callee did not fail, the caller's own request did.
-const NEVER_COUNTED: [Outcome; 7] = Outcome::NOT_CALLEE_FAILURES;
+const NEVER_COUNTED: [Outcome; 8] = Outcome::NOT_CALLEE_FAILURES;
 
 impl BreakerPolicy {
     /// The breaker a `breaker` table describes; errors name the field relative to it.

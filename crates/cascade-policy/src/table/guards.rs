@@ -4,11 +4,12 @@
 
 use super::error::{Checked, TableError};
 use super::names::check_name;
-use super::raw_parts::{RawAccrual, RawBulkhead, RawThrottle};
+use super::raw_parts::{RawAccrual, RawBulkhead, RawRateLimit, RawThrottle};
 use crate::accrual::AccrualConfig;
 use crate::bulkhead::BulkheadConfig;
 use crate::throttle::ThrottleConfig;
 use crate::time::Nanos;
+use crate::token_bucket::{BucketError, TokenBucketConfig};
 
 const S: Nanos = Nanos::from_secs(1);
 
@@ -62,6 +63,40 @@ impl ThrottleConfig {
             return Err(TableError::at("window", "must be longer than zero"));
         }
         Ok(ThrottleConfig { k, window })
+    }
+}
+
+impl TokenBucketConfig {
+    /// The bucket a `rate_limit` table describes, Envoy's `tokens_per_fill` of 1 filled;
+    /// errors name the field relative to it.
+    pub fn from_table(t: &RawRateLimit) -> Checked<TokenBucketConfig> {
+        let max_tokens = t.max_tokens.ok_or_else(|| {
+            TableError::at(
+                "max_tokens",
+                "is required: the bucket's size and first fill",
+            )
+        })?;
+        let fill_interval = t.fill_interval.map(Nanos::from).ok_or_else(|| {
+            TableError::at(
+                "fill_interval",
+                "is required: how often tokens_per_fill is added",
+            )
+        })?;
+        let cfg = TokenBucketConfig::new(
+            max_tokens,
+            t.tokens_per_fill.unwrap_or(1),
+            fill_interval,
+            t.refill.unwrap_or_default(),
+        );
+        cfg.map_err(|e| match e {
+            BucketError::ZeroMaxTokens => TableError::at("max_tokens", "must be at least 1"),
+            BucketError::ZeroTokensPerFill => {
+                TableError::at("tokens_per_fill", "must be at least 1")
+            }
+            BucketError::ZeroFillInterval => {
+                TableError::at("fill_interval", "must be longer than zero")
+            }
+        })
     }
 }
 

@@ -17,6 +17,7 @@ use crate::outcome::{Outcome, OutcomeSet};
 use crate::retry::RetryPolicy;
 use crate::throttle::ThrottleConfig;
 use crate::time::Nanos;
+use crate::token_bucket::TokenBucketConfig;
 
 config! {
     /// One call path's policies as a `[policy.NAME]` table describes them, every default filled
@@ -39,6 +40,7 @@ config! {
         throttle: Option<ThrottleConfig>,
         bulkhead: Option<BulkheadConfig>,
         limit: Option<LimitConfig>,
+        rate_limit: Option<TokenBucketConfig>,
         failure_accrual: Option<AccrualConfig>,
     }
 }
@@ -59,6 +61,7 @@ impl<T> Default for PolicyConfig<T> {
             throttle: None,
             bulkhead: None,
             limit: None,
+            rate_limit: None,
             failure_accrual: None,
         }
     }
@@ -118,6 +121,10 @@ impl<T> PolicyConfig<T> {
     /// The adaptive concurrency limit (Netflix concurrency-limits).
     pub fn limit(&self) -> Option<&LimitConfig> {
         self.limit.as_ref()
+    }
+    /// The token bucket per caller instance (Envoy's local rate limit).
+    pub fn rate_limit(&self) -> Option<&TokenBucketConfig> {
+        self.rate_limit.as_ref()
     }
     /// Finagle's failure accrual per callee host.
     pub fn failure_accrual(&self) -> Option<&AccrualConfig> {
@@ -227,6 +234,7 @@ impl<T> PolicyConfig<T> {
             throttle: part(&p.throttle, "throttle", ThrottleConfig::from_table)?,
             bulkhead: part(&p.bulkhead, "bulkhead", BulkheadConfig::from_table)?,
             limit: part(&p.limit, "limit", LimitConfig::from_table)?,
+            rate_limit: part(&p.rate_limit, "rate_limit", TokenBucketConfig::from_table)?,
             failure_accrual: part(
                 &p.failure_accrual,
                 "failure_accrual",

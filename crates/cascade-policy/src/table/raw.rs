@@ -39,6 +39,9 @@ pub struct RawPolicy {
     pub throttle: Option<RawThrottle>,
     /// Adaptive concurrency limit (Netflix concurrency-limits).
     pub limit: Option<RawLimit>,
+    /// A token bucket per caller instance (Envoy's local rate limit): a call finding it empty
+    /// is refused as `rate_limited`.
+    pub rate_limit: Option<RawRateLimit>,
     /// A degraded answer when the call finally fails: canned, or a call to another service.
     pub fallback: Option<RawFallback>,
     /// Copies of a slow attempt after a fixed or learned delay; the first success wins.

@@ -113,6 +113,26 @@ pub struct RawThrottle {
     pub window: Option<Dur>,
 }
 
+/// `rate_limit`: a token bucket as Envoy's local rate limit filter keeps one, per caller
+/// instance; a call it finds empty is refused (`rate_limited`), never delayed.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct RawRateLimit {
+    /// The bucket's size and its fill at the start (>= 1; required).
+    pub max_tokens: Option<u64>,
+    /// Tokens added per `fill_interval` (>= 1).
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 1)))]
+    pub tokens_per_fill: Option<u64>,
+    /// The refill period (> 0; required).
+    pub fill_interval: Option<Dur>,
+    /// `continuous` (Envoy >= 1.31) or `tick` (tokens_per_fill at once each interval, as
+    /// before 1.31).
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "continuous")))]
+    pub refill: Option<crate::token_bucket::Refill>,
+}
+
 /// `failure_accrual`: Finagle's `FailureAccrualFactory` with its consecutive-failures policy.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]

@@ -308,6 +308,65 @@ fn each_check_refuses_at_its_field() {
         ),
         (
             RawPolicy {
+                rate_limit: Some(RawRateLimit {
+                    fill_interval: Some(Dur(S.0)),
+                    ..RawRateLimit::default()
+                }),
+                ..RawPolicy::default()
+            },
+            "rate_limit.max_tokens",
+            "is required: the bucket's size and first fill",
+        ),
+        (
+            RawPolicy {
+                rate_limit: Some(RawRateLimit {
+                    max_tokens: Some(5),
+                    ..RawRateLimit::default()
+                }),
+                ..RawPolicy::default()
+            },
+            "rate_limit.fill_interval",
+            "is required: how often tokens_per_fill is added",
+        ),
+        (
+            RawPolicy {
+                rate_limit: Some(RawRateLimit {
+                    max_tokens: Some(0),
+                    fill_interval: Some(Dur(S.0)),
+                    ..RawRateLimit::default()
+                }),
+                ..RawPolicy::default()
+            },
+            "rate_limit.max_tokens",
+            "must be at least 1",
+        ),
+        (
+            RawPolicy {
+                rate_limit: Some(RawRateLimit {
+                    max_tokens: Some(5),
+                    tokens_per_fill: Some(0),
+                    fill_interval: Some(Dur(S.0)),
+                    ..RawRateLimit::default()
+                }),
+                ..RawPolicy::default()
+            },
+            "rate_limit.tokens_per_fill",
+            "must be at least 1",
+        ),
+        (
+            RawPolicy {
+                rate_limit: Some(RawRateLimit {
+                    max_tokens: Some(5),
+                    fill_interval: Some(Dur(0)),
+                    ..RawRateLimit::default()
+                }),
+                ..RawPolicy::default()
+            },
+            "rate_limit.fill_interval",
+            "must be longer than zero",
+        ),
+        (
+            RawPolicy {
                 hedge: Some(RawHedge::default()),
                 ..RawPolicy::default()
             },

@@ -155,6 +155,7 @@ pub fn policy(r: Refusal) -> String {
         Refusal::Throttled => "throttle",
         Refusal::Limited => "limit",
         Refusal::BulkheadFull => "bulkhead",
+        Refusal::RateLimited => "rate_limit",
     }
     .into()
 }
