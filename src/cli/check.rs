@@ -134,10 +134,11 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         let mut seconds = ran.total_seconds();
         if args.margin {
             let again = super::check_case::margin_command(file, &args.set);
+            let mut runs = cascade::margin::runs::Runs::new(jobs);
             for e in margin_expects {
                 let started = std::time::Instant::now();
                 let (verdict, margin) =
-                    cascade::margin::gate::judge(model, e, Bounds::STANDARD, jobs)?;
+                    cascade::margin::gate::judge(model, e, Bounds::STANDARD, &mut runs)?;
                 let took = started.elapsed().as_secs_f64();
                 seconds += took;
                 cases.push(super::check_case::of_margin(

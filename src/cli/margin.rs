@@ -3,8 +3,11 @@
 
 use super::ScenarioArgs;
 use cascade::margin::estimate::How;
+use cascade::margin::runs::Runs;
 use cascade::margin::search::{Bounds, Found};
+use cascade::margin::store;
 use cascade::margin::{Axis, Margin};
+use cascade::sweep::shard::Shard;
 use cascade::{Error, Result};
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
@@ -50,6 +53,18 @@ pub struct MarginArgs {
     /// `DIR/margin-map-fault-<i>.csv` and `DIR/charts/margin-map-fault-<i>.svg`.
     #[arg(long, value_name = "DIR")]
     map: Option<std::path::PathBuf>,
+    /// Record every run in DIR (`margin.json`, `scenario.toml`, `runs/`), and take the runs it
+    /// already holds instead of making them again: a margin killed part way resumes, one asked
+    /// for more `--max-runs` or a finer `--tolerance` adds only the runs it lacks, and the
+    /// directories of its shards, joined by `cascade merge`, give the whole margin.
+    #[arg(long, value_name = "DIR")]
+    store: Option<std::path::PathBuf>,
+    /// Find only slice K of N of the margin's searches (each fault and axis is one, then each
+    /// fault's map), dealt round-robin; needs --store. Join the shards' directories with
+    /// `cascade merge`, then run the margin once more with `--store` on the joined directory:
+    /// it makes no run and prints every margin.
+    #[arg(long, value_name = "K/N", requires = "store")]
+    shard: Option<String>,
 }
 
 pub fn margin(args: MarginArgs) -> Result<ExitCode> {
@@ -109,11 +124,27 @@ pub fn margin(args: MarginArgs) -> Result<ExitCode> {
         min_x: 1.0 / args.max_multiplier,
         max_x: args.max_multiplier,
     };
+    let shard = match &args.shard {
+        Some(text) => Shard::parse(text).map_err(usage)?,
+        None => Shard::ALL,
+    };
     let jobs = super::jobs_or_cores(args.jobs);
+    let mut runs = match &args.store {
+        Some(dir) => {
+            let manifest = store::Manifest::of(&model.name, model.seed, &scenario.source.text);
+            store::prepare(dir, &manifest, &scenario.source.text)?;
+            Runs::stored(jobs, dir.clone())
+        }
+        None => Runs::new(jobs),
+    };
+    // The searches, then the maps, are the shards' units of work, numbered in that order.
+    let searches: Vec<(usize, Axis)> = (faults.iter())
+        .flat_map(|&f| axes.iter().map(move |&a| (f, a)))
+        .collect();
     let mut margins = Vec::new();
-    for &f in &faults {
-        for &axis in &axes {
-            margins.push(cascade::margin::find(model, f, axis, bounds, jobs)?);
+    for (unit, &(f, axis)) in searches.iter().enumerate() {
+        if shard.contains(unit) {
+            margins.push(cascade::margin::find(model, f, axis, bounds, &mut runs)?);
         }
     }
     if args.json {
@@ -125,12 +156,23 @@ pub fn margin(args: MarginArgs) -> Result<ExitCode> {
         print!("{}", cascade::margin::text::summary(model, &margins));
     }
     if let Some(dir) = &args.map {
-        for &f in &faults {
-            let map = cascade::margin::map::map(model, f, args.reps, jobs)?;
+        for (unit, &f) in faults.iter().enumerate() {
+            if !shard.contains(searches.len() + unit) {
+                continue;
+            }
+            let map = cascade::margin::map::map(model, f, args.reps, &mut runs)?;
             for path in super::margin_map::write(model, &map, dir)? {
                 eprintln!("wrote {}", path.display());
             }
         }
+    }
+    if let Some(dir) = &args.store {
+        eprintln!(
+            "runs: {} made, {} read from {}",
+            runs.simulated,
+            runs.read,
+            dir.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

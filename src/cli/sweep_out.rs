@@ -40,7 +40,7 @@ impl ExportArgs {
         Ok(())
     }
 
-    fn any(&self) -> bool {
+    pub fn any(&self) -> bool {
         self.export_markdown.is_some() || self.export_csv.is_some() || self.export_json.is_some()
     }
 }

@@ -4,6 +4,7 @@
 //! judges: the margin lies beyond the range searched, an interval open on one side. A search
 //! that ran out of runs cannot judge and says so, where the expectation was written.
 
+use super::runs::Runs;
 use super::search::{Bounds, Found};
 use super::{Axis, Margin, find, scale};
 use crate::check::Verdict;
@@ -11,18 +12,19 @@ use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::scenario::{MarginAlong, MarginExpect};
 
-/// The margin `e` gates on `model`, found within `bounds` on `jobs` threads, and the verdict.
+/// The margin `e` gates on `model`, found within `bounds` by `runs` (which the gates of one
+/// scenario share: their load searches run the same models), and the verdict.
 pub fn judge(
     model: &Model,
     e: &MarginExpect,
     bounds: Bounds,
-    jobs: usize,
+    runs: &mut Runs,
 ) -> Result<(Verdict, Margin)> {
     let axis = match e.along {
         MarginAlong::Load => Axis::Load,
         MarginAlong::Trigger => Axis::Trigger,
     };
-    let margin = find(model, e.fault, axis, bounds, jobs)?;
+    let margin = find(model, e.fault, axis, bounds, runs)?;
     // The search is in multipliers; a trigger is gated in seconds of the fault as written.
     let unit = match e.along {
         MarginAlong::Load => 1.0,

@@ -5,10 +5,11 @@
 //! the flip, so a column costs a handful of probes where a full grid would cost every row.
 //! The cells are what the CLI writes and draws as a heatmap (`cascade margin --map DIR`).
 
+use super::runs::Runs;
+use super::store::Point;
 use super::{Verdict, scale};
 use crate::error::Result;
 use crate::model::Model;
-use crate::sweep::exec::replicate;
 
 /// One probed cell: `recovered` of `runs` runs recovered at trigger column `trigger` and load
 /// row `load`.
@@ -63,18 +64,18 @@ pub fn trigger_columns(model: &Model, fault: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Fault `fault`'s probability map, `reps` runs a cell on `jobs` threads.
-pub fn map(model: &Model, fault: usize, reps: u32, jobs: usize) -> Result<ProbabilityMap> {
+/// Fault `fault`'s probability map, `reps` runs a cell, made by (or found in) `runs`.
+pub fn map(model: &Model, fault: usize, reps: u32, runs: &mut Runs) -> Result<ProbabilityMap> {
     let verdict = Verdict::new(model, fault);
-    let written = replicate(model, reps, jobs)?;
-    verdict.judged_as_written(fault, written.iter().map(|r| r.metrics.summary.as_slice()))?;
+    let written = runs.replicate(Point::Written, model, reps)?;
+    verdict.judged_as_written(fault, written.iter().map(Vec::as_slice))?;
     let written_goodput = (written.iter())
-        .map(|r| verdict.goodput_before(&r.metrics.summary))
+        .map(|s| verdict.goodput_before(s))
         .sum::<f64>()
         / written.len() as f64;
     let (triggers, loads) = (trigger_columns(model, fault), load_rows());
     let mut cells: Vec<Cell> = Vec::new();
-    let probe = |trigger: usize, load: usize, cells: &mut Vec<Cell>| -> Result<bool> {
+    let mut probe = |trigger: usize, load: usize, cells: &mut Vec<Cell>| -> Result<bool> {
         if let Some(c) = cells
             .iter()
             .find(|c| (c.trigger, c.load) == (trigger, load))
@@ -85,9 +86,14 @@ pub fn map(model: &Model, fault: usize, reps: u32, jobs: usize) -> Result<Probab
             &scale::trigger(model, fault, triggers[trigger]),
             loads[load],
         );
-        let runs = replicate(&scaled, reps, jobs)?;
-        let recovered = (runs.iter())
-            .filter(|r| verdict.recovered_healthy(&r.metrics.summary, loads[load], written_goodput))
+        let point = Point::Map {
+            fault,
+            trigger: triggers[trigger],
+            load: loads[load],
+        };
+        let summaries = runs.replicate(point, &scaled, reps)?;
+        let recovered = (summaries.iter())
+            .filter(|s| verdict.recovered_healthy(s, loads[load], written_goodput))
             .count() as u32;
         let cell = Cell {
             trigger,

@@ -11,17 +11,20 @@ pub mod estimate;
 pub mod gate;
 pub mod map;
 pub mod mechanism;
+pub mod runs;
 pub mod scale;
 pub mod search;
+pub mod store;
 pub mod text;
 
 use crate::error::{Error, Result};
 use crate::model::Model;
-use crate::sweep::exec::replicate;
 use estimate::Estimate;
 use mechanism::Mechanism;
+use runs::Runs;
 use search::{Bounds, Found};
 use std::collections::BTreeMap;
+use store::Point;
 
 /// What is scaled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,13 +62,14 @@ pub struct Margin {
 
 /// Finds fault `fault`'s margin along `axis` of `model` within `bounds` (whose `max_x` for the
 /// trigger is cut to `scale::longest_trigger`, for the magnitude to `scale::largest_magnitude`),
-/// on `jobs` threads. A fault without a size has no magnitude axis: a usage error says why.
+/// its runs made by (or found in) `runs`. A fault without a size has no magnitude axis: a usage
+/// error says why.
 pub fn find(
     model: &Model,
     fault: usize,
     axis: Axis,
     bounds: Bounds,
-    jobs: usize,
+    runs: &mut Runs,
 ) -> Result<Margin> {
     let bounds = match axis {
         Axis::Load => bounds,
@@ -91,26 +95,33 @@ pub fn find(
     // The baseline goodput as written (the search probes 1 first).
     let mut written_goodput = 0.0;
     let found = search::search(bounds, |x| {
-        let (scaled, load) = match axis {
-            Axis::Load => (scale::load(model, x), x),
-            Axis::Trigger => (scale::trigger(model, fault, x), 1.0),
-            Axis::Magnitude => (scale::magnitude(model, fault, x), 1.0),
+        let (point, scaled, load) = match axis {
+            Axis::Load => (Point::Load(x), scale::load(model, x), x),
+            Axis::Trigger => (
+                Point::Trigger { fault, x },
+                scale::trigger(model, fault, x),
+                1.0,
+            ),
+            Axis::Magnitude => (
+                Point::Magnitude { fault, x },
+                scale::magnitude(model, fault, x),
+                1.0,
+            ),
         };
-        let runs = replicate(&scaled, bounds.reps, jobs)?;
+        let summaries = runs.replicate(point, &scaled, bounds.reps)?;
         if x == 1.0 {
-            verdict.judged_as_written(fault, runs.iter().map(|r| r.metrics.summary.as_slice()))?;
-            written_goodput = runs
-                .iter()
-                .map(|r| verdict.goodput_before(&r.metrics.summary))
+            verdict.judged_as_written(fault, summaries.iter().map(Vec::as_slice))?;
+            written_goodput = (summaries.iter())
+                .map(|s| verdict.goodput_before(s))
                 .sum::<f64>()
-                / runs.len() as f64;
+                / summaries.len() as f64;
         }
-        if let Some(r) = runs.first() {
-            first_runs.insert(x.to_bits(), r.metrics.summary.clone());
+        if let Some(s) = summaries.first() {
+            first_runs.insert(x.to_bits(), s.clone());
         }
-        Ok(runs
+        Ok(summaries
             .iter()
-            .filter(|r| verdict.recovered_healthy(&r.metrics.summary, load, written_goodput))
+            .filter(|s| verdict.recovered_healthy(s, load, written_goodput))
             .count() as u32)
     })?;
     let (estimate, mechanism) = match &found {

@@ -67,10 +67,20 @@ fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
 /// `reps` replications of one model on `jobs` threads, in replication order (replication 0
 /// on the model's own seed), as a sweep would run them at one point.
 pub fn replicate(model: &crate::Model, reps: u32, jobs: usize) -> Result<Vec<crate::RunResult>> {
+    let all: Vec<u32> = (0..reps).collect();
+    replicate_some(model, &all, jobs)
+}
+
+/// Replications `reps` (by index) of one model on `jobs` threads, in the order given: what a
+/// margin runs when its store already holds the others.
+pub fn replicate_some(
+    model: &crate::Model,
+    reps: &[u32],
+    jobs: usize,
+) -> Result<Vec<crate::RunResult>> {
     pool(jobs)?.install(|| {
-        (0..reps)
-            .into_par_iter()
-            .map(|rep| {
+        reps.par_iter()
+            .map(|&rep| {
                 let mut m = model.clone();
                 m.seed = super::replication_seed(model.seed, rep);
                 crate::simulate(&m).map_err(|e| e.in_run(|p| p.replication = Some(rep)))

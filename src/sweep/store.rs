@@ -108,7 +108,9 @@ pub fn read_scenario(dir: &Path, manifest: &Manifest) -> Result<String> {
     Ok(text)
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: a stable hash of the scenario text, so a store can tell
+/// whether it was written for the same scenario (std's hasher is not stable).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

@@ -59,6 +59,7 @@ mod margin;
 mod margin_gate;
 mod margin_magnitude;
 mod margin_map;
+mod margin_store;
 mod mobile_checkout;
 mod model;
 mod operations;

@@ -5,6 +5,7 @@
 //! found within 5%. Output that does not depend on `--jobs`; exit 2 on bad input.
 
 use cascade::margin::estimate::Estimate;
+use cascade::margin::runs::Runs;
 use cascade::margin::search::{Bounds, Found};
 use cascade::margin::{Axis, find};
 use cascade::scenario::Override;
@@ -29,7 +30,7 @@ fn bounds() -> Bounds {
 fn load_margin(set: &[&str]) -> Estimate {
     let overrides: Vec<Override> = set.iter().map(|s| Override::parse(s).unwrap()).collect();
     let scenario = cascade::scenario::load(Path::new(SCENARIO), &overrides).unwrap();
-    let m = find(&scenario.model, 0, Axis::Load, bounds(), 2).unwrap();
+    let m = find(&scenario.model, 0, Axis::Load, bounds(), &mut Runs::new(2)).unwrap();
     assert!(matches!(m.found, Found::Bracketed { .. }), "{:?}", m.found);
     let e = m.estimate.expect("a bracketed search has an estimate");
     assert!(e.low <= e.x && e.x <= e.high, "{e:?}");

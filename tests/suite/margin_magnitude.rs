@@ -11,6 +11,7 @@
 //! The fault is written as x = 2, and the magnitude multiplier m scales its excess (x = 1 + m),
 //! so the boundary lies in m = [2.3655, 2.447].
 
+use cascade::margin::runs::Runs;
 use cascade::margin::search::{Bounds, Found};
 use cascade::margin::{Axis, find};
 use std::process::Command;
@@ -60,7 +61,7 @@ fn the_magnitude_boundary_of_a_slowdown_lies_where_the_hand_derived_bounds_put_i
         reps: 1,
         ..Bounds::STANDARD
     };
-    let m = find(&model, 0, Axis::Magnitude, bounds, 2).unwrap();
+    let m = find(&model, 0, Axis::Magnitude, bounds, &mut Runs::new(2)).unwrap();
     let Found::Bracketed { lo, hi, .. } = m.found else {
         panic!("{:?}", m.found)
     };

@@ -5,6 +5,7 @@
 //! 1.41× that hold 1.25× between them, and the map costs far fewer cells than the grid.
 
 use cascade::margin::map::{load_rows, map};
+use cascade::margin::runs::Runs;
 use std::path::Path;
 use std::process::Command;
 
@@ -13,7 +14,7 @@ const SCENARIO: &str = "scenarios/retry-collapse-margin.toml";
 #[test]
 fn each_column_flips_at_the_closed_form_boundary_and_probes_only_near_it() {
     let scenario = cascade::scenario::load(Path::new(SCENARIO), &[]).unwrap();
-    let m = map(&scenario.model, 0, 1, 2).unwrap();
+    let m = map(&scenario.model, 0, 1, &mut Runs::new(2)).unwrap();
     let rows = load_rows();
     let (below, above) = (
         rows.iter().position(|&l| (l - 1.189).abs() < 1e-3).unwrap(),

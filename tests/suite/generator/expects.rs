@@ -88,7 +88,12 @@ fn check_margins(scenario: &cascade::scenario::Scenario) -> Result<(), String> {
         max_x: 2.0,
     };
     for e in &scenario.margin_expects {
-        match cascade::margin::gate::judge(&scenario.model, e, bounds, 1) {
+        match cascade::margin::gate::judge(
+            &scenario.model,
+            e,
+            bounds,
+            &mut cascade::margin::runs::Runs::new(1),
+        ) {
             Ok((v, _)) => {
                 let (lo, hi) = v.interval.ok_or("a margin verdict without its interval")?;
                 if v.measured.is_nan() || !(lo <= v.measured && v.measured <= hi) {
