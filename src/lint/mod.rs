@@ -14,6 +14,8 @@ mod gates;
 mod load;
 mod median;
 mod pace;
+mod sampled;
+mod tail;
 mod timing;
 
 use crate::model::Model;
@@ -35,9 +37,11 @@ pub const HEDGE_BELOW_MEDIAN: &str = "hedge-below-median";
 pub const BULKHEAD_BELOW_LITTLE: &str = "bulkhead-below-little";
 pub const SUB_MICROSECOND_THINK: &str = "sub-microsecond-think";
 pub const AMPLIFICATION_BEHIND_BREAKER: &str = "amplification-behind-breaker";
+pub const TIMEOUT_BELOW_P90: &str = "timeout-below-p90";
+pub const HALF_OPEN_PROBES: &str = "half-open-probes";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 9] = [
+pub const LINTS: [Lint; 11] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -53,8 +57,18 @@ pub const LINTS: [Lint; 9] = [
         summary: "a timeout or deadline below the callee's median service time",
     },
     Lint {
+        id: TIMEOUT_BELOW_P90,
+        summary: "a per-try timeout below the 90th percentile of an attempt, so more than a \
+                  tenth of attempts time out on a healthy day",
+    },
+    Lint {
         id: BREAKER_MIN_CALLS,
         summary: "a breaker whose min_calls exceeds what its window can hold at the offered load",
+    },
+    Lint {
+        id: HALF_OPEN_PROBES,
+        summary: "a breaker whose half-open probes the callee's healthy tail fails so often \
+                  that a round of probes more likely re-opens it than closes it",
     },
     Lint {
         id: BUDGET_FLOOR,
@@ -101,7 +115,24 @@ pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     timing::retry_cannot_fit(&facts, &mut out);
     timing::inverted_timeout(&facts, &mut out);
     median::timeout_below_median(&facts, &mut out);
+    // Drawn only when a call has a timeout or a breaker: most scenarios pay nothing for it.
+    let mut sampled = facts
+        .sites
+        .iter()
+        .any(|s| {
+            let p = &s.spec.policy;
+            p.timeout().is_some()
+                || p.retry().is_some_and(|r| r.timeout().is_some())
+                || p.breaker().is_some()
+        })
+        .then(|| sampled::Sampled::of(&facts));
+    if let Some(sampled) = sampled.as_mut() {
+        tail::timeout_below_p90(&facts, sampled, &mut out);
+    }
     load::breaker_min_calls(&facts, &mut out);
+    if let Some(sampled) = sampled.as_mut() {
+        tail::half_open_probes(&facts, sampled, &mut out);
+    }
     load::budget_floor(&facts, &mut out);
     median::hedge_below_median(&facts, &mut out);
     load::bulkhead_below_little(&facts, &mut out);

@@ -54,6 +54,7 @@ mod init;
 mod layering;
 mod library;
 mod lints;
+mod lints_tail;
 mod map;
 mod margin;
 mod margin_gate;
