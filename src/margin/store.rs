@@ -9,8 +9,9 @@
 
 use crate::atomic::{io_error, write_atomic};
 use crate::error::{Error, Result};
-use crate::json::{self, Entries};
-use crate::sweep::store::fnv1a;
+use crate::json;
+// Laid out as a sweep's records are: compact, one metric a line.
+use crate::sweep::store::{fnv1a, record_layout};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -146,17 +147,6 @@ impl Record {
     }
 }
 
-/// Compact, one metric a line, as a sweep's records are.
-fn layout(depth: usize, key: Option<&str>) -> Entries {
-    match (depth, key) {
-        (2, Some("metrics")) => Entries::Lines {
-            indent: 0,
-            close: None,
-        },
-        _ => Entries::Compact,
-    }
-}
-
 pub fn record_path(dir: &Path, key: &str, rep: u32) -> PathBuf {
     dir.join(RECORDS).join(format!("{key}-r{rep}.json"))
 }
@@ -198,7 +188,7 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
 
 pub fn write_record(dir: &Path, record: &Record) -> Result<()> {
     let path = record_path(dir, &record.key, record.rep);
-    write_atomic(&path, json::to_text(record, layout).as_bytes())
+    write_atomic(&path, json::to_text(record, record_layout).as_bytes())
 }
 
 /// The record of replication `rep` at the point named `key`, if `dir` has it; checked to be

@@ -139,7 +139,7 @@ impl Record {
 
 /// A record is read by programs only: compact, but its metrics one a line, so a diff of two
 /// records shows which metric moved.
-fn record_layout(depth: usize, key: Option<&str>) -> Entries {
+pub fn record_layout(depth: usize, key: Option<&str>) -> Entries {
     match (depth, key) {
         (2, Some("metrics")) => Entries::Lines {
             indent: 0,
