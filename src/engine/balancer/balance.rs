@@ -62,6 +62,7 @@ fn choose(
         outlier,
         down,
         ramp,
+        least,
         ..
     } = state;
     let n = instances.len() as u32;
@@ -104,11 +105,15 @@ fn choose(
             // Ties go to the first instance after a rotating start, so equal instances share.
             let start = *next_rr;
             *next_rr = (start + 1) % n;
-            (0..n)
-                .map(|k| (start + k) % n)
-                .filter(|&i| ok.allows(i))
-                .min_by_key(|&i| outstanding(i))
-                .expect("at least one instance is eligible")
+            match least {
+                // Every instance eligible: the min-tree holds the answer (`least.rs`).
+                Some(tree) if ok.count == n => tree.pick(start),
+                _ => (0..n)
+                    .map(|k| (start + k) % n)
+                    .filter(|&i| ok.allows(i))
+                    .min_by_key(|&i| outstanding(i))
+                    .expect("at least one instance is eligible"),
+            }
         }
         BalancerKind::PowerOfTwo if ok.count == 1 => ok.nth(0),
         BalancerKind::PowerOfTwo => {

@@ -3,6 +3,7 @@
 //! has marked dead. CoDel and adaptive LIFO act where the queue is served
 //! (`dispatch::dispatch_next`).
 
+use super::down::Down;
 use crate::engine::kernel::simulation::Simulation;
 use crate::engine::kernel::state::Event;
 use crate::engine::platform::lifecycle::ABSENT;
@@ -79,12 +80,12 @@ pub struct Marked<'a> {
 /// slots an autoscaler keeps are no hosts at all).
 pub fn eligible<'a>(
     outlier: &'a Option<Outlier>,
-    down: &'a [u32],
+    down: &'a Down,
     n: u32,
     marked: Option<Marked<'a>>,
 ) -> Eligible<'a> {
     let ejected = outlier.as_ref().filter(|d| d.ejected_count() > 0);
-    let any_down = down.iter().any(|d| *d > 0);
+    let any_down = down.any();
     let all = Eligible {
         n,
         count: n,
@@ -101,7 +102,7 @@ pub fn eligible<'a>(
         n,
         count: 0,
         detector: ejected,
-        down: any_down.then_some(down),
+        down: any_down.then_some(down.holds()),
         down_mask: u32::MAX,
         marked,
         panic: false,
@@ -112,7 +113,7 @@ pub fn eligible<'a>(
         some.panic = true;
         count = (0..n).filter(|&i| some.allows(i)).count() as u32;
     }
-    if count == 0 && down.iter().any(|d| d & ABSENT != 0) {
+    if count == 0 && down.holds().iter().any(|d| d & ABSENT != 0) {
         some = Eligible {
             detector: None,
             down_mask: ABSENT,

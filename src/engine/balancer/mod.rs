@@ -3,5 +3,7 @@
 
 pub(super) mod accrual;
 pub(super) mod balance;
+pub(super) mod down;
 pub(super) mod ejection;
+pub(super) mod least;
 pub(super) mod slow_start;

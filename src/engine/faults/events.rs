@@ -88,7 +88,7 @@ impl Simulation {
         let f = &self.model.faults[fault as usize];
         if let Effect::Crash { blackhole, .. } = f.effect {
             for (s, i) in instances_of(f.target, &self.model) {
-                self.services[s].down[i as usize] += 1;
+                self.services[s].down.add(i, 1);
                 self.crash_instance(s, i, blackhole);
             }
         }
@@ -99,12 +99,9 @@ impl Simulation {
         let crashed = matches!(f.effect, Effect::Crash { .. });
         let back = crashed && self.now == f.end;
         for (s, i) in instances_of(f.target, &self.model) {
-            if back {
-                let down = &mut self.services[s].down[i as usize];
-                *down -= 1;
-                if *down == 0 {
-                    self.instance_joined(s, i);
-                }
+            // The crash's hold comes off (only when it is over); the last one off rejoins.
+            if back && self.services[s].down.sub(i, 1) == 0 {
+                self.instance_joined(s, i);
             }
             self.serve_queue(s, i);
         }
@@ -150,6 +147,7 @@ impl Simulation {
         let inst = &mut self.services[s].instances[i as usize];
         inst.queue.clear();
         inst.cancelled_in_queue = 0;
+        self.outstanding_changed(s, i as usize);
         // Refusals owed a worker are answered unpaid; those being paid run out.
         self.drop_owed(s, i as usize);
         for jr in victims {

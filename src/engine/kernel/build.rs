@@ -56,15 +56,24 @@ impl Simulation {
                     .clone()
                     .map(|o| cascade_policy::outlier::Outlier::new(o, s.instance_slots() as usize)),
                 // MetricSlots past the instances of the start hold none yet (autoscaling).
-                down: (0..s.instance_slots())
-                    .map(|i| {
-                        if i < s.instances {
-                            0
-                        } else {
-                            crate::engine::platform::lifecycle::ABSENT
-                        }
-                    })
-                    .collect(),
+                down: crate::engine::balancer::down::Down::new(
+                    (0..s.instance_slots())
+                        .map(|i| {
+                            if i < s.instances {
+                                0
+                            } else {
+                                crate::engine::platform::lifecycle::ABSENT
+                            }
+                        })
+                        .collect(),
+                ),
+                least: (s.balancer == crate::model::BalancerKind::LeastOutstanding
+                    && s.instance_slots() > 1)
+                    .then(|| {
+                        Box::new(crate::engine::balancer::least::LeastTree::new(
+                            s.instance_slots(),
+                        ))
+                    }),
                 life: s
                     .orchestration
                     .as_ref()

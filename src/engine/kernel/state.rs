@@ -227,7 +227,10 @@ pub struct ServiceState {
     pub next_rr: u32,
     pub outlier: Option<cascade_policy::outlier::Outlier>,
     /// Per instance: crashes holding it down (the balancer skips it while above 0).
-    pub down: Vec<u32>,
+    pub down: crate::engine::balancer::down::Down,
+    /// At a least-outstanding balancer over several instances: the outstanding counts as a
+    /// min-tree (`least.rs`); `None` elsewhere.
+    pub least: Option<Box<crate::engine::balancer::least::LeastTree>>,
     /// Per plan (the service's own, then each operation's), per step, its probability and
     /// draws when it has a `p`; a plan's list is empty when no step has one
     /// (`Plan::branches`), which is all `advance_job` checks on the plain path.

@@ -258,15 +258,15 @@ impl Simulation {
         let now = self.now;
         let exists = self.life(s).instances[i as usize].phase != InstancePhase::Absent;
         let out = exists && !self.in_rotation(s, i);
-        let before = self.services[s].down[i as usize];
-        let down = &mut self.services[s].down[i as usize];
-        let was_out = *down & OUT_OF_ROTATION != 0;
-        let was_absent = *down & ABSENT != 0;
+        let down = &mut self.services[s].down;
+        let before = down[i as usize];
+        let was_out = before & OUT_OF_ROTATION != 0;
+        let was_absent = before & ABSENT != 0;
         if out != was_out {
             if out {
-                *down += OUT_OF_ROTATION;
+                down.add(i, OUT_OF_ROTATION);
             } else {
-                *down -= OUT_OF_ROTATION;
+                down.sub(i, OUT_OF_ROTATION);
             }
             let acc = &mut self.rec.services[s];
             self.rec.life_levels[s].not_ready.add(
@@ -287,11 +287,11 @@ impl Simulation {
             }
         }
         if exists == was_absent {
-            let down = &mut self.services[s].down[i as usize];
+            let down = &mut self.services[s].down;
             if exists {
-                *down -= ABSENT;
+                down.sub(i, ABSENT);
             } else {
-                *down += ABSENT;
+                down.add(i, ABSENT);
             }
         }
         if before != 0 && self.services[s].down[i as usize] == 0 {

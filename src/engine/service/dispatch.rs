@@ -37,6 +37,7 @@ impl Simulation {
             let op = self.jobs.get(jr).expect("job to start").operation;
             inst.operation_busy[usize::from(op)] += 1;
         }
+        self.outstanding_changed(s, i);
         self.start_work(jr);
     }
 
@@ -48,6 +49,7 @@ impl Simulation {
         if !inst.operation_busy.is_empty() {
             inst.operation_busy[usize::from(operation)] -= 1;
         }
+        self.outstanding_changed(s, i);
     }
 
     /// Answers a job dropped from the queue (expired, or shed by CoDel) through the event
@@ -116,6 +118,7 @@ impl Simulation {
                 job.state = JobState::Replying;
                 job.outcome = Outcome::DeadlineExceeded;
                 self.answer_dropped(next, s, i);
+                self.outstanding_changed(s, i);
                 continue;
             }
             if let Some(codel) = inst.codel.as_mut()
@@ -125,6 +128,7 @@ impl Simulation {
                 job.state = JobState::Replying;
                 job.outcome = Outcome::Overloaded;
                 self.answer_dropped(next, s, i);
+                self.outstanding_changed(s, i);
                 continue;
             }
             // Its queue level was taken down above, with the jobs it skips.

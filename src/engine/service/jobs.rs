@@ -83,6 +83,7 @@ impl Simulation {
             self.jobs.get_mut(jr).expect("arriving job").state = JobState::Queued;
             self.services[s].instances[i].queue.push_back(jr);
             self.rec.levels[a].queue.add(now, 1, &mut acc.queue_area);
+            self.outstanding_changed(s, i);
         } else {
             acc.rejected += 1;
             let job = self.jobs.get_mut(jr).expect("arriving job");
@@ -366,6 +367,7 @@ impl Simulation {
                     self.dedup_gone(jr, op);
                 }
                 self.services[s].instances[i].cancelled_in_queue += 1;
+                self.outstanding_changed(s, i);
                 self.rec.services[a].unanswered += 1;
                 super::dispatch::left_queue(&mut self.rec, a, now);
             }

@@ -125,6 +125,7 @@ impl Simulation {
         };
         inst.busy += 1;
         inst.working += 1;
+        self.outstanding_changed(s, i);
         let now = self.now;
         let a = self.jobs.get(jr).expect("refused job").metric_slot;
         let acc = &mut self.rec.services[a as usize];
@@ -154,6 +155,7 @@ impl Simulation {
         let inst = &mut self.services[s].instances[i];
         inst.busy -= 1;
         inst.working -= 1;
+        self.outstanding_changed(s, i);
         let now = self.now;
         let work = self.model.services[s]
             .overload
