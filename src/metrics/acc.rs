@@ -147,6 +147,9 @@ pub struct ServiceAcc {
     pub has_dedup: bool,
     /// Workers across all instances, for utilization.
     pub capacity: f64,
+    /// Its service has unbounded workers (`Service::UNBOUNDED`): busy over infinitely many
+    /// is no measure of anything, so `utilization` is left out rather than emitted as 0.
+    pub unbounded: bool,
     /// With orchestration (`model/orchestration.rs`) the number of instances varies: then
     /// utilization is busy workers over `workers` × the integral of existing instances.
     pub capacity_varies: bool,
@@ -279,12 +282,14 @@ impl ServiceAcc {
         emit("ejections", self.ejections as f64);
         emit("ejected_mean", ratio(self.ejected_area as f64, span));
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));
-        let capacity = if self.capacity_varies {
-            self.workers * self.instances_area as f64
-        } else {
-            self.capacity * span
-        };
-        emit("utilization", ratio(self.busy_area as f64, capacity));
+        if !self.unbounded {
+            let capacity = if self.capacity_varies {
+                self.workers * self.instances_area as f64
+            } else {
+                self.capacity * span
+            };
+            emit("utilization", ratio(self.busy_area as f64, capacity));
+        }
         emit("wait_mean_ms", self.wait.mean_ms());
         emit("wait_p99_ms", self.wait.quantile_ms(0.99));
         emit(

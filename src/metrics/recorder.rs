@@ -148,6 +148,7 @@ impl Recorder {
                 ServiceAcc {
                     capacity: f64::from(s.instances) * f64::from(s.workers),
                     capacity_varies: o.is_some(),
+                    unbounded: s.unbounded(),
                     workers: f64::from(s.workers),
                     has_orchestration: own && o.is_some(),
                     probe_kinds: o.map_or([false; 3], |o| o.probes.each_ref().map(Option::is_some)),

@@ -160,6 +160,7 @@ pub enum Load {
 pub struct Service {
     pub name: String,
     pub instances: u32,
+    /// Workers per instance; `Service::UNBOUNDED` for an infinite-server station.
     pub workers: u32,
     /// Queue capacity per instance (`u64::MAX` for unbounded).
     pub queue: u64,
@@ -195,6 +196,26 @@ pub struct Service {
 }
 
 impl Service {
+    /// The worker count of `workers = "unbounded"` (M/G/∞). The engine only ever asks
+    /// `busy < workers`, which this keeps true (no instance holds 2^32 - 1 jobs), so an
+    /// unbounded service takes the plain path and pays nothing per worker.
+    pub const UNBOUNDED: u32 = u32::MAX;
+
+    /// Whether it is an infinite-server station: no worker count, no utilization.
+    pub fn unbounded(&self) -> bool {
+        self.workers == Self::UNBOUNDED
+    }
+
+    /// Its workers per instance as tables and diagrams print them: the count, or
+    /// "unbounded" (never 4294967295).
+    pub fn workers_text(&self) -> String {
+        if self.unbounded() {
+            "unbounded".into()
+        } else {
+            self.workers.to_string()
+        }
+    }
+
     /// The most instances it can have: its autoscaler's `max`, else `instances`. Fault
     /// targets `svc#k` name one of these.
     pub fn max_instances(&self) -> u32 {

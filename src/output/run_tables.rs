@@ -101,7 +101,9 @@ pub fn render_summary(model: &Model, m: &RunMetrics) -> String {
             count(g(names::metric(&p, "served"))),
             count(g(names::metric(&p, "rejected"))),
             count(g(names::metric(&p, "dropped_expired"))),
-            percent_fixed(g(names::metric(&p, "utilization"))),
+            // Absent only at an unbounded service, which has none (`ServiceAcc::unbounded`).
+            m.get(&names::metric(&p, "utilization"))
+                .map_or_else(|| "unbounded".into(), percent_fixed),
             sig3(g(names::metric(&p, "wait_mean_ms"))),
             sig3(g(names::metric(&p, "wait_p99_ms"))),
             sig3(g(names::metric(&p, "sojourn_mean_ms"))),

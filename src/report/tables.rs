@@ -112,7 +112,7 @@ pub fn services(model: &Model) -> Table {
         }
         let mut row = vec![
             s.name.clone(),
-            format!("{} × {}", s.instances, s.workers),
+            format!("{} × {}", s.instances, s.workers_text()),
             if s.queue == u64::MAX {
                 "unbounded".into()
             } else {
@@ -432,7 +432,9 @@ pub fn service_summary(r: &RunData) -> Table {
                 name,
                 cell(r, &m("arrivals"), count),
                 cell(r, &m("rejected"), count),
-                cell(r, &m("utilization"), units::ratio),
+                // Absent only at an unbounded service, which has none (`ServiceAcc::unbounded`).
+                r.metric(&m("utilization"))
+                    .map_or_else(|| "unbounded".into(), units::ratio),
                 cell(r, &m("wait_p99_ms"), units::ms),
                 cell(r, &m("queue_mean"), short),
                 cell(r, &m("wasted_work_s"), units::seconds),

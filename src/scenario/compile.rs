@@ -180,6 +180,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
     };
     super::limits::check(&model, src)?;
     super::pools::check(&model, src)?;
+    super::unbounded::check(src, raw, &model)?;
     Ok(super::Scenario {
         model,
         expects,
@@ -210,7 +211,8 @@ impl Ctx<'_> {
     fn service(&mut self, s: &RawService) -> Res<model::Service> {
         let at = |f: &str| format!("service.{}.{f}", s.name);
         let instances = positive_u32(self.src, &at("instances"), s.instances.unwrap_or(1))?;
-        let workers = positive_u32(self.src, &at("workers"), s.workers.unwrap_or(1))?;
+        // Its range is the parser's (`workers.rs`): a count ≥ 1 or `Service::UNBOUNDED`.
+        let workers = s.workers.map_or(1, |w| w.0);
         let operations = self.operations(s, workers)?;
         let plan = match &operations {
             Some(_) => model::Plan {

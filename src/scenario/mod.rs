@@ -36,8 +36,10 @@ mod schema_service;
 mod service_policy;
 mod slow_start;
 mod steps;
+mod unbounded;
 mod warnings;
 mod window;
+mod workers;
 
 pub use cascade_policy::table::{DEFAULT_BREAKER_COUNT, single_attempt_retry};
 pub use constraint::Constraint;

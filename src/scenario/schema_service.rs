@@ -18,9 +18,9 @@ pub struct RawService {
     /// Identical instances, each with its own workers and queue.
     #[schemars(extend("default" = 1))]
     pub instances: Option<u32>,
-    /// Workers per instance: requests handled at once by one instance.
+    /// Workers per instance: requests handled at once by one instance, or "unbounded".
     #[schemars(extend("default" = 1))]
-    pub workers: Option<u32>,
+    pub workers: Option<super::workers::RawWorkers>,
     /// Queue capacity per instance; 0 = no queue (default: unbounded).
     pub queue: Option<u64>,
     /// Which queued request a freed worker takes: the oldest or the newest.

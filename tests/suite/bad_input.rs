@@ -151,7 +151,11 @@ fn wrong_type() {
     let c = Case::new("type");
     c.rejects(
         &GOOD.replace("workers = 8", "workers = \"eight\""),
-        &["scenario.toml:14:11", "service.api.workers", "expected u32"],
+        &[
+            "scenario.toml:14:11",
+            "service.api.workers",
+            "expected an integer ≥ 1 or \"unbounded\"",
+        ],
     );
 }
 
@@ -160,7 +164,11 @@ fn zero_or_negative_values() {
     let c = Case::new("zero");
     c.rejects(
         &GOOD.replace("workers = 8", "workers = 0"),
-        &["scenario.toml:14", "service.api.workers", "at least 1"],
+        &[
+            "scenario.toml:14:11",
+            "service.api.workers",
+            "expected an integer ≥ 1 or \"unbounded\", got 0",
+        ],
     );
     c.rejects(
         &GOOD.replace("workers = 8", "workers = -3"),
@@ -305,7 +313,10 @@ fn bad_overrides_name_the_override() {
     c.rejects_with(
         &path,
         &["--set", "service.api.workers=zero"],
-        &["--set service.api.workers=zero", "expected u32"],
+        &[
+            "--set service.api.workers=zero",
+            "expected an integer ≥ 1 or \"unbounded\"",
+        ],
     );
     c.rejects_with(&path, &["--set", "nonsense"], &["PATH=VALUE"]);
 }

@@ -50,6 +50,7 @@ mod golden_diff;
 mod import;
 mod import_prometheus;
 mod import_traces;
+mod infinite_server;
 mod init;
 mod layering;
 mod library;

@@ -163,6 +163,7 @@ fn a_misspelt_key_or_a_wrong_value_fails() {
         ),
         ("work = \"3ms\"", "work = \"fast\"", "does not match"),
         ("workers = 4", "workers = -4", "outside the minimum"),
+        ("workers = 4", "workers = \"many\"", "unbounded"),
     ];
     for (good, bad, why) in cases {
         assert_eq!(SMALL.matches(good).count(), 1, "{good}");

@@ -118,7 +118,7 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc(
         "service.<s>.utilization",
         "ratio",
-        "time-average share of all workers that are busy; at a service with orchestration (probes, restarts, autoscaling), busy workers over `workers` times the time-integral of its existing instances",
+        "time-average share of all workers that are busy; at a service with orchestration (probes, restarts, autoscaling), busy workers over `workers` times the time-integral of its existing instances; not emitted for a service with `workers = \"unbounded\"`",
     ),
     doc(
         "service.<s>.wait_mean_ms",

@@ -123,7 +123,11 @@ pub fn diagram(model: &Model) -> Diagram {
         } else {
             format!("queue {}", short(s.queue as f64))
         };
-        let mut lines = vec![format!("{}×{} workers, {queue}", s.instances, s.workers)];
+        let mut lines = vec![format!(
+            "{}×{} workers, {queue}",
+            s.instances,
+            s.workers_text()
+        )];
         for o in &s.operations {
             lines.push(match &o.label {
                 Some(l) => format!("· {} ({l})", o.name),

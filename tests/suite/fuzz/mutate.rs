@@ -1,6 +1,7 @@
 //! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
 //! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
-//! garbage and invalid UTF-8, orchestration keys given to a service (`orchestration`).
+//! garbage and invalid UTF-8, orchestration keys given to a service (`orchestration`), a
+//! `workers` count made `"unbounded"`.
 //! Each returns the new bytes and a description that names the line it touched.
 
 use crate::support::pick::Pick;
@@ -116,7 +117,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
     let n = ls.len() as u64;
     let at = p.int(0, n - 1) as usize;
     let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    match p.int(0, 11) {
+    match p.int(0, 12) {
         0 => {
             let mut out = ls.clone();
             out.remove(at);
@@ -179,6 +180,8 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
             ([&text[..pos], bad, &text[pos..]].concat(), what)
         }
         11 => super::orchestration::inject(p, text),
+        12 => unbounded(p, &ls, at)
+            .unwrap_or_else(|| (text.to_vec(), "unchanged (no `workers` line)".to_string())),
         10 => {
             // A line longer than 65,535 columns, its value sometimes of the wrong type: an
             // error located past that column.
@@ -219,6 +222,27 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
             (join(&out), what)
         }
     }
+}
+
+/// A `workers = N` line, from line `at` on (wrapping), made `workers = "unbounded"`: a
+/// service's becomes an infinite-server station (whose capacity faults, utilization
+/// autoscaler and gates must be refused, not simulated); an operation's partition or a
+/// capacity fault's count must refuse the word.
+fn unbounded(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
+    let n = ls.len();
+    let i = (0..n)
+        .map(|k| (at + k) % n)
+        .find(|&i| ls[i].starts_with(b"workers"))?;
+    let line = replace_value(p, ls[i], false, "\"unbounded\"")?;
+    let what = format!(
+        "line {}: `{}` -> `{}`",
+        i + 1,
+        String::from_utf8_lossy(ls[i]),
+        String::from_utf8_lossy(&line)
+    );
+    let mut out: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
+    out[i] = line;
+    Some((out.join(&b'\n'), what))
 }
 
 /// One to three mutations of `text` (mostly one: a single change leaves more files valid,

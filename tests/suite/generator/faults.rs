@@ -9,6 +9,8 @@ use crate::support::pick::Pick;
 pub struct Targets<'a> {
     /// Services with their instance counts.
     pub services: &'a [(String, u64)],
+    /// Per service, whether its workers are unbounded (no capacity fault then).
+    pub unbounded: &'a [bool],
     /// `caller->callee` of every call.
     pub edges: &'a [String],
     /// Clients, and whether each is a closed loop.
@@ -63,6 +65,12 @@ pub fn fault(p: &mut Pick, t: &Targets, run_us: u64) -> (String, Span) {
         "latency" | "errors" | "outage" => any_target(p, t),
         "overload" => p.one(t.clients).0.clone(),
         _ => service_or_instance(p, t),
+    };
+    // A capacity fault cannot cut unbounded workers (refused): that one stalls instead.
+    let service = target.split('#').next().unwrap_or_default();
+    let kind = match t.services.iter().position(|(s, _)| s == service) {
+        Some(i) if kind == "capacity" && t.unbounded[i] => "stall",
+        _ => kind,
     };
     let mut span_end = end;
     match kind {

@@ -48,6 +48,7 @@ pub fn generate(seed: u64) -> String {
     g.life_pick = Some(Pick::new(seed ^ LIFE_PICK));
     g.slow_pick = Some(Pick::new(seed ^ SLOW_PICK));
     g.pool_pick = Some(Pick::new(seed ^ POOL_PICK));
+    g.unbounded_pick = Some(Pick::new(seed ^ UNBOUNDED_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
     g.text
@@ -85,6 +86,8 @@ const LIFE_PICK: u64 = 0x6c69_6665_0000_0000;
 const SLOW_PICK: u64 = 0x736c_6f77_0000_0000;
 /// Mixed into a case's seed for the pick of a pool shared by a service's calls.
 const POOL_PICK: u64 = 0x706f_6f6c_0000_0000;
+/// Mixed into a case's seed for the pick of services with `workers = "unbounded"`.
+const UNBOUNDED_PICK: u64 = 0x756e_626f_756e_6400;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -114,6 +117,10 @@ struct Builder {
     life_pick: Option<Pick>,
     slow_pick: Option<Pick>,
     pool_pick: Option<Pick>,
+    unbounded_pick: Option<Pick>,
+    /// Per service index, whether it has `workers = "unbounded"`: faults and autoscalers
+    /// that need a finite worker count avoid it.
+    unbounded: Vec<bool>,
     /// Per calling service, the bulkhead of its first call whose bulkhead names a pool: a
     /// later call of the same service may take it whole, and so share the pool.
     pools: Vec<(String, String)>,
@@ -173,6 +180,7 @@ impl Builder {
         }
         let targets = Targets {
             services: &instances,
+            unbounded: &self.unbounded,
             edges: &self.edges,
             clients: &clients,
         };
@@ -254,9 +262,19 @@ impl Builder {
     fn service(&mut self, p: &mut Pick, i: usize, names: &[String], instant: bool) -> u64 {
         let name = &names[i];
         let instances = p.int(1, 3);
+        // An unbounded service still draws its count, so the rest of its case is as before;
+        // the count then bounds what is sized from it (a contention knee, a partition).
         let workers = p.int(1, 8);
+        let u = self.unbounded_pick.as_mut().expect("set by generate");
+        let unbounded = u.chance(0.15);
+        self.unbounded.push(unbounded);
+        let written = if unbounded {
+            "\"unbounded\"".to_string()
+        } else {
+            workers.to_string()
+        };
         let mut t = format!(
-            "[[service]]\nname = \"{name}\"\ninstances = {instances}\nworkers = {workers}\n"
+            "[[service]]\nname = \"{name}\"\ninstances = {instances}\nworkers = {written}\n"
         );
         if p.chance(0.8) {
             t += &format!("queue = {}\n", p.int(0, 30));
@@ -324,7 +342,7 @@ impl Builder {
         if d.chance(0.3) {
             t += &format!("dedup_window = {}\n", d.dur(0, 2_000_000));
         }
-        let (life, slots) = self.orchestration(instances, ops);
+        let (life, slots) = self.orchestration(instances, ops, unbounded);
         t += &life;
         let later = &names[i + 1..];
         if !later.is_empty() && p.chance(0.7) {
@@ -353,7 +371,7 @@ impl Builder {
     /// A service's orchestration, from a pick of its own, and the instance numbers faults
     /// may name (up to an autoscaler's maximum): probes (in the queue, of an operation, when
     /// it has some; else out of band), restart, cold start, readiness rule, autoscaler.
-    fn orchestration(&mut self, instances: u64, ops: usize) -> (String, u64) {
+    fn orchestration(&mut self, instances: u64, ops: usize, unbounded: bool) -> (String, u64) {
         let l = self.life_pick.as_mut().expect("set by generate");
         if !l.chance(0.25) {
             return (String::new(), instances);
@@ -407,7 +425,11 @@ impl Builder {
             let period = l.int(50_000, 300_000);
             t += &format!(
                 "autoscale = {{ metric = \"{}\", target = {}, min = {min}, max = {max}, period = \"{period}us\", window = \"{}us\", tolerance = {}, startup = {}, scale_down = \"{}\", drain = {}",
-                l.one(&["utilization", "in_flight", "queue"]),
+                match *l.one(&["utilization", "in_flight", "queue"]) {
+                    // Utilization is no measure of unbounded workers (refused).
+                    "utilization" if unbounded => "in_flight",
+                    m => m,
+                },
                 l.real(0.1, 1.0),
                 period * l.int(1, 3),
                 l.real(0.0, 0.5),
