@@ -164,9 +164,21 @@ impl<'m> Facts<'m> {
     }
 
     /// The time a call has from its start to its deadline, at most: the caller's deadline (or
-    /// its own attempt's end) passed down, less the call's `reserve`; no bound when the call
-    /// does not take its caller's deadline.
+    /// its own attempt's end) passed down, less the call's `reserve`, or its own
+    /// `total_timeout` if that is shorter; no bound when it has neither.
     pub fn deadline(&self, site: &Site) -> Bound {
+        let inherited = self.inherited_deadline(site);
+        match site.spec.policy.total_timeout() {
+            Some(t) if inherited.ns.is_none_or(|d| t.0 < d) => Bound {
+                ns: Some(t.0),
+                why: format!("its {} total_timeout", dur(t.0)),
+            },
+            _ => inherited,
+        }
+    }
+
+    /// The part of `deadline` the caller passes down: none when the call does not take it.
+    fn inherited_deadline(&self, site: &Site) -> Bound {
         let policy = &site.spec.policy;
         if !policy.propagate_deadline() {
             return Bound::none();

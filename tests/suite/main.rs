@@ -90,6 +90,7 @@ mod sweep_charts;
 mod sweep_columns;
 mod sweep_variant;
 mod topology_layout;
+mod total_timeout;
 mod trace;
 mod trace_filters;
 mod trace_otlp;

@@ -20,6 +20,17 @@ pub fn call_deadline(caller_deadline: Nanos, reserve: Nanos, propagates: bool) -
     }
 }
 
+/// A call's deadline bounded by its own total timeout (`total_timeout`: Envoy's route timeout,
+/// Polly's outer timeout, a gRPC call's deadline): the earlier of `deadline` and `started`
+/// plus `total`. The call ends `deadline_exceeded` when it passes, as at its caller's.
+#[inline(always)]
+pub fn bounded_by_total(deadline: Nanos, started: Nanos, total: Option<Nanos>) -> Nanos {
+    match total {
+        Some(t) => deadline.min(started.saturating_add(t)),
+        None => deadline,
+    }
+}
+
 /// Whether an attempt may start at `now`: at least `min_attempt` is left before `deadline`.
 /// Otherwise the call fails fast with `deadline_exceeded`, sending nothing.
 #[inline(always)]
@@ -57,6 +68,28 @@ mod tests {
         assert_eq!(call_deadline(NO_DEADLINE, 50 * MS, true), NO_DEADLINE);
         // A reserve longer than what is left leaves a deadline already past, never a wrap.
         assert_eq!(call_deadline(10 * MS, 50 * MS, true), Nanos::ZERO);
+    }
+
+    #[test]
+    fn a_total_timeout_brings_the_deadline_forward_never_back() {
+        assert_eq!(
+            bounded_by_total(NO_DEADLINE, 100 * MS, Some(600 * MS)),
+            700 * MS
+        );
+        assert_eq!(
+            bounded_by_total(500 * MS, 100 * MS, Some(600 * MS)),
+            500 * MS
+        );
+        assert_eq!(
+            bounded_by_total(900 * MS, 100 * MS, Some(600 * MS)),
+            700 * MS
+        );
+        assert_eq!(bounded_by_total(900 * MS, 100 * MS, None), 900 * MS);
+        assert_eq!(
+            bounded_by_total(NO_DEADLINE, Nanos(u64::MAX - 1), Some(600 * MS)),
+            NO_DEADLINE,
+            "saturates, never wraps"
+        );
     }
 
     #[test]

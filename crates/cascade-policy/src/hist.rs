@@ -45,7 +45,9 @@ fn bucket_of(index: usize) -> (u64, u64) {
 }
 
 impl LatencyHist {
-    #[inline]
+    // Forced inline: three records a request (bench-mmc), each paid a call's register saves
+    // and the bounds of an out-of-line body (callgrind: 32 instructions a request fewer).
+    #[inline(always)]
     pub fn record(&mut self, ns: u64) {
         let i = index_of((ns / 1_000).min(HIGHEST_US));
         if i >= self.counts.len() {

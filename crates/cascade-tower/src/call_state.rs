@@ -60,6 +60,8 @@ impl<'a, C, H: Events, F, R: Rng> CallState<'a, C, H, F, R> {
             policy.reserve(),
             policy.propagate_deadline(),
         );
+        let deadline =
+            cascade_policy::deadline::bounded_by_total(deadline, now, policy.total_timeout());
         CallState {
             stack,
             started: now,

@@ -80,9 +80,16 @@ impl LeastTree {
 
 impl Simulation {
     /// Instance `i` of service `s` gained or lost a busy worker or a queued job: its leaf of
-    /// the least-outstanding tree follows (a service without one pays this one check).
+    /// the least-outstanding tree follows (a run without one pays one test of a flag).
     #[inline(always)]
     pub(in crate::engine) fn outstanding_changed(&mut self, s: usize, i: usize) {
+        if self.any_least {
+            self.least_changed(s, i);
+        }
+    }
+
+    #[inline(never)]
+    fn least_changed(&mut self, s: usize, i: usize) {
         let svc = &mut self.services[s];
         if let Some(tree) = svc.least.as_deref_mut() {
             let inst = &svc.instances[i];

@@ -7,7 +7,9 @@ use crate::engine::kernel::simulation::{Simulation, spec_of};
 use crate::engine::kernel::state::*;
 use crate::model::{Outcome, Wraps};
 use cascade_policy::Nanos;
-use cascade_policy::deadline::{attempt_expiry, attempt_may_start, call_deadline};
+use cascade_policy::deadline::{
+    attempt_expiry, attempt_may_start, bounded_by_total, call_deadline,
+};
 use cascade_policy::path::{Admitted, BreakerAsked, BulkheadPlace, CallAdmitted, Refusal};
 
 impl Simulation {
@@ -24,7 +26,8 @@ impl Simulation {
         // `propagate_deadline = false`: the caller's deadline is not passed on (D = none).
         let policy = &spec.policy;
         let propagates = policy.propagate_deadline();
-        let deadline = call_deadline(Nanos(caller_deadline), policy.reserve(), propagates).0;
+        let deadline = call_deadline(Nanos(caller_deadline), policy.reserve(), propagates);
+        let deadline = bounded_by_total(deadline, Nanos(now), policy.total_timeout()).0;
         let (caller_instance, criticality) = match parent {
             Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
             Parent::Job(j) | Parent::Detached(j) => self

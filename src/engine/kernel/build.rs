@@ -26,7 +26,7 @@ impl Simulation {
                 criticality: c.criticality,
             })
             .collect();
-        let services = model
+        let services: Vec<ServiceState> = model
             .services
             .iter()
             .enumerate()
@@ -128,7 +128,9 @@ impl Simulation {
         }
         let faults = crate::engine::faults::per_request::FaultIndex::new(&model);
         let slots = crate::metrics::slots::MetricSlots::of(&model);
+        let any_least = services.iter().any(|s| s.least.is_some());
         let mut sim = Simulation {
+            any_least,
             metric_slot_base: slots.service_base,
             client_metric_slot_base: slots.client_base,
             faults,

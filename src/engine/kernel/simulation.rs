@@ -27,6 +27,9 @@ pub struct Simulation {
     pub(in crate::engine) edge_rngs: Vec<Stream>,
     pub(in crate::engine) rec: Recorder,
     pub(in crate::engine) events: u64,
+    /// Whether any service keeps a least-outstanding tree (`ServiceState::least`): without
+    /// one, `outstanding_changed` is this one test, no index into the services.
+    pub(in crate::engine) any_least: bool,
     /// Policy state per (call spec, caller instance); `path_base[spec.id]` is the first.
     pub(in crate::engine) policies: Vec<PolicyState>,
     pub(in crate::engine) path_base: Vec<u32>,

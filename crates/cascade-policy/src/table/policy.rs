@@ -28,6 +28,7 @@ config! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct PolicyConfig<T = String> {
         timeout: Option<Nanos>,
+        total_timeout: Option<Nanos>,
         reserve: Nanos,
         min_attempt: Nanos,
         cancel: bool,
@@ -49,6 +50,7 @@ impl<T> Default for PolicyConfig<T> {
     fn default() -> PolicyConfig<T> {
         PolicyConfig {
             timeout: None,
+            total_timeout: None,
             reserve: Nanos::ZERO,
             min_attempt: Nanos::ZERO,
             cancel: false,
@@ -72,6 +74,10 @@ impl<T> PolicyConfig<T> {
     /// Per-attempt timeout.
     pub fn timeout(&self) -> Option<Nanos> {
         self.timeout
+    }
+    /// The timeout over the whole call, every attempt and backoff.
+    pub fn total_timeout(&self) -> Option<Nanos> {
+        self.total_timeout
     }
     /// Kept back from the caller's deadline for its own work after the call.
     pub fn reserve(&self) -> Nanos {
@@ -204,6 +210,12 @@ impl<T> PolicyConfig<T> {
                 "must be longer than zero (leave it out for none)",
             ));
         }
+        if p.total_timeout.is_some_and(|d| d.0 == 0) {
+            return Err(TableError::at(
+                "total_timeout",
+                "must be longer than zero (leave it out for none)",
+            ));
+        }
         let (retry, budget) = match &p.retry {
             Some(r) => {
                 let (retry, budget) = retry_and_budget(r).map_err(|e| e.under("retry"))?;
@@ -222,6 +234,7 @@ impl<T> PolicyConfig<T> {
         }
         let policy = PolicyConfig {
             timeout: p.timeout.map(Nanos::from),
+            total_timeout: p.total_timeout.map(Nanos::from),
             reserve: p.reserve.map_or(Nanos::ZERO, Nanos::from),
             min_attempt: p.min_attempt.map_or(Nanos::ZERO, Nanos::from),
             cancel: p.cancel.unwrap_or(false),

@@ -81,7 +81,7 @@ pub const PRESETS: [PresetDef; 7] = [
         ),
         budget: Some("{ kind = \"concurrency\", percent = 20, min = 3 }"),
         max_times_base: Some(10),
-        not_filled: "route timeout 15s (a client's `deadline`, not a policy key); retry_on (without it Envoy retries nothing: write `on`); the filled budget is max_retries 3, a written budget table is retry_budget's 20 % / 3",
+        not_filled: "route timeout 15s (write `total_timeout = \"15s\"`: a preset adds no timeout); retry_on (without it Envoy retries nothing: write `on`); the filled budget is max_retries 3, a written budget table is retry_budget's 20 % / 3",
     },
     PresetDef {
         preset: Preset::Grpc,
@@ -111,7 +111,7 @@ pub const PRESETS: [PresetDef; 7] = [
         ),
         budget: None,
         max_times_base: None,
-        not_filled: "Timeout strategy 30s (write `timeout = \"30s\"`: a preset adds no timeout); MaxDelay none (cascade's `max` stays 10s); UseJitter with exponential (decorrelated V2) is not simulated",
+        not_filled: "Timeout strategy 30s (write `timeout = \"30s\"` inside the retries or `total_timeout = \"30s\"` outside them: a preset adds no timeout); MaxDelay none (cascade's `max` stays 10s); UseJitter with exponential (decorrelated V2) is not simulated",
     },
     PresetDef {
         preset: Preset::Finagle,

@@ -16,6 +16,10 @@ pub struct RawPolicy {
     pub preset: Option<super::preset::Preset>,
     /// Per-attempt timeout (> 0; default: none).
     pub timeout: Option<Dur>,
+    /// A timeout over the whole call, every attempt and backoff (> 0; default: none): Envoy's
+    /// route `timeout`, Polly's outer timeout, a gRPC call's own deadline. The call's deadline
+    /// becomes the earlier of its caller's (less `reserve`) and its start plus this.
+    pub total_timeout: Option<Dur>,
     /// Time kept back from the caller's deadline for its own work after the call.
     #[cfg_attr(feature = "schema", schemars(extend("default" = "0")))]
     pub reserve: Option<Dur>,
