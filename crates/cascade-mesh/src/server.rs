@@ -9,6 +9,7 @@
 use crate::hold::hold;
 use crate::hop::Body;
 use crate::record::Recorder;
+use crate::trace::{self, CallTrace, Sink};
 use crate::{Mesh, faults, wire};
 use cascade::engine::rng::Stream;
 use cascade::model::fault::Effect;
@@ -69,6 +70,46 @@ pub async fn serve(
     http::Response::from_parts(parts, Body::default())
 }
 
+/// A traced request's job: where its server span goes, its trace and parent (the attempt's
+/// client span), and the attempt's id.
+struct Traced {
+    sink: Arc<Sink>,
+    trace: [u8; 16],
+    parent: [u8; 8],
+    attempt: String,
+}
+
+impl Traced {
+    fn of(mesh: &Mesh, req: &http::Request<Incoming>) -> Option<Traced> {
+        let header = |k: &str| req.headers().get(k).and_then(|v| v.to_str().ok());
+        let (trace, parent) = trace::parse_traceparent(header(trace::TRACEPARENT)?)?;
+        Some(Traced {
+            sink: mesh.net.traces.clone()?,
+            trace,
+            parent,
+            attempt: header(trace::ATTEMPT)?.to_string(),
+        })
+    }
+
+    /// The context of the job's own calls: under its server span.
+    fn calls(&self) -> CallTrace {
+        CallTrace::new(self.trace, self.sink.server_id(&self.attempt))
+    }
+
+    fn record(&self, mesh: &Mesh, inst: &Instance, op: u16, span: (u64, u64), outcome: Outcome) {
+        let at = (inst.service, inst.index, op);
+        let ids = (self.trace, self.parent);
+        (self.sink).job(
+            &mesh.net.model,
+            at,
+            ids,
+            &self.attempt,
+            span,
+            outcome.name(),
+        );
+    }
+}
+
 async fn answer(
     mesh: Arc<Mesh>,
     inst: Arc<Instance>,
@@ -84,6 +125,7 @@ async fn answer(
         .trim_start_matches('/')
         .parse()
         .unwrap_or(0);
+    let traced = Traced::of(&mesh, &req);
     rec.count(&format!("service.{}.arrivals", svc.name), now);
     let faults: Vec<_> = faults::active(model, inst.service, inst.index, operation, now).collect();
     for f in faults {
@@ -101,6 +143,10 @@ async fn answer(
                 latency,
             } if draw(&inst.fault_rng) < rate => {
                 hold(latency, &mesh.net.lateness).await;
+                // Answered without a worker: its server span from its arrival.
+                if let Some(t) = &traced {
+                    t.record(&mesh, &inst, operation, (now, rec.now()), error);
+                }
                 return (error, retry_after);
             }
             _ => {}
@@ -108,7 +154,27 @@ async fn answer(
     }
     let deadline = req.deadline(Instant::now());
     let gave_up = Arc::new(AtomicU64::new(WAITED_FOR));
-    let job = run_job(mesh.clone(), inst, operation, deadline, gave_up.clone());
+    let calls = traced.as_ref().map(Traced::calls);
+    let job = {
+        let (mesh, gave_up) = (mesh.clone(), gave_up.clone());
+        // The span is recorded inside the job, which a caller that gives up leaves running.
+        async move {
+            let (outcome, started) = run_job(
+                mesh.clone(),
+                inst.clone(),
+                operation,
+                deadline,
+                gave_up,
+                calls,
+            )
+            .await;
+            if let Some(t) = &traced {
+                let span = (started.unwrap_or(now), mesh.net.rec.now());
+                t.record(&mesh, &inst, operation, span, outcome);
+            }
+            outcome
+        }
+    };
     if req.headers().contains_key(wire::CANCEL) {
         // The work stops with the stream: given up on and cancelled at once, nothing wasted.
         (job.await, None)
@@ -142,13 +208,15 @@ fn release(
     }
 }
 
+/// The job's outcome, and the instant its worker picked it up (none when refused).
 async fn run_job(
     mesh: Arc<Mesh>,
     inst: Arc<Instance>,
     operation: u16,
     deadline: Option<Instant>,
     gave_up: Arc<AtomicU64>,
-) -> Outcome {
+    traced: Option<CallTrace>,
+) -> (Outcome, Option<u64>) {
     let model = mesh.net.model.clone();
     let rec = mesh.net.rec.clone();
     let svc = &model.services[inst.service];
@@ -160,12 +228,12 @@ async fn run_job(
             inst.queued.fetch_sub(1, Ordering::Relaxed);
             match p {
                 Ok(p) => p,
-                Err(_) => return Outcome::Unavailable,
+                Err(_) => return (Outcome::Unavailable, None),
             }
         }
         Err(_) => {
             rec.count(&format!("service.{}.rejected", svc.name), rec.now());
-            return Outcome::Overloaded;
+            return (Outcome::Overloaded, None);
         }
     };
     let plan = svc.plan_of(operation);
@@ -183,7 +251,7 @@ async fn run_job(
         if blackhole {
             mesh.never_answered().await;
         }
-        return Outcome::Unavailable;
+        return (Outcome::Unavailable, Some(start));
     }
     let mut outcome = Outcome::Ok;
     for (k, step) in plan.steps.iter().enumerate() {
@@ -199,6 +267,9 @@ async fn run_job(
             let mut req = http::Request::new(Body::default());
             if let Some(d) = deadline {
                 req.extensions_mut().insert(Deadline(d));
+            }
+            if let Some(t) = &traced {
+                req.extensions_mut().insert(t.clone());
             }
             let (optional, fail_as) = (spec.optional, spec.fail_as);
             calls.spawn(async move {
@@ -228,5 +299,5 @@ async fn run_job(
     }
     release(permit, &rec, &wasted, start, &gave_up);
     rec.count(&format!("service.{}.served", svc.name), rec.now());
-    outcome
+    (outcome, Some(start))
 }
