@@ -55,6 +55,37 @@ impl Drop for GiveUp {
     }
 }
 
+/// A job counted in its instance's queue (against `queue`) until dropped: when it takes its
+/// worker, or when its request is cancelled while it waits.
+struct Queued<'a>(&'a AtomicU64);
+
+impl<'a> Queued<'a> {
+    fn join(queued: &'a AtomicU64) -> Queued<'a> {
+        queued.fetch_add(1, Ordering::Relaxed);
+        Queued(queued)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Holds a queued job that has its worker until no stall holds the instance: a stall takes
+/// nothing off the queue, and at its end the free workers take the queued jobs at once, in
+/// order (the semaphore's, FIFO). Bounded: each pass waits out a stall that ends later.
+async fn wait_out_stalls(mesh: &Mesh, inst: &Instance) {
+    let (model, rec) = (&mesh.net.model, &mesh.net.rec);
+    for _ in 0..=model.faults.len() {
+        let now = rec.now();
+        match faults::stalled_until(model, inst.service, inst.index, now) {
+            Some(end) => hold(end - now, &mesh.net.lateness).await,
+            None => return,
+        }
+    }
+}
+
 fn draw(rng: &Mutex<Stream>) -> f64 {
     unit(&mut *rng.lock().unwrap_or_else(|e| e.into_inner()))
 }
@@ -220,18 +251,26 @@ async fn run_job(
     let model = mesh.net.model.clone();
     let rec = mesh.net.rec.clone();
     let svc = &model.services[inst.service];
-    let permit = match inst.workers.clone().try_acquire_owned() {
-        Ok(p) => p,
-        Err(_) if inst.queued.load(Ordering::Relaxed) < svc.queue => {
-            inst.queued.fetch_add(1, Ordering::Relaxed);
+    // While a stall holds the instance no request gets a worker: it queues, as when every
+    // worker is busy.
+    let stalled = faults::stalled_until(&model, inst.service, inst.index, rec.now()).is_some();
+    let free = (!stalled)
+        .then(|| inst.workers.clone().try_acquire_owned().ok())
+        .flatten();
+    let permit = match free {
+        Some(p) => p,
+        None if inst.queued.load(Ordering::Relaxed) < svc.queue => {
+            let _queued = Queued::join(&inst.queued);
             let p = inst.workers.clone().acquire_owned().await;
-            inst.queued.fetch_sub(1, Ordering::Relaxed);
+            if p.is_ok() {
+                wait_out_stalls(&mesh, &inst).await;
+            }
             match p {
                 Ok(p) => p,
                 Err(_) => return (Outcome::Unavailable, None),
             }
         }
-        Err(_) => {
+        None => {
             rec.count(&format!("service.{}.rejected", svc.name), rec.now());
             return (Outcome::Overloaded, None);
         }
@@ -243,7 +282,9 @@ async fn run_job(
         .work
         .sample(&mut *inst.work_rng.lock().unwrap_or_else(|e| e.into_inner()));
     let work = faults::work(&model, inst.service, inst.index, operation, work, start);
-    hold(work, &mesh.net.lateness).await;
+    // Paused while a stall holds the instance: it ends later by the time the stalls overlap it.
+    let until = faults::work_end(&model, inst.service, inst.index, start, work);
+    hold(until - start, &mesh.net.lateness).await;
     if let Some(blackhole) =
         faults::crashed_between(&model, inst.service, inst.index, start, rec.now())
     {
