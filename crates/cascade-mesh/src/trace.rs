@@ -114,19 +114,20 @@ fn bytes<const N: usize>(text: &str) -> Option<[u8; N]> {
 pub struct Attempt {
     sink: Arc<Sink>,
     call: CallTrace,
+    /// The attempt's id (`a<n>`), its span's `cascade.request`.
+    id: String,
+    /// The span, begun; `None` once recorded, or for an edge without names.
     span: Option<Span>,
+    /// The faults in force at its start, listed when it ends (as `finish` lists them).
+    faults: Vec<String>,
     now: Box<dyn Fn() -> u64 + Send>,
 }
 
 impl Attempt {
-    /// The attempt's id and the headers its request carries to the callee.
+    /// The `traceparent` header its request carries to the callee, and the attempt's id.
     pub fn headers(&self) -> Option<(String, String)> {
         let span = self.span.as_ref()?;
-        let id = match span.attributes.first() {
-            Some((_, Value::Str(id))) => id.clone(),
-            _ => return None,
-        };
-        Some((traceparent(&span.trace, &span.id), id))
+        Some((traceparent(&span.trace, &span.id), self.id.clone()))
     }
 
     /// Ends the span with the answer's outcome.
@@ -139,10 +140,7 @@ impl Attempt {
         if let Some(mut span) = self.span.take() {
             self.call.tries.in_flight.fetch_sub(1, Ordering::Relaxed);
             span.end = (self.now)().max(span.start);
-            let faults = match span.attributes.pop() {
-                Some((_, Value::Strs(f))) => f,
-                _ => vec![],
-            };
+            let faults = std::mem::take(&mut self.faults);
             self.sink.push(finish(span, outcome, faults));
         }
     }
@@ -252,34 +250,27 @@ impl Sink {
             tries.started.fetch_add(1, Ordering::Relaxed)
         };
         let id = format!("a{}", self.attempts.fetch_add(1, Ordering::Relaxed) + 1);
-        let span = edge_names(model, edge).map(|(caller, name)| {
-            let e = &model.edges[edge];
-            let start = now();
-            Span {
-                service: caller,
-                trace: ctx.trace,
-                id: span_id(self.seed, &id, "client"),
-                parent: Some(ctx.parent),
-                name,
-                kind: Kind::Client,
-                start,
-                end: start,
-                attributes: vec![
-                    ("cascade.request", Value::Str(id.clone())),
-                    ("cascade.retry", Value::Int(i64::from(retry))),
-                    ("cascade.hedge", Value::Bool(hedge)),
-                    (
-                        "peer.service",
-                        Value::Str(model.services[e.to].name.clone()),
-                    ),
-                    // Carried to `end`, which lists them last as `finish` does.
-                    (
-                        "cascade.faults",
-                        Value::Strs(active_faults(model, Place::Edge(edge, e.total), start)),
-                    ),
-                ],
-                error: None,
-            }
+        let (e, start) = (&model.edges[edge], now());
+        let faults = active_faults(model, Place::Edge(edge, e.total), start);
+        let span = edge_names(model, edge).map(|(caller, name)| Span {
+            service: caller,
+            trace: ctx.trace,
+            id: span_id(self.seed, &id, "client"),
+            parent: Some(ctx.parent),
+            name,
+            kind: Kind::Client,
+            start,
+            end: start,
+            attributes: vec![
+                ("cascade.request", Value::Str(id.clone())),
+                ("cascade.retry", Value::Int(i64::from(retry))),
+                ("cascade.hedge", Value::Bool(hedge)),
+                (
+                    "peer.service",
+                    Value::Str(model.services[e.to].name.clone()),
+                ),
+            ],
+            error: None,
         });
         if span.is_none() {
             tries.in_flight.fetch_sub(1, Ordering::Relaxed);
@@ -287,7 +278,9 @@ impl Sink {
         Attempt {
             sink: self.clone(),
             call: ctx.clone(),
+            id,
             span,
+            faults,
             now,
         }
     }
