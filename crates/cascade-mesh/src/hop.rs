@@ -57,6 +57,9 @@ pub struct Hop {
     pub latency: Option<Latency>,
     /// The caller's policy cancels: the callee stops its work with the stream.
     pub cancel: bool,
+    /// The policy's per-attempt timeout (ns): an attempt dropped after it timed out; one
+    /// dropped sooner was abandoned with its call (a deadline, a cancel, a hedge that won).
+    pub timeout: Option<u64>,
 }
 
 impl Hop {
@@ -67,7 +70,8 @@ impl Hop {
             req.extensions().get::<CallTrace>()?,
         );
         let rec = self.net.rec.clone();
-        let attempt = sink.attempt(&self.net.model, self.edge, ctx, Box::new(move || rec.now()));
+        let now = Box::new(move || rec.now());
+        let attempt = sink.attempt(&self.net.model, self.edge, ctx, self.timeout, now);
         let (parent, id) = attempt.headers()?;
         let headers = req.headers_mut();
         headers.insert(

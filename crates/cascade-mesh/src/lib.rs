@@ -227,6 +227,7 @@ pub async fn run(
             operation: spec.operation,
             latency: spec.latency.clone(),
             cancel: spec.policy.cancel(),
+            timeout: layer.policy().timeout().map(|t| t.0),
         };
         stacks.insert((caller, spec.id), tower::Layer::layer(&layer, hop));
     }

@@ -16,6 +16,9 @@ use cascade::trace_export::spans::{Kind, Span, Value, edge_names, finish};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// How much sooner than its own timeout a dropped attempt still counts as timed out (ns).
+const SLACK: u64 = 1_000_000;
+
 /// The file a traced run writes beside summary.json.
 pub const FILE: &str = "traces.json";
 pub const TRACEPARENT: &str = "traceparent";
@@ -109,8 +112,10 @@ fn bytes<const N: usize>(text: &str) -> Option<[u8; N]> {
     Some(out)
 }
 
-/// One attempt's client span, begun; recorded when answered or, dropped unanswered (its
-/// timeout fired, its call ended), as `timeout` or `abandoned` then.
+/// One attempt's client span, begun; recorded when answered or, dropped unanswered, as
+/// `timeout` when its own timeout had passed and `abandoned` otherwise (its call ended: a
+/// deadline, a cancel, another attempt answered), as the simulator's `attempt_timer` and
+/// `call_end` end them.
 pub struct Attempt {
     sink: Arc<Sink>,
     call: CallTrace,
@@ -120,6 +125,8 @@ pub struct Attempt {
     span: Option<Span>,
     /// The faults in force at its start, listed when it ends (as `finish` lists them).
     faults: Vec<String>,
+    /// When its own timeout passes, on the run's clock.
+    times_out: Option<u64>,
     now: Box<dyn Fn() -> u64 + Send>,
 }
 
@@ -148,12 +155,16 @@ impl Attempt {
 
 impl Drop for Attempt {
     fn drop(&mut self) {
-        let why = if self.call.tries.answered.load(Ordering::Relaxed) {
-            "abandoned"
-        } else {
+        let answered = self.call.tries.answered.load(Ordering::Relaxed);
+        // The stack's timer started a moment before this span (it wraps the trip), so it may
+        // fire that moment before `times_out`: a millisecond of slack, far more than that
+        // moment and less than any timeout a scenario would set apart from a deadline.
+        let timed_out = (self.times_out).is_some_and(|t| (self.now)() + SLACK >= t);
+        self.end(if timed_out && !answered {
             "timeout"
-        };
-        self.end(why);
+        } else {
+            "abandoned"
+        });
     }
 }
 
@@ -232,14 +243,15 @@ impl Sink {
         ));
     }
 
-    /// Begins an attempt of the call `ctx` on `edge` at `now()`: a retry number after the
-    /// attempts before it, a hedge when another attempt of the call is still in flight (a
-    /// retry starts only after the one before it ended).
+    /// Begins an attempt of the call `ctx` on `edge` at `now()`, under a per-attempt `timeout`
+    /// (ns): a retry number after the attempts before it, a hedge when another attempt of the
+    /// call is still in flight (a retry starts only after the one before it ended).
     pub fn attempt(
         self: &Arc<Self>,
         model: &Model,
         edge: usize,
         ctx: &CallTrace,
+        timeout: Option<u64>,
         now: Box<dyn Fn() -> u64 + Send>,
     ) -> Attempt {
         let tries = &ctx.tries;
@@ -281,6 +293,7 @@ impl Sink {
             id,
             span,
             faults,
+            times_out: timeout.map(|t| start.saturating_add(t)),
             now,
         }
     }

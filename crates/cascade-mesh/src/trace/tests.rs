@@ -23,6 +23,8 @@ work = { dist = "constant", value = "5ms" }
 retry = { attempts = 3, backoff = "constant", base = "1ms" }
 "#;
 
+const MS: u64 = 1_000_000;
+
 fn model() -> Model {
     cascade::scenario::load_str("t.toml", SCENARIO, &[])
         .unwrap()
@@ -76,17 +78,25 @@ fn attempts_number_retries_mark_hedges_and_end_as_the_simulator_says() {
     let sink = Arc::new(Sink::new(model.seed, Options::default()));
     let (t, now) = clock();
     let call = CallTrace::new([7; 16], [9; 8]);
-    // A first attempt times out (dropped unanswered), a retry is answered with an error, a
-    // second retry and a hedge beside it overlap: the hedge answers, the retry is abandoned.
-    drop(sink.attempt(&model, edge, &call, now()));
-    let retry = sink.attempt(&model, edge, &call, now());
-    t.store(5, Ordering::Relaxed);
+    // Attempts with a 3 ms timeout. A first attempt times out (dropped unanswered at its
+    // timeout), a retry is answered with an error, a second retry and a hedge beside it
+    // overlap: the hedge answers, the retry is abandoned.
+    let timeout = Some(3 * MS);
+    let first = sink.attempt(&model, edge, &call, timeout, now());
+    t.store(3 * MS, Ordering::Relaxed);
+    drop(first);
+    let retry = sink.attempt(&model, edge, &call, timeout, now());
+    t.store(5 * MS, Ordering::Relaxed);
     retry.answered("unavailable");
-    let second = sink.attempt(&model, edge, &call, now());
-    let hedge = sink.attempt(&model, edge, &call, now());
-    t.store(9, Ordering::Relaxed);
+    let second = sink.attempt(&model, edge, &call, timeout, now());
+    let hedge = sink.attempt(&model, edge, &call, timeout, now());
+    t.store(7 * MS, Ordering::Relaxed);
     hedge.answered("ok");
     drop(second);
+    // Another call's attempt dropped before its timeout (its deadline passed, or its caller
+    // cancelled): abandoned, not timed out.
+    let other = CallTrace::new([7; 16], [9; 8]);
+    drop(sink.attempt(&model, edge, &other, timeout, now()));
     let spans = sink.take().unwrap();
     let seen: Vec<_> = (spans.iter())
         .map(|s| {
@@ -111,10 +121,11 @@ fn attempts_number_retries_mark_hedges_and_end_as_the_simulator_says() {
     assert_eq!(
         seen,
         vec![
-            row(0, false, "timeout", true, 0),
-            row(1, false, "unavailable", true, 5),
-            row(2, true, "ok", false, 9),
-            row(2, false, "abandoned", false, 9),
+            row(0, false, "timeout", true, 3 * MS),
+            row(1, false, "unavailable", true, 5 * MS),
+            row(2, true, "ok", false, 7 * MS),
+            row(2, false, "abandoned", false, 7 * MS),
+            row(0, false, "abandoned", false, 7 * MS),
         ]
     );
     for s in &spans {
@@ -139,8 +150,8 @@ fn a_limit_refuses_the_whole_trace() {
     ));
     let (_, now) = clock();
     let call = CallTrace::new([7; 16], [9; 8]);
-    sink.attempt(&model, 1, &call, now()).answered("ok");
-    sink.attempt(&model, 1, &call, now()).answered("ok");
+    sink.attempt(&model, 1, &call, None, now()).answered("ok");
+    sink.attempt(&model, 1, &call, None, now()).answered("ok");
     assert_eq!(sink.take().err(), Some(1));
 }
 
@@ -158,7 +169,7 @@ fn mesh_spans_import_as_the_scenario() {
         at(base);
         let (id, ctx) = sink.root(0, n);
         let ctx = ctx.expect("a sample of 1 keeps every request");
-        let to_front = sink.attempt(&model, 0, &ctx, now());
+        let to_front = sink.attempt(&model, 0, &ctx, None, now());
         let (parent, front_attempt) = to_front.headers().unwrap();
         let (trace, front_client) = parse_traceparent(&parent).unwrap();
         assert_eq!(
@@ -170,7 +181,7 @@ fn mesh_spans_import_as_the_scenario() {
         // Every other request's first attempt at the back fails and is retried.
         let tries = if n % 2 == 0 { 2 } else { 1 };
         for k in 0..tries {
-            let a = sink.attempt(&model, 1, &front, now());
+            let a = sink.attempt(&model, 1, &front, None, now());
             let (_, back_attempt) = a.headers().unwrap();
             let start = t.load(Ordering::Relaxed);
             let failed = k + 1 < tries;
