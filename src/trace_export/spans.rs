@@ -230,6 +230,20 @@ struct Edge {
     detached: bool,
 }
 
+/// The caller's name and the span name of edge `index` (the operation called, or the callee's
+/// name when the call names none), read from the edge's name `caller.callee[.op.operation]`:
+/// what another writer of these spans (cascade-mesh) names them by.
+pub fn edge_names(model: &Model, index: usize) -> Option<(String, String)> {
+    let e = model.edges.get(index)?;
+    let callee = &model.services[e.to].name;
+    let (pair, op) = match e.name.split_once(".op.") {
+        Some((pair, op)) => (pair, Some(op)),
+        None => (e.name.as_str(), None),
+    };
+    let caller = pair.strip_suffix(&format!(".{callee}"))?.to_string();
+    Some((caller, op.unwrap_or(callee).to_string()))
+}
+
 impl Context<'_, '_> {
     fn seed(&self) -> u64 {
         self.model.seed
@@ -239,12 +253,7 @@ impl Context<'_, '_> {
         let name = entity.strip_prefix("edge.")?;
         let index = self.model.edges.iter().position(|e| e.name == name)?;
         let e = &self.model.edges[index];
-        let callee = &self.model.services[e.to].name;
-        let (pair, op) = match name.split_once(".op.") {
-            Some((pair, op)) => (pair, Some(op)),
-            None => (name, None),
-        };
-        let caller = pair.strip_suffix(&format!(".{callee}"))?.to_string();
+        let (caller, span_name) = edge_names(self.model, index)?;
         let mut specs = self
             .model
             .specs_with_callers()
@@ -256,7 +265,7 @@ impl Context<'_, '_> {
             detached,
             caller,
             callee: e.to,
-            name: op.unwrap_or(callee).to_string(),
+            name: span_name,
             edge: index,
             total: e.total,
         })
@@ -438,7 +447,7 @@ impl Job<'_> {
 
 /// The span with its outcome (`cascade.outcome`; `error.type` and status ERROR naming it for a
 /// failure) and the faults in force at its start (`cascade.faults`, left out when none).
-fn finish(mut span: Span, outcome: &str, faults: Vec<String>) -> Span {
+pub fn finish(mut span: Span, outcome: &str, faults: Vec<String>) -> Span {
     span.attributes
         .push(("cascade.outcome", Value::Str(outcome.to_string())));
     if !matches!(outcome, "ok" | "abandoned" | "unfinished") {

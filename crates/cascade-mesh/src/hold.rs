@@ -26,6 +26,16 @@ impl Lateness {
         }
     }
 
+    /// The mean lateness in ms: what a hold adds to a span's duration on average, the tail
+    /// included (the traces' test allows for it).
+    pub fn mean_ms(&self) -> f64 {
+        let v = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if v.is_empty() {
+            return 0.0;
+        }
+        v.iter().map(|&ns| ns as f64).sum::<f64>() / v.len() as f64 / 1e6
+    }
+
     /// (holds, p50, p99, max) in ms.
     pub fn figures(&self) -> (usize, f64, f64, f64) {
         let mut v = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();

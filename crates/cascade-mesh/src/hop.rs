@@ -5,6 +5,7 @@
 
 use crate::hold::{Lateness, hold};
 use crate::record::Recorder;
+use crate::trace::{self, Attempt, CallTrace, Sink};
 use crate::{faults, wire};
 use bytes::Bytes;
 use cascade::engine::rng::Stream;
@@ -29,6 +30,8 @@ pub struct Net {
     pub conns: Vec<Vec<(SocketAddr, SendRequest<Body>)>>,
     pub next: Vec<AtomicUsize>,
     pub latency_rng: Mutex<Stream>,
+    /// With `--traces`: where the spans go.
+    pub traces: Option<Arc<Sink>>,
 }
 
 /// A trip that got no answer (the connection failed).
@@ -48,14 +51,44 @@ impl std::error::Error for HopError {}
 pub struct Hop {
     pub net: Arc<Net>,
     pub to: usize,
+    /// The call's edge, which names its spans.
+    pub edge: usize,
     pub operation: u16,
     pub latency: Option<Latency>,
     /// The caller's policy cancels: the callee stops its work with the stream.
     pub cancel: bool,
+    /// The policy's per-attempt timeout (ns): an attempt dropped after it timed out; one
+    /// dropped sooner was abandoned with its call (a deadline, a cancel, a hedge that won).
+    pub timeout: Option<u64>,
 }
 
 impl Hop {
+    /// The attempt's client span, when its call is traced; the trace's headers on `req`.
+    fn traced(&self, req: &mut http::Request<Body>) -> Option<Attempt> {
+        let (sink, ctx) = (
+            self.net.traces.as_ref()?,
+            req.extensions().get::<CallTrace>()?,
+        );
+        let rec = self.net.rec.clone();
+        let now = Box::new(move || rec.now());
+        let attempt = sink.attempt(&self.net.model, self.edge, ctx, self.timeout, now);
+        let (parent, id) = attempt.headers()?;
+        let headers = req.headers_mut();
+        headers.insert(
+            trace::TRACEPARENT,
+            http::HeaderValue::from_str(&parent).ok()?,
+        );
+        headers.insert(trace::ATTEMPT, http::HeaderValue::from_str(&id).ok()?);
+        Some(attempt)
+    }
+
     async fn trip(self, mut req: http::Request<Body>) -> Result<http::Response<()>, HopError> {
+        let attempt = self.traced(&mut req);
+        let answered = |outcome: Outcome| {
+            if let Some(a) = attempt {
+                a.answered(outcome.name());
+            }
+        };
         let net = &self.net;
         self.network().await;
         let n = net.conns[self.to].len();
@@ -64,6 +97,7 @@ impl Hop {
             .map(|_| net.next[self.to].fetch_add(1, Ordering::Relaxed) % n)
             .find(|&i| !faults::down(&net.model, self.to, i as u32, now));
         let Some(i) = up else {
+            answered(Outcome::Unavailable);
             return Ok(wire::answer(Outcome::Unavailable, None));
         };
         let (addr, sender) = &net.conns[self.to][i];
@@ -74,11 +108,18 @@ impl Hop {
             req.headers_mut()
                 .insert(wire::CANCEL, http::HeaderValue::from_static("1"));
         }
-        let answer = sender.clone().send_request(req).await;
-        let answer = answer.map_err(|e| HopError(e.to_string()))?;
+        let answer = match sender.clone().send_request(req).await {
+            Ok(a) => a,
+            Err(e) => {
+                answered(Outcome::Unavailable);
+                return Err(HopError(e.to_string()));
+            }
+        };
         let (parts, _) = answer.into_parts();
         self.network().await;
-        Ok(http::Response::from_parts(parts, ()))
+        let answer = http::Response::from_parts(parts, ());
+        answered(wire::outcome_of(&answer));
+        Ok(answer)
     }
 
     async fn network(&self) {

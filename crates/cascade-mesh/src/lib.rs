@@ -11,6 +11,7 @@ pub mod output;
 pub mod record;
 pub mod server;
 pub mod support;
+pub mod trace;
 pub mod wire;
 
 use cascade::engine::rng::{Stream, stream};
@@ -73,6 +74,10 @@ pub struct Measured {
     pub rec: Arc<Recorder>,
     pub lateness: Arc<Lateness>,
     pub wall_s: f64,
+    /// With `--traces`: the spans (`Err` with the limit when more ended than it holds).
+    pub traces: Option<Result<Vec<cascade::trace_export::spans::Span>, usize>>,
+    /// The unix time (ns) of the run's t = 0, the spans' epoch.
+    pub epoch_ns: u64,
 }
 
 /// The `[policy.NAME]` table as written in the scenario's text (after its overrides).
@@ -88,8 +93,13 @@ fn raw_policy(text: &str, name: &str) -> Result<RawPolicy, String> {
     toml_edit::de::from_str(&table).map_err(|e| format!("[policy.{name}]: {e}"))
 }
 
-/// Runs `model` (whose scenario text is `text`) on 127.0.0.1 to its end.
-pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
+/// Runs `model` (whose scenario text is `text`) on 127.0.0.1 to its end, tracing it when
+/// `traces` says how.
+pub async fn run(
+    model: Model,
+    text: &str,
+    traces: Option<trace::Options>,
+) -> Result<Measured, String> {
     let model = Arc::new(model);
     let seed = model.seed;
     let lateness = Arc::new(Lateness::default());
@@ -142,6 +152,13 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
     }
     let origin = Instant::now() + Duration::from_millis(200);
     let rec = Arc::new(Recorder::new(&model, origin));
+    // The wall clock read once, at the run's t = 0, for the spans' times (the run itself
+    // measures with the monotonic clock).
+    let unix_now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| format!("the system clock: {e}"))?;
+    let epoch_ns = (unix_now + origin.saturating_duration_since(Instant::now())).as_nanos() as u64;
+    let sink = traces.map(|o| Arc::new(trace::Sink::new(seed, o)));
     let net = Arc::new(Net {
         model: model.clone(),
         rec: rec.clone(),
@@ -149,6 +166,7 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
         next: conns.iter().map(|_| AtomicUsize::new(0)).collect(),
         conns,
         latency_rng: Mutex::new(stream(seed, "mesh", "network")),
+        traces: sink.clone(),
     });
     let mut tables: HashMap<String, RawPolicy> = HashMap::new();
     let mut stacks = HashMap::new();
@@ -205,9 +223,11 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
         let hop = Hop {
             net: net.clone(),
             to: spec.to,
+            edge: spec.edge,
             operation: spec.operation,
             latency: spec.latency.clone(),
             cancel: spec.policy.cancel(),
+            timeout: layer.policy().timeout().map(|t| t.0),
         };
         stacks.insert((caller, spec.id), tower::Layer::layer(&layer, hop));
     }
@@ -232,6 +252,8 @@ pub async fn run(model: Model, text: &str) -> Result<Measured, String> {
         rec,
         lateness,
         wall_s: wall.elapsed().as_secs_f64(),
+        traces: sink.map(|s| s.take()),
+        epoch_ns,
     })
 }
 
@@ -246,23 +268,25 @@ async fn load(mesh: Arc<Mesh>, c: usize, times: Vec<u64>) {
     let mut mix_rng = stream(model.seed, &format!("client.{}", client.name), "mix");
     let stop = rec.origin + Duration::from_nanos(rec.end);
     let mut requests = tokio::task::JoinSet::new();
-    for t in times {
-        let (op, spec, deadline) = match client.mix.as_deref() {
-            None => (0, client.call.id, client.deadline),
+    for (n, t) in (1..).zip(times) {
+        let (op, call, deadline) = match client.mix.as_deref() {
+            None => (0, &client.call, client.deadline),
             Some(mix) => {
                 let u = cascade_policy::random::unit(&mut mix_rng);
                 if u < mix.first {
-                    (0, client.call.id, client.deadline)
+                    (0, &client.call, client.deadline)
                 } else {
                     let k = (mix.others.iter().position(|e| u < e.until))
                         .unwrap_or(mix.others.len() - 1);
-                    (k + 1, mix.others[k].call.id, mix.others[k].deadline)
+                    (k + 1, &mix.others[k].call, mix.others[k].deadline)
                 }
             }
         };
+        let (spec, edge) = (call.id, call.edge);
         tokio::time::sleep_until(rec.origin + Duration::from_nanos(t)).await;
         let mut stack = mesh.stack(None, spec);
         let rec = rec.clone();
+        let (model, sink) = (model.clone(), mesh.net.traces.clone());
         requests.spawn(async move {
             let mut req = http::Request::new(Body::default());
             if let Some(d) = deadline {
@@ -270,10 +294,18 @@ async fn load(mesh: Arc<Mesh>, c: usize, times: Vec<u64>) {
                     Instant::now() + Duration::from_nanos(d),
                 ));
             }
+            let traced = sink.as_ref().map(|s| s.root(c, n));
+            if let Some((_, Some(ctx))) = &traced {
+                req.extensions_mut().insert(ctx.clone());
+            }
             let end = match tokio::time::timeout_at(stop, stack.call(req)).await {
                 Ok(r) => Some((rec.now(), outcome_of(r))),
                 Err(_) => None,
             };
+            if let (Some(sink), Some((id, Some(ctx)))) = (&sink, &traced) {
+                let (at, outcome) = end.map_or((rec.end, "unfinished"), |(at, o)| (at, o.name()));
+                sink.request(&model, c, edge, id, ctx, (t, at), outcome);
+            }
             rec.request(c, Request { start: t, op, end });
         });
         // Reap finished ones as we go, so the set stays small.

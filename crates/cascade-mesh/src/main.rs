@@ -1,5 +1,6 @@
-//! `cascade-mesh run SCENARIO --out DIR [--set KEY=VALUE]... [--seed N]`: runs the scenario
-//! as real services on 127.0.0.1 and writes the measured run. Exit 2 for bad input or a
+//! `cascade-mesh run SCENARIO --out DIR [--set KEY=VALUE]... [--seed N] [--traces
+//! [--trace-sample F] [--trace-limit SPANS]]`: runs the scenario as real services on 127.0.0.1
+//! and writes the measured run (and its OTLP traces). Exit 2 for bad input or a
 //! scenario feature the mesh does not run (named), 1 when the run itself failed.
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,16 @@ enum Command {
         /// The seed (the scenario's own by default).
         #[arg(long)]
         seed: Option<u64>,
+        /// Also write the run's spans as OTLP/JSON into --out (traces.json), as `cascade run
+        /// --trace-format otlp` writes them, for `cascade import traces` or a trace viewer.
+        #[arg(long)]
+        traces: bool,
+        /// Trace only this fraction of the client requests (0 < F <= 1), each whole.
+        #[arg(long, value_name = "F", requires = "traces")]
+        trace_sample: Option<f64>,
+        /// Most spans a trace may have; a run with more writes none (and exits 1).
+        #[arg(long, value_name = "SPANS", requires = "traces")]
+        trace_limit: Option<usize>,
     },
 }
 
@@ -39,7 +50,22 @@ fn main() -> ExitCode {
         out,
         set,
         seed,
+        traces,
+        trace_sample,
+        trace_limit,
     } = Cli::parse().command;
+    let mut trace_options = cascade_mesh::trace::Options::default();
+    if let Some(f) = trace_sample {
+        if !(f > 0.0 && f <= 1.0) {
+            return usage(&format!(
+                "--trace-sample {f}: expected the fraction of client requests to keep, above 0 and at most 1"
+            ));
+        }
+        trace_options.sample = f;
+    }
+    if let Some(n) = trace_limit {
+        trace_options.limit = n;
+    }
     let mut overrides = Vec::new();
     for s in set
         .iter()
@@ -69,7 +95,11 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return failed(&format!("starting the runtime: {e}")),
     };
-    let measured = runtime.block_on(cascade_mesh::run(model.clone(), &text));
+    let measured = runtime.block_on(cascade_mesh::run(
+        model.clone(),
+        &text,
+        traces.then_some(trace_options),
+    ));
     // Whatever is still running (blackholed requests, accept loops) stops here.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     let measured = match measured {

@@ -1,6 +1,7 @@
 //! The measured run's files, under the simulator's names for the subset it measures:
 //! summary.json and timeseries.csv (read by `cascade diff`, `chart`, `report`), the
-//! scenario.toml it ran, and mesh.json (the mesh's own facts: hold lateness, wall time).
+//! scenario.toml it ran, mesh.json (the mesh's own facts: hold lateness, wall time), and with
+//! `--traces` its spans (traces.json, OTLP/JSON by the simulator's encoder).
 
 use crate::Measured;
 use crate::record::{Recorder, Request};
@@ -226,11 +227,24 @@ pub fn write(dir: &Path, model: &Model, text: &str, m: &Measured) -> cascade::Re
         "wall_s": m.wall_s,
         "holds": holds,
         "hold_lateness_p50_ms": p50,
+        "hold_lateness_mean_ms": m.lateness.mean_ms(),
         "hold_lateness_p99_ms": p99,
         "hold_lateness_max_ms": max,
     });
     write_atomic(
         &dir.join("mesh.json"),
         (facts.to_string() + "\n").as_bytes(),
-    )
+    )?;
+    // The spans last: a trace over its limit is refused after the measured run is safe.
+    match &m.traces {
+        None => Ok(()),
+        Some(Ok(spans)) => write_atomic(
+            &dir.join(crate::trace::FILE),
+            cascade::trace_export::encode::request(spans, m.epoch_ns).as_bytes(),
+        ),
+        Some(Err(limit)) => Err(cascade::Error::Usage(format!(
+            "the trace has more than {limit} spans, so {} was not written: trace a share of the requests (--trace-sample) or raise --trace-limit",
+            crate::trace::FILE
+        ))),
+    }
 }

@@ -9,6 +9,7 @@
 use crate::hold::hold;
 use crate::hop::Body;
 use crate::record::Recorder;
+use crate::trace::{self, CallTrace, Sink};
 use crate::{Mesh, faults, wire};
 use cascade::engine::rng::Stream;
 use cascade::model::fault::Effect;
@@ -54,6 +55,37 @@ impl Drop for GiveUp {
     }
 }
 
+/// A job counted in its instance's queue (against `queue`) until dropped: when it takes its
+/// worker, or when its request is cancelled while it waits.
+struct Queued<'a>(&'a AtomicU64);
+
+impl<'a> Queued<'a> {
+    fn join(queued: &'a AtomicU64) -> Queued<'a> {
+        queued.fetch_add(1, Ordering::Relaxed);
+        Queued(queued)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Holds a queued job that has its worker until no stall holds the instance: a stall takes
+/// nothing off the queue, and at its end the free workers take the queued jobs at once, in
+/// order (the semaphore's, FIFO). Bounded: each pass waits out a stall that ends later.
+async fn wait_out_stalls(mesh: &Mesh, inst: &Instance) {
+    let (model, rec) = (&mesh.net.model, &mesh.net.rec);
+    for _ in 0..=model.faults.len() {
+        let now = rec.now();
+        match faults::stalled_until(model, inst.service, inst.index, now) {
+            Some(end) => hold(end - now, &mesh.net.lateness).await,
+            None => return,
+        }
+    }
+}
+
 fn draw(rng: &Mutex<Stream>) -> f64 {
     unit(&mut *rng.lock().unwrap_or_else(|e| e.into_inner()))
 }
@@ -67,6 +99,46 @@ pub async fn serve(
     let (outcome, retry_after) = answer(mesh, inst, req).await;
     let (parts, ()) = wire::answer(outcome, retry_after).into_parts();
     http::Response::from_parts(parts, Body::default())
+}
+
+/// A traced request's job: where its server span goes, its trace and parent (the attempt's
+/// client span), and the attempt's id.
+struct Traced {
+    sink: Arc<Sink>,
+    trace: [u8; 16],
+    parent: [u8; 8],
+    attempt: String,
+}
+
+impl Traced {
+    fn of(mesh: &Mesh, req: &http::Request<Incoming>) -> Option<Traced> {
+        let header = |k: &str| req.headers().get(k).and_then(|v| v.to_str().ok());
+        let (trace, parent) = trace::parse_traceparent(header(trace::TRACEPARENT)?)?;
+        Some(Traced {
+            sink: mesh.net.traces.clone()?,
+            trace,
+            parent,
+            attempt: header(trace::ATTEMPT)?.to_string(),
+        })
+    }
+
+    /// The context of the job's own calls: under its server span.
+    fn calls(&self) -> CallTrace {
+        CallTrace::new(self.trace, self.sink.server_id(&self.attempt))
+    }
+
+    fn record(&self, mesh: &Mesh, inst: &Instance, op: u16, span: (u64, u64), outcome: Outcome) {
+        let at = (inst.service, inst.index, op);
+        let ids = (self.trace, self.parent);
+        (self.sink).job(
+            &mesh.net.model,
+            at,
+            ids,
+            &self.attempt,
+            span,
+            outcome.name(),
+        );
+    }
 }
 
 async fn answer(
@@ -84,6 +156,7 @@ async fn answer(
         .trim_start_matches('/')
         .parse()
         .unwrap_or(0);
+    let traced = Traced::of(&mesh, &req);
     rec.count(&format!("service.{}.arrivals", svc.name), now);
     let faults: Vec<_> = faults::active(model, inst.service, inst.index, operation, now).collect();
     for f in faults {
@@ -101,6 +174,10 @@ async fn answer(
                 latency,
             } if draw(&inst.fault_rng) < rate => {
                 hold(latency, &mesh.net.lateness).await;
+                // Answered without a worker: its server span from its arrival.
+                if let Some(t) = &traced {
+                    t.record(&mesh, &inst, operation, (now, rec.now()), error);
+                }
                 return (error, retry_after);
             }
             _ => {}
@@ -108,7 +185,27 @@ async fn answer(
     }
     let deadline = req.deadline(Instant::now());
     let gave_up = Arc::new(AtomicU64::new(WAITED_FOR));
-    let job = run_job(mesh.clone(), inst, operation, deadline, gave_up.clone());
+    let calls = traced.as_ref().map(Traced::calls);
+    let job = {
+        let (mesh, gave_up) = (mesh.clone(), gave_up.clone());
+        // The span is recorded inside the job, which a caller that gives up leaves running.
+        async move {
+            let (outcome, started) = run_job(
+                mesh.clone(),
+                inst.clone(),
+                operation,
+                deadline,
+                gave_up,
+                calls,
+            )
+            .await;
+            if let Some(t) = &traced {
+                let span = (started.unwrap_or(now), mesh.net.rec.now());
+                t.record(&mesh, &inst, operation, span, outcome);
+            }
+            outcome
+        }
+    };
     if req.headers().contains_key(wire::CANCEL) {
         // The work stops with the stream: given up on and cancelled at once, nothing wasted.
         (job.await, None)
@@ -142,30 +239,40 @@ fn release(
     }
 }
 
+/// The job's outcome, and the instant its worker picked it up (none when refused).
 async fn run_job(
     mesh: Arc<Mesh>,
     inst: Arc<Instance>,
     operation: u16,
     deadline: Option<Instant>,
     gave_up: Arc<AtomicU64>,
-) -> Outcome {
+    traced: Option<CallTrace>,
+) -> (Outcome, Option<u64>) {
     let model = mesh.net.model.clone();
     let rec = mesh.net.rec.clone();
     let svc = &model.services[inst.service];
-    let permit = match inst.workers.clone().try_acquire_owned() {
-        Ok(p) => p,
-        Err(_) if inst.queued.load(Ordering::Relaxed) < svc.queue => {
-            inst.queued.fetch_add(1, Ordering::Relaxed);
+    // While a stall holds the instance no request gets a worker: it queues, as when every
+    // worker is busy.
+    let stalled = faults::stalled_until(&model, inst.service, inst.index, rec.now()).is_some();
+    let free = (!stalled)
+        .then(|| inst.workers.clone().try_acquire_owned().ok())
+        .flatten();
+    let permit = match free {
+        Some(p) => p,
+        None if inst.queued.load(Ordering::Relaxed) < svc.queue => {
+            let _queued = Queued::join(&inst.queued);
             let p = inst.workers.clone().acquire_owned().await;
-            inst.queued.fetch_sub(1, Ordering::Relaxed);
+            if p.is_ok() {
+                wait_out_stalls(&mesh, &inst).await;
+            }
             match p {
                 Ok(p) => p,
-                Err(_) => return Outcome::Unavailable,
+                Err(_) => return (Outcome::Unavailable, None),
             }
         }
-        Err(_) => {
+        None => {
             rec.count(&format!("service.{}.rejected", svc.name), rec.now());
-            return Outcome::Overloaded;
+            return (Outcome::Overloaded, None);
         }
     };
     let plan = svc.plan_of(operation);
@@ -175,7 +282,9 @@ async fn run_job(
         .work
         .sample(&mut *inst.work_rng.lock().unwrap_or_else(|e| e.into_inner()));
     let work = faults::work(&model, inst.service, inst.index, operation, work, start);
-    hold(work, &mesh.net.lateness).await;
+    // Paused while a stall holds the instance: it ends later by the time the stalls overlap it.
+    let until = faults::work_end(&model, inst.service, inst.index, start, work);
+    hold(until - start, &mesh.net.lateness).await;
     if let Some(blackhole) =
         faults::crashed_between(&model, inst.service, inst.index, start, rec.now())
     {
@@ -183,7 +292,7 @@ async fn run_job(
         if blackhole {
             mesh.never_answered().await;
         }
-        return Outcome::Unavailable;
+        return (Outcome::Unavailable, Some(start));
     }
     let mut outcome = Outcome::Ok;
     for (k, step) in plan.steps.iter().enumerate() {
@@ -199,6 +308,9 @@ async fn run_job(
             let mut req = http::Request::new(Body::default());
             if let Some(d) = deadline {
                 req.extensions_mut().insert(Deadline(d));
+            }
+            if let Some(t) = &traced {
+                req.extensions_mut().insert(t.clone());
             }
             let (optional, fail_as) = (spec.optional, spec.fail_as);
             calls.spawn(async move {
@@ -228,5 +340,5 @@ async fn run_job(
     }
     release(permit, &rec, &wasted, start, &gave_up);
     rec.count(&format!("service.{}.served", svc.name), rec.now());
-    outcome
+    (outcome, Some(start))
 }

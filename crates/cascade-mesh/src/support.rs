@@ -73,14 +73,17 @@ pub fn unsupported(model: &Model) -> Option<String> {
             ));
         }
         match &f.effect {
-            Effect::Errors { .. } | Effect::Outage { .. } | Effect::Crash { .. } => {}
+            Effect::Errors { .. }
+            | Effect::Outage { .. }
+            | Effect::Stall
+            | Effect::Crash { .. } => {}
             Effect::Latency(Slowdown::Factor(_) | Slowdown::Add(_)) => {}
             Effect::Latency(Slowdown::Replace(_)) => {
                 return Some(format!("{at}: a latency fault replacing the distribution"));
             }
             _ => {
                 return Some(format!(
-                    "{at}: this kind (the mesh runs errors, latency, outage, crash)"
+                    "{at}: this kind (the mesh runs errors, latency, outage, stall, crash)"
                 ));
             }
         }

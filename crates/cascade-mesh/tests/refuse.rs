@@ -47,11 +47,12 @@ fn refusal_of(text: &str) -> (Option<i32>, String) {
 }
 
 #[test]
-fn a_stall_fault_is_refused_by_name() {
-    let (code, err) =
-        refusal("[[fault]]\nkind = \"stall\"\ntarget = \"api\"\nstart = \"1s\"\nend = \"2s\"\n");
+fn a_capacity_fault_is_refused_by_name() {
+    let (code, err) = refusal(
+        "[[fault]]\nkind = \"capacity\"\ntarget = \"api\"\nstart = \"1s\"\nend = \"2s\"\nworkers = 1\n",
+    );
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("[[fault]] 1 (kind = \"stall\")"), "{err}");
+    assert!(err.contains("[[fault]] 1 (kind = \"capacity\")"), "{err}");
 }
 
 #[test]
