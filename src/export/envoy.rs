@@ -67,7 +67,13 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
         )),
         _ => {}
     }
-    let mut route = vec![("cluster", Y::text(name))];
+    // The route timeout is the policy's `total_timeout`; without one, `0s` turns off the
+    // 15 s Envoy would otherwise apply, which the policy does not have.
+    let total = p.total_timeout().map_or(0, |t| t.0);
+    let mut route = vec![
+        ("cluster", Y::text(name)),
+        ("timeout", Y::text(proto_seconds(total))),
+    ];
     if !retry.is_empty() {
         route.push(("retry_policy", Y::map(retry)));
     }

@@ -11,6 +11,10 @@ use serde_json::{Map, Value, json};
 pub fn export(name: &str, p: &Policy) -> String {
     let mut method = Map::new();
     method.insert("name".into(), json!([{ "service": name }]));
+    // The method's timeout: the call's own deadline over every attempt and hedge.
+    if let Some(t) = p.total_timeout() {
+        method.insert("timeout".into(), json!(proto_seconds(t.0)));
+    }
     let retrying = p.retry().filter(|r| r.attempts() > 1);
     if let Some(r) = retrying {
         let b = &r.backoff();

@@ -1,16 +1,16 @@
 //! `cascade import envoy`: Envoy v3 clusters and routes (a bootstrap's `static_resources`, a
 //! route configuration, a virtual host, a route or a cluster on its own), YAML or JSON.
 //!
-//! A route becomes a policy: `retry_policy` its `retry` and `timeout` (per try); the route's
-//! cluster gives `circuit_breakers` (the DEFAULT priority's `max_requests` as a bulkhead,
-//! `retry_budget` or `max_retries` as a concurrency budget). The route's `timeout` and the
-//! cluster's `outlier_detection` belong to the client and the callee's `[[service]]`: they are
+//! A route becomes a policy: `retry_policy` its `retry` and `timeout` (per try), the route's
+//! `timeout` its `total_timeout`; the route's cluster gives `circuit_breakers` (the DEFAULT
+//! priority's `max_requests` as a bulkhead, `retry_budget` or `max_retries` as a concurrency
+//! budget). The cluster's `outlier_detection` belongs to the callee's `[[service]]`: it is
 //! printed as `--set` arguments. Envoy's defaults apply where the file is silent, as they do in
 //! Envoy (docs/policies.md §13, "Envoy"); each such line says so.
 
 use super::envoy_cluster::*;
 use super::envoy_retry::*;
-use super::out::{Elsewhere, Imported, PolicyOut};
+use super::out::{Imported, PolicyOut, Toml};
 use super::read::{Ctx, Read, duration_text, policy_name};
 use super::tree::{Node, Value};
 use crate::time::NANOS_PER_MS;
@@ -88,7 +88,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
             .or_else(|| target.clone())
             .unwrap_or_else(|| format!("route-{}", i + 1));
         let mut p = PolicyOut::new(&policy_name(&name));
-        read_route(ctx, route, &mut p, &mut out.elsewhere)?;
+        read_route(ctx, route, &mut p)?;
         let defaults = ClusterOut::defaults(target.as_deref());
         apply_cluster(&mut p, cluster.map_or(&defaults, |c| &clusters[c]));
         out.policies.push(p);
@@ -233,12 +233,7 @@ pub(super) fn route_entry<'a>(
 pub(super) const NOT_RESILIENCE: &str = "not a resilience setting cascade simulates";
 pub(super) const HEDGE: &str = "hedge_on_per_try_timeout (a per-try timeout that keeps the attempt running) is not simulated; cascade's `hedge` hedges on a delay";
 
-pub(super) fn read_route(
-    ctx: &mut Ctx,
-    route: &Route,
-    p: &mut PolicyOut,
-    elsewhere: &mut Vec<Elsewhere>,
-) -> Read<()> {
+pub(super) fn read_route(ctx: &mut Ctx, route: &Route, p: &mut PolicyOut) -> Read<()> {
     let mut timeout = None;
     let mut retry = route.vhost_retry.map(|r| (r, "virtual_hosts.retry_policy"));
     if let Some(action) = route.action {
@@ -256,23 +251,26 @@ pub(super) fn read_route(
             }
         }
     }
+    // The route timeout bounds the call's every attempt and backoff: the policy's own
+    // `total_timeout`, whichever caller (a client or a service) calls through the route.
     match timeout {
         Some((0, at)) => ctx.skip_at(
             at,
             "route.timeout",
-            "0s turns Envoy's route timeout off: give the client no `deadline`",
+            "0s turns Envoy's route timeout off: no `total_timeout`",
         ),
-        Some((ns, at)) => elsewhere.push(Elsewhere {
-            set: format!("client.<CLIENT>.deadline={}", duration_text(ns)),
-            from: format!("route.timeout ({at}): covers every attempt and backoff"),
-        }),
-        None => elsewhere.push(Elsewhere {
-            set: format!(
-                "client.<CLIENT>.deadline={}",
-                duration_text(ROUTE_TIMEOUT_NS)
-            ),
-            from: "route.timeout: Envoy's default, covers every attempt and backoff".into(),
-        }),
+        Some((ns, at)) => p.set(
+            "",
+            "total_timeout",
+            Toml::Str(duration_text(ns)),
+            format!("route.timeout ({at}): covers every attempt and backoff"),
+        ),
+        None => p.set(
+            "",
+            "total_timeout",
+            Toml::Str(duration_text(ROUTE_TIMEOUT_NS)),
+            "route.timeout: Envoy's default, covers every attempt and backoff",
+        ),
     }
     if let Some((node, key)) = retry {
         read_retry(ctx, node, key, p)?;

@@ -1,9 +1,9 @@
 //! `cascade import grpc`: a gRPC service config (JSON, gRFC A6 and the service-config
 //! proto): each `methodConfig` becomes a policy, `retryThrottling` the retry budget of every
 //! one of them. Keys are read in lowerCamelCase or snake_case, as protobuf's JSON mapping
-//! accepts both. The method `timeout` spans every attempt: it is the client's `deadline`.
+//! accepts both. The method `timeout` spans every attempt: it is the policy's `total_timeout`.
 
-use super::out::{Elsewhere, Imported, PolicyOut, Toml};
+use super::out::{Imported, PolicyOut, Toml};
 use super::read::{Ctx, Read, canonical, duration_text, entry as get, policy_name};
 use super::tree::{Node, Value};
 
@@ -41,7 +41,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     for (i, m) in items.iter().enumerate() {
         let key = format!("methodConfig[{i}]");
         let mut p = PolicyOut::new(&method_name(ctx, m, &key, i)?);
-        read_method(ctx, m, &key, &mut p, &mut out.elsewhere)?;
+        read_method(ctx, m, &key, &mut p)?;
         if let Some((max_tokens, ratio, from)) = &throttling
             && (p.has_table("retry") || p.has_table("hedge"))
         {
@@ -146,25 +146,23 @@ fn read_throttling(ctx: &Ctx, node: &Node, key: &str) -> Read<(f64, f64, String)
     }
 }
 
-fn read_method(
-    ctx: &mut Ctx,
-    m: &Node,
-    key: &str,
-    p: &mut PolicyOut,
-    elsewhere: &mut Vec<Elsewhere>,
-) -> Read<()> {
+fn read_method(ctx: &mut Ctx, m: &Node, key: &str, p: &mut PolicyOut) -> Read<()> {
     let mut has_retry = false;
     for (k, v) in m.entries() {
         let path = format!("{key}.{}", k.text);
         match canonical(&k.text).as_str() {
             "name" => {}
-            "timeout" => {
-                let ns = ctx.proto_duration(v, &path)?;
-                elsewhere.push(Elsewhere {
-                    set: format!("client.<CLIENT>.deadline={}", duration_text(ns)),
-                    from: format!("{path} ({}): spans every attempt and hedge", ctx.at(v)),
-                });
-            }
+            // The method's timeout is the call's own deadline, the earlier of it and a
+            // propagated one: the policy's `total_timeout`.
+            "timeout" => match ctx.proto_duration(v, &path)? {
+                0 => ctx.skip(v, &path, "a zero timeout sets no deadline"),
+                ns => p.set(
+                    "",
+                    "total_timeout",
+                    Toml::Str(duration_text(ns)),
+                    format!("{path} ({}): spans every attempt and hedge", ctx.at(v)),
+                ),
+            },
             "retrypolicy" => {
                 has_retry = true;
                 read_retry(ctx, v, &path, p)?;

@@ -95,8 +95,9 @@ fn an_envoy_bootstrap_gives_the_route_policy_and_the_cluster_caps() {
     assert_keys(
         &toml,
         &[
-            // per_try_timeout 0.25s is the per-attempt timeout.
+            // per_try_timeout 0.25s is the per-attempt timeout, the route's 3s the total.
             (&format!("{p}.timeout"), "\"250ms\""),
+            (&format!("{p}.total_timeout"), "\"3s\""),
             // num_retries 2 does not count the first try.
             (&format!("{p}.retry.retries"), "2"),
             // 5xx → internal, unavailable, timeout (a per-try timeout is a 504); reset and
@@ -122,7 +123,6 @@ fn an_envoy_bootstrap_gives_the_route_policy_and_the_cluster_caps() {
     assert_eq!(
         set_lines(&toml),
         [
-            "client.web.deadline=3s",
             "service.payments.outlier.consecutive_failures=7",
             "service.payments.outlier.interval=5s",
             "service.payments.outlier.base_ejection_time=15s",
@@ -160,6 +160,8 @@ fn an_envoy_route_without_its_cluster_takes_envoy_defaults() {
         &toml,
         &[
             (&format!("{p}.timeout"), "\"200ms\""),
+            // The route timeout {seconds: 2, nanos: 500000000}: every attempt and backoff.
+            (&format!("{p}.total_timeout"), "\"2500ms\""),
             // The route's retry_policy replaces the virtual host's (3 retries, gateway-error).
             (&format!("{p}.retry.retries"), "1"),
             (
@@ -180,8 +182,7 @@ fn an_envoy_route_without_its_cluster_takes_envoy_defaults() {
             (&format!("{p}.bulkhead.max_concurrent"), "1024"),
         ],
     );
-    // {seconds: 2, nanos: 500000000}
-    assert_eq!(set_lines(&toml), ["client.web.deadline=2500ms"]);
+    assert!(set_lines(&toml).is_empty());
     assert!(
         notes.contains("rate_limited_retry_back_off.max_interval"),
         "{notes}"
@@ -350,10 +351,11 @@ fn a_grpc_retry_config_counts_attempts_and_shares_its_throttling() {
             (&format!("{p}.retry.budget.kind"), "\"token_bucket\""),
             (&format!("{p}.retry.budget.max_tokens"), "10.0"),
             (&format!("{p}.retry.budget.token_ratio"), "0.1"),
+            // The method timeout spans every attempt: the call's own deadline.
+            (&format!("{p}.total_timeout"), "\"2s\""),
         ],
     );
-    // The method timeout spans every attempt: the client's deadline.
-    assert_eq!(set_lines(&toml), ["client.web.deadline=2s"]);
+    assert!(set_lines(&toml).is_empty());
     assert!(notes.contains("`methodConfig[0].waitForReady`"), "{notes}");
     validates(&toml, "grpc-examples-echo-Echo", "echo");
 }

@@ -44,6 +44,7 @@ pub fn expressible(format: Format, policy: &Policy) -> Restricted {
     }
     let own_bulkhead = policy.bulkhead.is_some() && q.bulkhead.is_some();
     let kept = q.timeout.is_some()
+        || q.total_timeout.is_some()
         || q.retry.is_some()
         || q.breaker.is_some()
         || q.hedge.is_some()

@@ -27,6 +27,12 @@ pub(crate) const R4J_RETRIED: [Outcome; 5] = [
 
 /// Restricts `q` to what the format expresses, noting in `n` each setting changed or dropped.
 pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
+    if q.total_timeout.take().is_some() {
+        n.add(
+            "total_timeout",
+            "resilience4j's TimeLimiter sits inside the Retry (the default aspect order): it bounds each attempt, never all of them",
+        );
+    }
     if let Some(b) = &mut q.breaker {
         let c = &mut b.config;
         if let Window::Time(ns) = c.window {

@@ -94,6 +94,9 @@ pub fn policy(
     if later.chance(0.2) {
         keys.push(format!("rate_limit = {}", rate_limit(later)));
     }
+    if later.chance(0.15) {
+        keys.push(format!("total_timeout = {}", later.dur(1_000, 300_000)));
+    }
     format!("[policy.{name}]\n{}\n", keys.join("\n"))
 }
 
