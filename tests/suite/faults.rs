@@ -405,7 +405,10 @@ fn work_due_just_inside_a_stall_ends_after_it_in_one_step() {
     assert_eq!(metric(m, "client.c.requests"), 2.0);
     assert_eq!(metric(m, "client.c.success"), 2.0);
     assert_eq!(metric(m, "client.c.latency_max_ms"), 1500.0);
-    assert_eq!(metric(m, "client.c.latency_mean_ms"), (1500.0 + 510.0) / 2.0);
+    assert_eq!(
+        metric(m, "client.c.latency_mean_ms"),
+        (1500.0 + 510.0) / 2.0
+    );
     // Beside the run without it: the stall's end, and the work's end moved once.
     let plain = two_requests("");
     assert!(
