@@ -362,3 +362,89 @@ fn a_latency_factor_past_any_run_holds_the_worker_for_the_rest_of_it() {
         );
     }
 }
+
+/// One worker, 10 ms of constant work, a request at 1 s and one at 2 s (a constant rate of
+/// 1/s), and `faults`: the run, its measured events with them.
+fn two_requests(faults: &str) -> cascade::RunResult {
+    let text = format!(
+        r#"
+[scenario]
+name = "two"
+duration = "2900ms"
+warmup = "0s"
+seed = 1
+
+[[client]]
+name = "c"
+target = "s"
+rate = 1
+arrival = "constant"
+
+[[service]]
+name = "s"
+work = "10ms"
+{faults}
+"#
+    );
+    let model = cascade::scenario::load_str("test.toml", &text, &[])
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
+    cascade::simulate(&model).unwrap()
+}
+
+#[test]
+fn work_due_just_inside_a_stall_ends_after_it_in_one_step() {
+    // Regression: the work's end moved on by the overshoot (1 µs) at a time, 1.49 M events to
+    // cross the stall. The first request's 10 ms end at 1.010 s, 1 µs into a stall from
+    // 1.009999 s to 2.499999 s: its last microsecond runs after the stall, to 2.5 s (1500 ms).
+    // The second arrives at 2 s, queues, and gets the worker at 2.5 s: done at 2.51 s (510 ms).
+    let stalled = two_requests(
+        "[[fault]]\nkind = \"stall\"\ntarget = \"s\"\nstart = \"1009999us\"\nend = \"2499999us\"",
+    );
+    let m = &stalled.metrics;
+    assert_eq!(metric(m, "client.c.requests"), 2.0);
+    assert_eq!(metric(m, "client.c.success"), 2.0);
+    assert_eq!(metric(m, "client.c.latency_max_ms"), 1500.0);
+    assert_eq!(
+        metric(m, "client.c.latency_mean_ms"),
+        (1500.0 + 510.0) / 2.0
+    );
+    // Beside the run without it: the stall's end, and the work's end moved once.
+    let plain = two_requests("");
+    assert!(
+        stalled.events <= plain.events + 2,
+        "{} events with the stall, {} without",
+        stalled.events,
+        plain.events
+    );
+}
+
+#[test]
+fn work_paused_by_overlapping_and_touching_stalls_resumes_once_after_them() {
+    // The first request's work is due at 1.010 s, 1 ns into a stall of the service from
+    // 1.009999999 s to 1.5 s; one of its instance from 1.4 s to 1.7 s overlaps it, and a
+    // third from 1.7 s to 2 s touches that: they hold it as one, their overlap counted once,
+    // so its last ns runs from 2 s (1000.000001 ms). Stepped by the ns, that was 10^9 events.
+    // The second arrives at 2 s, behind it: 10 ms from 2.000000001 s (10.000001 ms).
+    let stalled = two_requests(
+        "[[fault]]\nkind = \"stall\"\ntarget = \"s\"\nstart = \"1009999999ns\"\nend = \"1500ms\"
+[[fault]]\nkind = \"stall\"\ntarget = \"s#0\"\nstart = \"1400ms\"\nend = \"1700ms\"
+[[fault]]\nkind = \"stall\"\ntarget = \"s\"\nstart = \"1700ms\"\nend = \"2s\"",
+    );
+    let m = &stalled.metrics;
+    assert_eq!(metric(m, "client.c.success"), 2.0);
+    let (first, second) = (1_000_000_001u64, 10_000_001u64);
+    assert_eq!(metric(m, "client.c.latency_max_ms"), first as f64 / 1e6);
+    assert_eq!(
+        metric(m, "client.c.latency_mean_ms"),
+        (first + second) as f64 / 2.0 / 1e6
+    );
+    // Beside the run without them: the stalls' three ends, and the work's end moved once.
+    let plain = two_requests("");
+    assert!(
+        stalled.events <= plain.events + 4,
+        "{} events with the stalls, {} without",
+        stalled.events,
+        plain.events
+    );
+}

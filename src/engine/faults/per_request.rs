@@ -346,20 +346,4 @@ impl Simulation {
         }
         busy < left
     }
-
-    /// How long the stalls on an instance held work that ran over [from, to).
-    pub(in crate::engine) fn stalled_for(
-        &self,
-        service: usize,
-        instance: u32,
-        from: u64,
-        to: u64,
-    ) -> u64 {
-        self.faults.holds[service]
-            .iter()
-            .map(|&i| &self.model.faults[i as usize])
-            .filter(|f| matches!(f.effect, Effect::Stall) && f.hits_service(service, instance))
-            .map(|f| to.min(f.end).saturating_sub(from.max(f.start)))
-            .sum()
-    }
 }

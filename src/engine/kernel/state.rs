@@ -181,7 +181,8 @@ pub struct Job {
     /// A Retry-After the reply carries (ns), for overloaded or unavailable answers;
     /// `NO_RETRY_AFTER` for none (a plain word keeps the job within 112 bytes).
     pub retry_after: u64,
-    /// How long stalls have paused its work so far (its `WorkDone` moved back by that).
+    /// How long stalls have held it since it started, up to the time its `WorkDone` is set
+    /// for (`work_done` moves that on when more held it).
     pub paused: u64,
     /// Its answer has been given (counted in the service's answers).
     pub answered: bool,

@@ -172,7 +172,7 @@ impl Simulation {
     }
 
     /// A job's own work is due to end: unless a stall paused it meanwhile, in which case it
-    /// ends that much later.
+    /// ends once it has run that much outside the stalls.
     pub(in crate::engine) fn work_done(&mut self, jr: Ref) {
         let Some(job) = self.jobs.get(jr) else {
             return;
@@ -183,20 +183,37 @@ impl Simulation {
             return;
         }
         let (s, i) = (job.service as usize, job.instance);
-        if !self.faults.holds[s].is_empty() {
-            let paused = self.stalled_for(s, i, job.started, self.now);
-            let job = self.jobs.get_mut(jr).expect("live");
-            if paused > job.paused {
-                let more = paused - job.paused;
-                job.paused = paused;
-                self.event_queue.push(self.now + more, Event::WorkDone(jr));
-                return;
-            }
+        if !self.faults.holds[s].is_empty() && self.paused_work_moved(jr, s, i) {
+            return;
         }
         if self.model.services[s].overload.is_some() {
             self.segment_done(jr, s, i as usize);
         }
         self.advance_job(jr);
+    }
+
+    /// Whether stalls paused `jr`'s work since its end was last set: then its end is moved,
+    /// at once to the instant it has run what they held outside them (not by the pause,
+    /// which may end in a later stall, one event at a time), and its `WorkDone` waits there.
+    #[cold]
+    #[inline(never)]
+    fn paused_work_moved(&mut self, jr: Ref, s: usize, i: u32) -> bool {
+        let now = self.now;
+        let (started, paused) = {
+            let job = self.jobs.get(jr).expect("live");
+            (job.started, job.paused)
+        };
+        let held = self.stalled_for(s, i, started, now);
+        if held <= paused {
+            return false;
+        }
+        let owed = held - paused;
+        let end = self.work_end(s, i, now, owed);
+        // What held it from now to its end: the rest of [now, end) it ran.
+        let job = self.jobs.get_mut(jr).expect("live");
+        job.paused = held + (end - now - owed);
+        self.event_queue.push(end, Event::WorkDone(jr));
+        true
     }
 
     /// After the job's work, or after a step of its calls: start the next step or finish.
