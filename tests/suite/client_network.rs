@@ -124,3 +124,54 @@ fn a_bad_network_is_located() {
         .to_string();
     assert!(text.contains("client.web.network"), "{text}");
 }
+
+#[test]
+fn the_lints_spend_the_network_from_the_deadline() {
+    use crate::lints::{of, scenario};
+    // web's 300 ms deadline reaches api 40 ms later at the soonest: 260 ms for api's call to
+    // db, whose timed-out 200 ms attempt and 80 ms backoff (280 ms) leave no room for a retry.
+    let api = "work = \"1ms\"\ncalls = [ { to = \"db\", policy = \"db\" } ]";
+    let policy = "\n[policy.db]\ntimeout = \"200ms\"\nretry = { attempts = 2, backoff = \
+                  \"constant\", base = \"80ms\", jitter = \"none\" }";
+    let client = |network: &str| format!("rate = 10\ndeadline = \"300ms\"\n{network}");
+    let toml = scenario(&client("network = \"40ms\""), api, "work = \"1ms\"", policy);
+    let m = of(&toml, "retry-cannot-fit");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("of the 260ms the call has")
+            && m[0].contains("web's 300ms deadline")
+            && m[0].contains("less the 40ms network on the way"),
+        "{}",
+        m[0]
+    );
+    // Without the network the same retry fits in 300 ms; an exponential network can take no
+    // time at all, so it subtracts nothing.
+    assert!(
+        of(
+            &scenario(&client(""), api, "work = \"1ms\"", policy),
+            "retry-cannot-fit"
+        )
+        .is_empty()
+    );
+    let exp = client("network = { dist = \"exponential\", mean = \"40ms\" }");
+    assert!(
+        of(
+            &scenario(&exp, api, "work = \"1ms\"", policy),
+            "retry-cannot-fit"
+        )
+        .is_empty()
+    );
+    // An 85 ms deadline is below the median attempt, 40 + 10 + 40 = 90 ms.
+    let short = |network: &str| format!("rate = 10\ndeadline = \"85ms\"\n{network}");
+    let toml = scenario(&short("network = \"40ms\""), "work = \"10ms\"", "", "");
+    let m = of(&toml, "timeout-below-median");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].contains("network both ways"), "{}", m[0]);
+    assert!(
+        of(
+            &scenario(&short(""), "work = \"10ms\"", "", ""),
+            "timeout-below-median"
+        )
+        .is_empty()
+    );
+}
