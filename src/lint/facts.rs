@@ -115,7 +115,7 @@ impl<'m> Facts<'m> {
                 let mut wait: Option<Bound> = None;
                 let mut rate = Rate::ZERO;
                 for site in incoming {
-                    let w = facts.attempt_window(site);
+                    let w = reached(facts.attempt_window(site), site.spec);
                     let longer = match (&wait, w.ns) {
                         (None, _) => true,
                         (Some(b), ns) => b.ns.is_some() && ns.is_none_or(|n| Some(n) > b.ns),
@@ -252,6 +252,21 @@ impl<'m> Facts<'m> {
         } else {
             rate
         }
+    }
+}
+
+/// What is left of an attempt's window when its request reaches the callee: the caller's
+/// deadline is an instant at the caller, and the request spends at least the network's least
+/// one-way delay (a client's `network`, a call's `latency`) on the way, time the callee
+/// cannot have. The least, not the median: the callee's calls may be given no more than this.
+fn reached(window: Bound, spec: &CallSpec) -> Bound {
+    let least = spec.latency.as_ref().map_or(0, |l| l.least() as u64);
+    match window.ns {
+        Some(ns) if least > 0 => Bound {
+            ns: Some(ns.saturating_sub(least)),
+            why: format!("{} less the {} network on the way", window.why, dur(least)),
+        },
+        _ => window,
     }
 }
 

@@ -85,6 +85,13 @@ impl Ctx<'_> {
         }
         let deadline = c.deadline.map(|d| d.0);
         let criticality = c.criticality.unwrap_or_default();
+        // The client's network is its call's own network latency (a service call's `latency`):
+        // each attempt's request and reply cross it, inside the attempt's timeout and the
+        // deadline, both measured at the client.
+        let network = match &c.network {
+            Some(d) => Some(self.dist(&at("network"), d)?),
+            None => None,
+        };
         let Some(mix) = &c.mix else {
             let operation = self.callee_operation(&at("operation"), to, c.operation.as_deref())?;
             return Ok(model::Client {
@@ -92,7 +99,7 @@ impl Ctx<'_> {
                 load,
                 deadline,
                 criticality,
-                call: self.client_call(&c.name, to, operation, &policy)?,
+                call: self.client_call(&c.name, to, operation, &policy, network.clone())?,
                 mix: None,
             });
         };
@@ -143,7 +150,7 @@ impl Ctx<'_> {
                 until: if i + 1 == mix.len() { 1.0 } else { cumulative },
                 deadline: m.deadline.map(|d| d.0).or(deadline),
                 criticality: m.criticality.unwrap_or(criticality),
-                call: self.client_call(&c.name, to, operation, &policy)?,
+                call: self.client_call(&c.name, to, operation, &policy, network.clone())?,
             });
         }
         let first = entries.remove(0);
@@ -167,6 +174,7 @@ impl Ctx<'_> {
         to: usize,
         operation: u16,
         policy: &model::Policy,
+        network: Option<Latency>,
     ) -> Res<CallSpec> {
         let fallback = self.fallback_call(client, policy)?;
         if fallback.is_some_and(|f| !self.fallbacks[f].policy.propagate_deadline()) {
@@ -182,7 +190,7 @@ impl Ctx<'_> {
             operation,
             edge: self.edge_to(client, to, operation),
             policy: policy.clone(),
-            latency: None,
+            latency: network,
             optional: false,
             fail_as: FailAs::Propagate,
             idempotent: true,

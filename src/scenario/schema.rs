@@ -294,6 +294,9 @@ pub struct RawClient {
     pub operation: Option<String>,
     /// A weighted mix of the target's operations instead of one.
     pub mix: Option<Vec<RawMixEntry>>,
+    /// One-way network latency between the client and its target (a mobile radio, the
+    /// internet), drawn for each attempt's request and again for its reply (default: zero).
+    pub network: Option<RawDist>,
 }
 
 /// One operation of a client's `mix`: its share (`weight`, relative to the others) and,

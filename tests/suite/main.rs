@@ -21,6 +21,7 @@ mod check;
 mod check_library;
 mod check_variants;
 mod cli_tools;
+mod client_network;
 mod collapse;
 mod committed_results;
 mod connection_pool;

@@ -31,6 +31,24 @@ impl Latency {
         self.quantile(0.5)
     }
 
+    /// The least value (ns) a draw can take, or a lower bound of it: exact where the
+    /// distribution has a floor (constant, uniform, Pareto, empirical, a mixture of those), 0
+    /// for the rest. Never from a sample: the lints subtract it from a deadline as time surely
+    /// spent, so it must not overstate.
+    pub fn least(&self) -> f64 {
+        match self {
+            Latency::Constant(ns) => *ns as f64,
+            Latency::Uniform { min, .. } => *min,
+            Latency::Pareto { scale, .. } => *scale,
+            Latency::Empirical { points } => Latency::empirical_at(points, 0.0),
+            Latency::Mixture { parts, .. } => parts
+                .iter()
+                .map(Latency::least)
+                .fold(f64::INFINITY, f64::min),
+            _ => 0.0,
+        }
+    }
+
     fn numeric_quantile(&self, q: f64) -> f64 {
         use rand::SeedableRng;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0x5eed);
@@ -45,6 +63,21 @@ mod tests {
     use super::*;
 
     const MS: f64 = 1e6;
+
+    #[test]
+    fn the_least_value_is_a_floor_no_draw_goes_under() {
+        assert_eq!(Latency::Constant(5_000_000).least(), 5.0 * MS);
+        let u = Latency::Uniform {
+            min: 10.0 * MS,
+            max: 30.0 * MS,
+        };
+        assert_eq!(u.least(), 10.0 * MS);
+        assert_eq!(Latency::Exponential { mean: 10.0 * MS }.least(), 0.0);
+        use rand::SeedableRng;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let least = (0..10_000).map(|_| u.sample(&mut rng)).min().unwrap();
+        assert!(least as f64 >= u.least(), "{least}");
+    }
 
     #[test]
     fn closed_forms_give_the_textbook_quantiles() {

@@ -1,7 +1,7 @@
 //! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
 //! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
 //! garbage and invalid UTF-8, orchestration keys given to a service (`orchestration`), a
-//! `workers` count made `"unbounded"`.
+//! `workers` count made `"unbounded"`, a client given a `network` (valid, extreme or wrong).
 //! Each returns the new bytes and a description that names the line it touched.
 
 use crate::support::pick::Pick;
@@ -117,7 +117,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
     let n = ls.len() as u64;
     let at = p.int(0, n - 1) as usize;
     let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    match p.int(0, 12) {
+    match p.int(0, 13) {
         0 => {
             let mut out = ls.clone();
             out.remove(at);
@@ -182,6 +182,8 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
         11 => super::orchestration::inject(p, text),
         12 => unbounded(p, &ls, at)
             .unwrap_or_else(|| (text.to_vec(), "unchanged (no `workers` line)".to_string())),
+        13 => network(p, &ls, at)
+            .unwrap_or_else(|| (text.to_vec(), "unchanged (no `[[client]]`)".to_string())),
         10 => {
             // A line longer than 65,535 columns, its value sometimes of the wrong type: an
             // error located past that column.
@@ -243,6 +245,35 @@ fn unbounded(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)>
     let mut out: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
     out[i] = line;
     Some((out.join(&b'\n'), what))
+}
+
+/// Networks a client may be given: valid ones (the run must take them), extreme durations and
+/// distributions with no mean (a huge or endless delay each way), and wrong ones (an error).
+const NETWORKS: &[&str] = &[
+    "\"40ms\"",
+    "{ dist = \"exponential\", mean = \"20ms\" }",
+    "{ dist = \"lognormal\", median = \"40ms\", p99 = \"300ms\" }",
+    "{ dist = \"pareto\", scale = \"1ms\", shape = 0.5 }",
+    "{ dist = \"exponential\" }",
+    "{ dist = \"uniform\", min = \"2s\", max = \"1s\" }",
+];
+
+/// `network = …` inserted under a `[[client]]` header, from line `at` on (wrapping).
+fn network(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
+    let n = ls.len();
+    let i = (0..n)
+        .map(|k| (at + k) % n)
+        .find(|&i| ls[i].starts_with(b"[[client]]"))?;
+    let value = if p.chance(0.5) {
+        *p.one(NETWORKS)
+    } else {
+        *p.one(EXTREME_DURATIONS)
+    };
+    let line = format!("network = {value}");
+    let what = format!("`{line}` inserted under line {}", i + 1);
+    let mut out: Vec<&[u8]> = ls.to_vec();
+    out.insert(i + 1, line.as_bytes());
+    Some((join(&out), what))
 }
 
 /// One to three mutations of `text` (mostly one: a single change leaves more files valid,

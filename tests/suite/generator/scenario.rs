@@ -49,6 +49,7 @@ pub fn generate(seed: u64) -> String {
     g.slow_pick = Some(Pick::new(seed ^ SLOW_PICK));
     g.pool_pick = Some(Pick::new(seed ^ POOL_PICK));
     g.unbounded_pick = Some(Pick::new(seed ^ UNBOUNDED_PICK));
+    g.network_pick = Some(Pick::new(seed ^ NETWORK_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
     g.text
@@ -88,6 +89,8 @@ const SLOW_PICK: u64 = 0x736c_6f77_0000_0000;
 const POOL_PICK: u64 = 0x706f_6f6c_0000_0000;
 /// Mixed into a case's seed for the pick of services with `workers = "unbounded"`.
 const UNBOUNDED_PICK: u64 = 0x756e_626f_756e_6400;
+/// Mixed into a case's seed for the pick of a client's `network`.
+const NETWORK_PICK: u64 = 0x6e65_7477_6f72_6b00;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -118,6 +121,7 @@ struct Builder {
     slow_pick: Option<Pick>,
     pool_pick: Option<Pick>,
     unbounded_pick: Option<Pick>,
+    network_pick: Option<Pick>,
     /// Per service index, whether it has `workers = "unbounded"`: faults and autoscalers
     /// that need a finite worker count avoid it.
     unbounded: Vec<bool>,
@@ -801,6 +805,17 @@ impl Builder {
             // too: none calls a client back, so the graph stays acyclic.
             let fallback_to = self.without_operations(names);
             t += &format!("policy = \"{}\"\n", self.policy(p, &fallback_to, false));
+        }
+        // A client's network, from a pick of its own so the rest of the case stays as it was:
+        // from well below the services' work to above it, as a call's `latency`.
+        let n = self.network_pick.as_mut().expect("set by generate");
+        if n.chance(0.3) {
+            let scale = *n.one(&[200, 2_000, 20_000]);
+            t += &format!(
+                "network = {}
+",
+                n.dist(scale)
+            );
         }
         t += &self.client_operations(names, &target);
         self.text += &t;
