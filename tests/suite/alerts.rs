@@ -359,3 +359,37 @@ fn gates_on_alerts_pass_and_bite() {
         "{text}"
     );
 }
+
+#[test]
+fn the_report_tables_alerts_against_faults() {
+    let dir = scratch("alerts-report");
+    let file = dir.join("retry.toml");
+    std::fs::write(&file, RETRY_GATES.replace("for = \"30s\"", "for = \"30s\"\n\n[[alert]]\nname = \"deaf\"\nmetric = \"client.web.success_ratio\"\nop = \"<\"\nvalue = 0\n")).unwrap();
+    let out = dir.join("out");
+    cascade(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        0,
+    );
+    cascade(
+        &["report", out.to_str().unwrap(), "--quiet", "--markdown"],
+        0,
+    );
+    let md = read(&out.join("report.md"));
+    let at = md.find("## Alerts").expect("an Alerts section");
+    let table = &md[at..];
+    // The retry-ratio alert fired at 135 s and resolved at the first evaluation after the
+    // storm's end at 160 s (165 s, reading the calm bucket [164 s, 165 s)): 30 s of firing,
+    // detected 35 s after fault 0's start. The deaf one never fired: fault 0 missed.
+    assert!(table.contains("| retry_ratio | yes | 135 |"), "{table}");
+    assert!(table.contains("| 35 s |"), "{table}");
+    assert!(
+        table.contains("| deaf | no | – | 0 | 0 | missed |"),
+        "{table}"
+    );
+}
