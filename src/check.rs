@@ -63,7 +63,8 @@ pub fn runs_needed(expects: &[Expect]) -> Vec<(String, u32)> {
 /// Checks every expectation against its first `reps` replications of the run it names
 /// (`runs(name)`, replication 0 on the scenario's seed; `None` for a run the caller does not
 /// have, an error). A metric the run does not have is an error (a misspelt name must not
-/// pass), located where the expectation was written.
+/// pass), located where the expectation was written; but the firing time of an alert that
+/// never fired is judged as +∞ (`never_fired`).
 pub fn evaluate_runs<'a>(
     expects: &[Expect],
     runs: &dyn Fn(&str) -> Option<&'a [RunMetrics]>,
@@ -93,7 +94,10 @@ fn samples_of<'a>(
         return Err(Box::new(err));
     };
     let runs = &all[..(e.reps as usize).min(all.len())];
-    let samples: Option<Vec<f64>> = runs.iter().map(|m| m.get(&e.read_from)).collect();
+    let samples: Option<Vec<f64>> = runs
+        .iter()
+        .map(|m| m.get(&e.read_from).or_else(|| never_fired(&e.read_from, m)))
+        .collect();
     samples.ok_or_else(|| missing(e, &runs[0]))
 }
 
@@ -146,6 +150,24 @@ fn missing(e: &Expect, m: &RunMetrics) -> Box<ScenarioError> {
     let hint = crate::error::did_you_mean(&e.metric, names);
     err.message = format!("the run has no metric `{}`{hint}", e.metric);
     Box::new(err)
+}
+
+/// An alert's `first_fire_s`, or a fault's `alert.<name>.detect_s`, absent from a run that
+/// evaluated the alert because it never fired (in the fault's window): judged as +∞, the time
+/// it would take, so "fires within 60 s" fails (exit 1) rather than reading as a typo, and
+/// "takes at least 10 s" holds.
+fn never_fired(metric: &str, m: &RunMetrics) -> Option<f64> {
+    let name = match metric.strip_prefix("alert.") {
+        Some(rest) => rest.strip_suffix(".first_fire_s")?,
+        None => {
+            let rest = metric.strip_prefix("fault.")?;
+            let (i, rest) = rest.split_once('.')?;
+            i.parse::<usize>().ok()?;
+            rest.strip_prefix("alert.")?.strip_suffix(".detect_s")?
+        }
+    };
+    m.get(&names::alert_metric(name, "fired"))?;
+    Some(f64::INFINITY)
 }
 
 /// Why a `fault.<i>.*` verdict metric is absent from a run that judged fault i's episode, or

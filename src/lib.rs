@@ -4,6 +4,7 @@
 //! expectations, sweep and variants) → `engine::Simulation` → `metrics::RunMetrics` →
 //! `output` files. Commands read metrics, never the engine. ARCHITECTURE.md maps the layers.
 
+pub mod alert;
 pub mod atomic;
 pub mod baseline;
 pub mod chart;
@@ -41,13 +42,16 @@ pub struct RunResult {
     /// Whether the run recovered from each episode of faults, judged or not; each verdict is
     /// in `metrics`' summary too (`fault.<i>.*`).
     pub faults: Vec<metrics::recovery::EpisodeVerdict>,
+    /// Each `[[alert]]`'s firing intervals; each alert's metrics are in `metrics`' summary
+    /// too (`alert.<name>.*`). Empty, and never computed, without alerts.
+    pub alerts: Vec<alert::AlertRun>,
     /// The trace's CSV text, when one was asked for; `Err(rows)` when it had more rows than
     /// its limit.
     pub trace: Option<std::result::Result<String, u64>>,
 }
 
 /// Judges a run of `model` from its measurements: the recovery verdict of each episode of
-/// faults (`metrics::recovery`), added to its summary.
+/// faults (`metrics::recovery`) and each alert's firings (`alert`), added to its summary.
 pub fn judge(model: &Model, measured: Measured) -> RunResult {
     let Measured {
         mut metrics,
@@ -58,11 +62,19 @@ pub fn judge(model: &Model, measured: Measured) -> RunResult {
     } = measured;
     let faults = metrics::recovery::assess(model, &metrics, stopped_at);
     metrics::recovery::add_to_summary(model, &faults, &mut metrics);
+    let alerts = if model.alerts.is_empty() {
+        Vec::new()
+    } else {
+        let alerts = alert::evaluate(model, &metrics, stopped_at);
+        alert::add_to_summary(model, &alerts, &faults, stopped_at, &mut metrics);
+        alerts
+    };
     RunResult {
         metrics,
         events,
         peak_in_flight,
         faults,
+        alerts,
         trace,
     }
 }

@@ -180,6 +180,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         model: &model,
         scenario_text: &source.text,
         metrics: &result.metrics,
+        alerts: &result.alerts,
         facts: &facts,
     }];
     for v in &variants {
@@ -188,10 +189,23 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             model: &v.model,
             scenario_text: &v.scenario_text,
             metrics: &v.result.metrics,
+            alerts: &v.result.alerts,
             facts: &v.facts,
         });
     }
     write_runs(&out, &runs)?;
+    for (run, r) in std::iter::once(("base", &result))
+        .chain(variants.iter().map(|v| (v.name.as_str(), &v.result)))
+    {
+        for a in &r.alerts {
+            if let Some(series) = &a.missing {
+                eprintln!(
+                    "warning: alert `{}` watches {series}, which run `{run}` did not record: it never fired",
+                    a.name
+                );
+            }
+        }
+    }
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));

@@ -30,7 +30,9 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 28] = [
+    const LOWER: [&str; 30] = [
+        "false_pages",
+        "detect_s",
         "abandoned",
         "diverged",
         "amplification",

@@ -119,6 +119,21 @@ pub fn fault_metric(i: impl Display, what: &str) -> String {
     metric(&fault(i), what)
 }
 
+/// The metrics of each `[[alert]]`, `alert.<name>.<what>`, in the order the summary lists
+/// them: `first_fire_s` only for an alert that fired.
+pub const ALERT_METRICS: [&str; 4] = ["fired", "firing_s", "first_fire_s", "false_pages"];
+
+/// `alert.<name>.<what>`.
+pub fn alert_metric(name: &str, what: &str) -> String {
+    format!("alert.{name}.{what}")
+}
+
+/// `fault.<i>.alert.<name>.detect_s`: from fault i's start to the alert's first firing in its
+/// window.
+pub fn fault_alert_detect(i: impl Display, name: &str) -> String {
+    format!("fault.{i}.alert.{name}.detect_s")
+}
+
 /// `fault.<i>.<part>`: the verdict on one part's goodput (`part` a `client` or `client_op`
 /// prefix).
 pub fn fault_part(i: impl Display, part: &str) -> String {
@@ -258,6 +273,19 @@ mod tests {
             &fault_part("<i>", &client_op("<c>", "<o>")),
             "<verdict>",
         ));
+    }
+
+    #[test]
+    fn alerts_are_named_as_the_catalogue_names_them() {
+        for m in ALERT_METRICS {
+            documented(&alert_metric("<name>", m));
+        }
+        documented(&fault_alert_detect("<i>", "<name>"));
+        assert_eq!(alert_metric("pager", "fired"), "alert.pager.fired");
+        assert_eq!(
+            fault_alert_detect(2, "pager"),
+            "fault.2.alert.pager.detect_s"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The validated model a run simulates: dense ids, units resolved, every reference checked.
 
+pub mod alert;
 pub mod callers;
 pub mod choices;
 pub mod fault;
@@ -52,6 +53,8 @@ pub struct Model {
     pub max_in_flight: u64,
     /// Spans whose metrics the summary reports apart (`window.<name>.*`).
     pub windows: Vec<Window>,
+    /// `[[alert]]`: rules evaluated over the run's time series once it is done.
+    pub alerts: Vec<alert::Alert>,
 }
 
 /// A named span of the run, [start, end) in ns; measured in the buckets that start inside it.

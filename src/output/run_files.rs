@@ -3,6 +3,7 @@
 //! they are not).
 
 use super::csv_text::CsvText;
+use crate::alert::AlertRun;
 use crate::atomic::{io_error, write_atomic};
 use crate::error::Result;
 use crate::json::{self, Pairs};
@@ -113,6 +114,35 @@ pub const RUN_FILES: [&str; 4] = [
     "summary.json",
 ];
 
+/// Each `[[alert]]`'s firing intervals, written beside the other files only when the scenario
+/// has alerts.
+pub const ALERTS_FILE: &str = "alerts.csv";
+
+/// One row of alerts.csv: a firing interval [start_s, end_s) of an alert, s from t = 0.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct AlertRow<N, S> {
+    pub alert: S,
+    pub start_s: N,
+    pub end_s: N,
+}
+
+/// alerts.csv: `alert,start_s,end_s`, the alerts in file order, each one's firings in time
+/// order; a header alone when none fired.
+pub fn alerts_csv(alerts: &[AlertRun]) -> String {
+    let mut w = CsvText::default();
+    w.record(["alert", "start_s", "end_s"]);
+    for a in alerts {
+        for (start, end) in &a.firings {
+            w.row(&AlertRow {
+                alert: a.name.as_str(),
+                start_s: number(*start as f64 / 1e9).as_str(),
+                end_s: number(*end as f64 / 1e9).as_str(),
+            });
+        }
+    }
+    w.finish()
+}
+
 /// One run to write.
 pub struct RunOutput<'a> {
     /// The subdirectory of the output: `None` for the base run, a variant's name otherwise.
@@ -122,6 +152,8 @@ pub struct RunOutput<'a> {
     /// (`Scenario::source`'s text): written as `scenario.toml`.
     pub scenario_text: &'a str,
     pub metrics: &'a RunMetrics,
+    /// Its alerts' firings (`RunResult::alerts`): alerts.csv when the model has alerts.
+    pub alerts: &'a [AlertRun],
     pub facts: &'a RunFacts,
 }
 
@@ -135,7 +167,7 @@ pub fn write_runs(out: &Path, runs: &[RunOutput]) -> Result<()> {
         .map(|r| r.sub.map_or_else(|| out.to_path_buf(), |s| out.join(s)))
         .collect();
     for dir in &dirs {
-        for f in RUN_FILES {
+        for f in RUN_FILES.iter().chain([&ALERTS_FILE]) {
             let path = dir.join(f);
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -152,9 +184,13 @@ pub fn write_runs(out: &Path, runs: &[RunOutput]) -> Result<()> {
 }
 
 /// Writes the files of a run into `dir`: the three above and `scenario.toml`, the effective
-/// scenario (overrides applied), from which `cascade report` redraws topology and faults.
+/// scenario (overrides applied), from which `cascade report` redraws topology and faults; and
+/// first, when the scenario has alerts, alerts.csv.
 pub fn write_run(dir: &Path, run: &RunOutput) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    if !run.model.alerts.is_empty() {
+        write_atomic(&dir.join(ALERTS_FILE), alerts_csv(run.alerts).as_bytes())?;
+    }
     for f in RUN_FILES {
         let text = match f {
             "scenario.toml" => run.scenario_text.to_string(),

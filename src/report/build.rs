@@ -352,6 +352,16 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
             Block::Table(tables::edge_summary(base)),
         ],
     ));
+    if let Some(table) = tables::alerts(base) {
+        sections.push(section(
+            "alerts",
+            "Alerts",
+            vec![
+                Block::Text("Each [[alert]] evaluated over this run's time series as a Prometheus alerting rule (or the SRE workbook's burn rate): whether it fired, when first, for how long in all; false pages are firings that started outside every fault's window (a fault's start to where goodput was back); per fault, the time from its start to the alert's first firing in that window, or missed.".into()),
+                Block::Table(table),
+            ],
+        ));
+    }
     sections.push(section("expectations", "Expectations", expectations.blocks));
     if runs.len() > 1 {
         let mut blocks = Vec::new();

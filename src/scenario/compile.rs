@@ -159,6 +159,18 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
     }
     let expects =
         super::expect_compile::compile_expects(src, raw, &faults, warmup, end, &mut windows)?;
+    let alerts = super::alert::compile_alerts(
+        src,
+        &raw.alert,
+        &super::alert::Scope {
+            clients: &clients,
+            services: &services,
+            fault_starts: faults.iter().map(|f| f.start).collect(),
+            warmup,
+            end,
+            bucket,
+        },
+    )?;
     let margin_expects = expects.margins;
     let expects = expects.runs;
     let model = Model {
@@ -172,6 +184,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
         recovery_tolerance,
         max_in_flight,
         windows,
+        alerts,
         clients,
         services,
         edges: ctx.edges,
@@ -179,6 +192,7 @@ pub fn compile(raw: &RawScenario, shared: &Arc<Source>) -> Res<super::Scenario> 
         fallbacks: ctx.fallbacks,
     };
     super::limits::check(&model, src)?;
+    super::alert::check_series(src, &model)?;
     super::pools::check(&model, src)?;
     super::unbounded::check(src, raw, &model)?;
     Ok(super::Scenario {

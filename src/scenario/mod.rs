@@ -2,6 +2,7 @@
 //! validates them into a `Scenario`: the `Model` the engine runs, with the expectations,
 //! sweep grid and variants that the commands read beside it.
 
+mod alert;
 mod branch;
 mod client;
 mod compile;

@@ -73,6 +73,10 @@ pub struct RawScenario {
     /// A metric compared with a number, judged by `cascade check`.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
+    /// An alerting rule evaluated over the run's time series (Prometheus' `for` and
+    /// `keep_firing_for`, or the SRE workbook's multi-window burn rate).
+    #[serde(default)]
+    pub alert: Vec<RawAlert>,
     /// The scenario again with some fields set otherwise, run on the same seed.
     #[serde(default)]
     pub variant: Vec<RawVariant>,
@@ -215,6 +219,52 @@ pub struct RawWindow {
     /// With `fault`: `before`, `during` or `after` the fault.
     #[schemars(extend("enum" = ["before", "during", "after"]))]
     pub phase: Option<String>,
+}
+
+/// `[[alert]]`: a rule evaluated after the run over its time series, as Prometheus evaluates an
+/// alerting rule: a condition on `metric`, on `ratio` or, with `slo`, a multi-window burn rate.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAlert {
+    /// Unique among alerts; its metrics are `alert.<name>.*`.
+    pub name: String,
+    /// A client's, service's or edge's metric from the catalogue, read per bucket: the
+    /// condition is `metric op value` on the last whole bucket before each evaluation.
+    pub metric: Option<String>,
+    /// Two such metrics, `[numerator, denominator]`: the condition is `numerator / denominator
+    /// op value` (0 when the denominator is 0); instead of `metric`.
+    pub ratio: Option<Vec<String>>,
+    /// With `metric`: compare the metric over its baseline (its mean over the measured buckets
+    /// before the first fault; the warm-up's when none is left) instead of the metric itself.
+    #[schemars(extend("default" = false))]
+    pub baseline: Option<bool>,
+    /// The comparison: `>`, `>=`, `<` or `<=`; with `metric` or `ratio`.
+    #[schemars(extend("enum" = [">", ">=", "<", "<="]))]
+    pub op: Option<String>,
+    /// The number compared with (finite); with `metric` or `ratio`.
+    pub value: Option<f64>,
+    /// A burn-rate alert's objective, the share of requests of `of` that succeed (0.999).
+    pub slo: Option<f64>,
+    /// With `slo`: `client.<c>` or `client.<c>.op.<o>`, whose success the objective is on.
+    pub of: Option<String>,
+    /// With `slo`: the long window (a whole number of buckets).
+    pub long: Option<Dur>,
+    /// With `slo`: the short window, shorter than `long` (a whole number of buckets).
+    pub short: Option<Dur>,
+    /// With `slo`: the burn-rate factor both windows must exceed (14.4).
+    pub burn: Option<f64>,
+    /// The evaluation interval: evaluated at every whole multiple of it after the warm-up (a
+    /// whole number of buckets; default: scenario.bucket).
+    pub every: Option<Dur>,
+    /// How long the condition must hold, from the evaluation that first saw it, before the
+    /// alert fires (Prometheus' `for`; default 0: at once).
+    #[serde(rename = "for")]
+    #[schemars(extend("default" = "0s"))]
+    pub hold: Option<Dur>,
+    /// How long a firing alert keeps firing once its condition is false (Prometheus'
+    /// `keep_firing_for`; default 0).
+    #[schemars(extend("default" = "0s"))]
+    pub keep_firing_for: Option<Dur>,
 }
 
 /// `[scenario]`: run-wide settings.

@@ -77,8 +77,9 @@ pub fn replication_seed(seed: u64, rep: u32) -> u64 {
 /// Every summary metric a run of `model` can report, named without running it, so that a
 /// misspelt `--metric` or `[[expect]]` stops a command before its first run: the recorder's
 /// names (a recorder that saw no event names the same metrics, over a run cut to one bucket
-/// so that naming costs nothing), each entity's `in_flight_end`, and each fault's recovery
-/// verdict. A superset of what a run reports, never less (tested against a run).
+/// so that naming costs nothing), each entity's `in_flight_end`, each fault's recovery
+/// verdict, and each alert's metrics (`first_fire_s` and `detect_s` among them, which a run
+/// reports only when the alert fired). A superset of what a run reports, never less (tested against a run).
 pub fn metric_names(model: &Model) -> Vec<String> {
     use crate::metrics::names::{
         IN_FLIGHT_END, JUDGED_METRICS, POOL_METRICS, RUN_METRICS, VERDICT_METRICS, client,
@@ -115,6 +116,15 @@ pub fn metric_names(model: &Model) -> Vec<String> {
         for p in parts {
             names.extend(VERDICT_METRICS.iter().map(|v| metric(&p, v)));
         }
+        for a in &model.alerts {
+            names.push(crate::metrics::names::fault_alert_detect(i, &a.name));
+        }
+    }
+    for a in &model.alerts {
+        names.extend(
+            (crate::metrics::names::ALERT_METRICS.iter())
+                .map(|m| crate::metrics::names::alert_metric(&a.name, m)),
+        );
     }
     names
 }

@@ -568,6 +568,111 @@ fn windows_check_their_span_and_phase() {
 }
 
 #[test]
+fn alerts_check_their_condition_timing_and_names() {
+    let c = Case::new("alerts");
+    let with = |alert: &str| {
+        format!(
+            "{GOOD}\n[[fault]]\nkind = \"stall\"\ntarget = \"db\"\nstart = \"1s\"\nend = \"2s\"\n\n[[alert]]\nname = \"a\"\n{alert}\n"
+        )
+    };
+    let threshold = "metric = \"client.web.success_ratio\"\nop = \"<\"\nvalue = 0.9";
+    c.rejects(&with(""), &["alert.a.name", "needs a condition"]);
+    c.rejects(
+        &with("metric = \"client.web.succes_ratio\"\nop = \"<\"\nvalue = 1"),
+        &["alert.a.metric", "not a metric of the catalogue"],
+    );
+    c.rejects(
+        &with("metric = \"client.app.success_ratio\"\nop = \"<\"\nvalue = 1"),
+        &["alert.a.metric", "does not have"],
+    );
+    c.rejects(
+        &with("metric = \"client.web.in_flight_end\"\nop = \">\"\nvalue = 1"),
+        &["alert.a.metric", "summary only"],
+    );
+    c.rejects(
+        &with("metric = \"fault.0.recovered\"\nop = \"<\"\nvalue = 1"),
+        &["alert.a.metric", "not recorded per bucket"],
+    );
+    c.rejects(
+        &with("metric = \"service.db.restarts\"\nop = \">\"\nvalue = 0"),
+        &["alert.a.metric", "not in this scenario's time series"],
+    );
+    c.rejects(
+        &with("metric = \"client.web.success_ratio\"\nop = \"==\"\nvalue = 1"),
+        &["alert.a.op", "valid: > >= < <="],
+    );
+    c.rejects(
+        &with("metric = \"client.web.success_ratio\"\nvalue = 1"),
+        &["alert.a.op", "missing"],
+    );
+    c.rejects(
+        &with("metric = \"client.web.success_ratio\"\nop = \"<\""),
+        &["alert.a.value", "missing"],
+    );
+    c.rejects(
+        &with(&format!("{threshold}\nevery = \"1500ms\"")),
+        &["alert.a.every", "whole number of buckets"],
+    );
+    c.rejects(
+        &with(&format!("{threshold}\nslo = 0.99")),
+        &["alert.a.slo", "one condition"],
+    );
+    c.rejects(
+        &with(&format!("{threshold}\nlong = \"1m\"")),
+        &["alert.a.long", "burn-rate"],
+    );
+    c.rejects(
+        &with("ratio = [\"client.web.success\"]\nop = \"<\"\nvalue = 1"),
+        &["alert.a.ratio", "two metrics"],
+    );
+    c.rejects(
+        &with("ratio = [\"client.web.success\", \"client.web.requests\"]\nop = \"<\"\nvalue = 1\nbaseline = true"),
+        &["alert.a.baseline", "not with `ratio`"],
+    );
+    c.rejects(
+        &with(&format!("{threshold}\nfor = 5")),
+        &["alert.a.for", "needs a unit"],
+    );
+    c.rejects(
+        &with(&format!("{threshold}\nkeep_firing = \"1m\"")),
+        &["keep_firing", "keep_firing_for"],
+    );
+    let burn = |rest: &str| {
+        with(&format!(
+            "slo = 0.999\nof = \"client.web\"\nlong = \"1m\"\nshort = \"5s\"\nburn = 14.4\n{rest}"
+        ))
+    };
+    c.rejects(&burn("op = \">\""), &["alert.a.op", "burn-rate"]);
+    c.rejects(
+        &with("slo = 1\nof = \"client.web\"\nlong = \"1m\"\nshort = \"5s\"\nburn = 14.4"),
+        &["alert.a.slo", "below 1"],
+    );
+    c.rejects(
+        &with("slo = 0.999\nof = \"service.api\"\nlong = \"1m\"\nshort = \"5s\"\nburn = 14.4"),
+        &["alert.a.of", "not a client"],
+    );
+    c.rejects(
+        &with("slo = 0.999\nof = \"client.web\"\nlong = \"5s\"\nshort = \"1m\"\nburn = 14.4"),
+        &["alert.a.short", "shorter than `long`"],
+    );
+    c.rejects(
+        &with("slo = 0.999\nof = \"client.web\"\nlong = \"1m\"\nshort = \"5s\"\nburn = 0"),
+        &["alert.a.burn", "above 0"],
+    );
+    c.rejects(
+        &with("slo = 0.999\nof = \"client.web\"\nshort = \"5s\"\nburn = 14.4"),
+        &["alert.a.long", "missing"],
+    );
+    c.rejects(
+        &format!(
+            "{}\n[[alert]]\nname = \"a\"\n{threshold}\n",
+            with(threshold)
+        ),
+        &["alert.a.name", "a second alert named `a`"],
+    );
+}
+
+#[test]
 fn every_count_that_sizes_memory_has_a_limit() {
     let c = Case::new("limits");
     let with = |from: &str, to: &str| GOOD.replacen(from, to, 1);

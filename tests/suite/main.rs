@@ -5,6 +5,7 @@ mod support;
 
 mod accrual;
 mod adaptive;
+mod alerts;
 mod all_features;
 mod bad_input;
 mod bad_overload;

@@ -407,6 +407,19 @@ end = "6s"
 name = "slow"
 fault = 0
 phase = "during"
+
+[[alert]]
+name = "always"
+metric = "client.c.requests"
+op = ">="
+value = 0
+
+[[alert]]
+name = "slow_db"
+metric = "service.db.sojourn_mean_ms"
+baseline = true
+op = ">"
+value = 1.5
 "#,
     ));
     for (name, _) in &m.summary {
@@ -439,6 +452,7 @@ phase = "during"
     // the whole run: summary only. Named pools' time averages are in both.
     let per_bucket = m.summary.iter().filter(|(n, _)| {
         !n.starts_with("fault.")
+            && !n.starts_with("alert.")
             && !n.starts_with("window.")
             && !n.starts_with("run.")
             && !n.ends_with("in_flight_end")

@@ -99,4 +99,29 @@ pub(super) const WHOLE_RUN: &[MetricDoc] = &[
         "as <verdict>",
         "each fault.<i>.client.<c>.* verdict metric judged on the goodput of operation o of client c's mix alone, over the same baseline span: a small operation's collapse moves the client's verdict only by its share",
     ),
+    doc(
+        "alert.<name>.fired",
+        "0/1",
+        "1 when [[alert]] <name> fired at least once in the run: its condition held at every evaluation for `for`, as a Prometheus alerting rule (summary only)",
+    ),
+    doc(
+        "alert.<name>.firing_s",
+        "s",
+        "time the alert spent firing, summed over its firing intervals (alerts.csv), each from the evaluation that fired it to the one that resolved it or the run's end (summary only)",
+    ),
+    doc(
+        "alert.<name>.first_fire_s",
+        "s",
+        "simulated time, from the start of the warm-up, of the evaluation at which the alert first fired; absent when it never fired, which [[expect]] judges as +∞ (summary only)",
+    ),
+    doc(
+        "alert.<name>.false_pages",
+        "count",
+        "firing intervals that started outside every fault's window (a fault's start to the first bucket of its episode's recovery hold, or the next episode's start or the run's end when it did not recover): pages with nothing to find (summary only)",
+    ),
+    doc(
+        "fault.<i>.alert.<name>.detect_s",
+        "s",
+        "from fault i's start to the first firing of alert <name> that started in fault i's window; absent when none did (the fault went undetected), which [[expect]] judges as +∞ (summary only)",
+    ),
 ];

@@ -171,3 +171,69 @@ pub fn check_expectations(case: u64, text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Mixed into a case's seed for the pick of its `[[alert]]`s, apart from the others so that
+/// every case without one is the scenario it was before.
+const ALERT_PICK: u64 = 0x616c_6572_7400_0000;
+
+/// Now and then a few `[[alert]]`s on client `c0` (every scenario has it): a threshold, a
+/// ratio, a rise over the baseline (only without faults, whose first may start before a whole
+/// bucket), or a burn rate; `every` whole seconds (a multiple of every bucket the generator
+/// picks), `for` and `keep_firing_for` any duration. Evaluated after the run: they must give
+/// finite metrics and the same bytes twice, as everything else.
+pub fn alerts(seed: u64, has_fault: bool) -> String {
+    let mut p = Pick::new(seed ^ ALERT_PICK);
+    if !p.chance(0.15) {
+        return String::new();
+    }
+    let mut text = String::new();
+    for k in 0..p.int(1, 3) {
+        text += &format!("[[alert]]\nname = \"a{k}\"\n");
+        let op = p.one(&[">", ">=", "<", "<="]);
+        let kinds: &[&str] = if has_fault {
+            &["metric", "ratio", "slo"]
+        } else {
+            &["metric", "ratio", "slo", "baseline"]
+        };
+        match *p.one(kinds) {
+            "metric" | "baseline" => {
+                let metric = p.one(&[
+                    "client.c0.success_ratio",
+                    "client.c0.goodput_rps",
+                    "client.c0.latency_p99_ms",
+                    "client.c0.requests",
+                ]);
+                text += &format!(
+                    "metric = \"{metric}\"\nop = \"{op}\"\nvalue = {}\n",
+                    p.real(0.0, 2.0)
+                );
+                if !has_fault && p.chance(0.5) {
+                    text += "baseline = true\n";
+                }
+            }
+            "ratio" => {
+                text += &format!(
+                    "ratio = [\"client.c0.success\", \"client.c0.requests\"]\nop = \"{op}\"\nvalue = {}\n",
+                    p.real(0.0, 1.5)
+                );
+            }
+            _ => {
+                text += &format!(
+                    "slo = {}\nof = \"client.c0\"\nlong = \"2s\"\nshort = \"1s\"\nburn = {}\n",
+                    p.one(&["0.9", "0.99", "0.999"]),
+                    p.real(0.5, 20.0)
+                );
+            }
+        }
+        if p.chance(0.5) {
+            text += "every = \"1s\"\n";
+        }
+        if p.chance(0.5) {
+            text += &format!("for = {}\n", p.dur(0, 1_500_000));
+        }
+        if p.chance(0.3) {
+            text += &format!("keep_firing_for = {}\n", p.dur(0, 1_500_000));
+        }
+    }
+    text
+}

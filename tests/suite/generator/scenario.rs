@@ -55,6 +55,7 @@ pub fn generate(seed: u64) -> String {
     g.text
         + &super::expects::expectations(seed)
         + &super::expects::margin_expectation(seed, has_fault)
+        + &super::expects::alerts(seed, has_fault)
 }
 
 /// Mixed into a case's seed for the pick of `[scenario] allow`.
