@@ -126,7 +126,7 @@ fn compile_alert(src: &Source, a: &RawAlert, scope: &Scope) -> Located<Alert> {
                     let span = baseline_span(scope).ok_or_else(|| {
                         src.error_at(
                             &at("baseline"),
-                            "no baseline span: the first fault starts before a whole measured bucket and there is no warm-up",
+                            "no baseline span: no whole measured bucket ends before the first fault (or the run's end, without one), and there is no warm-up",
                         )
                     })?;
                     Condition::Baseline {

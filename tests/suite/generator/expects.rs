@@ -177,11 +177,11 @@ pub fn check_expectations(case: u64, text: &str) -> Result<(), String> {
 const ALERT_PICK: u64 = 0x616c_6572_7400_0000;
 
 /// Now and then a few `[[alert]]`s on client `c0` (every scenario has it): a threshold, a
-/// ratio, a rise over the baseline (only without faults, whose first may start before a whole
-/// bucket), or a burn rate; `every` whole seconds (a multiple of every bucket the generator
+/// ratio, a rise over the baseline (only where a whole bucket is measured before the first
+/// fault or the run's end: `baseline`), or a burn rate; `every` whole seconds (a multiple of every bucket the generator
 /// picks), `for` and `keep_firing_for` any duration. Evaluated after the run: they must give
 /// finite metrics and the same bytes twice, as everything else.
-pub fn alerts(seed: u64, has_fault: bool) -> String {
+pub fn alerts(seed: u64, has_fault: bool, baseline: bool) -> String {
     let mut p = Pick::new(seed ^ ALERT_PICK);
     if !p.chance(0.15) {
         return String::new();
@@ -207,7 +207,7 @@ pub fn alerts(seed: u64, has_fault: bool) -> String {
                     "metric = \"{metric}\"\nop = \"{op}\"\nvalue = {}\n",
                     p.real(0.0, 2.0)
                 );
-                if !has_fault && p.chance(0.5) {
+                if baseline && p.chance(0.5) {
                     text += "baseline = true\n";
                 }
             }

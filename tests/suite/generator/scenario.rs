@@ -52,10 +52,14 @@ pub fn generate(seed: u64) -> String {
     g.network_pick = Some(Pick::new(seed ^ NETWORK_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
+    // A baseline needs a whole measured bucket before the first fault (or the run's end): a
+    // fault may start at once, and a 500 ms run holds no whole 1 s bucket.
+    let short_run = g.text.contains("duration = \"500000us\"\n");
+    let baseline = !has_fault && !(short_run && g.text.contains("bucket = \"1s\"\n"));
     g.text
         + &super::expects::expectations(seed)
         + &super::expects::margin_expectation(seed, has_fault)
-        + &super::expects::alerts(seed, has_fault)
+        + &super::expects::alerts(seed, has_fault, baseline)
 }
 
 /// Mixed into a case's seed for the pick of `[scenario] allow`.
