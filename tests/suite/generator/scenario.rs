@@ -54,8 +54,9 @@ pub fn generate(seed: u64) -> String {
     let has_fault = g.text.contains("[[fault]]");
     // A baseline needs a whole measured bucket before the first fault (or the run's end): a
     // fault may start at once, and a 500 ms run holds no whole 1 s bucket.
-    let short_run = g.text.contains("duration = \"500000us\"\n");
-    let baseline = !has_fault && !(short_run && g.text.contains("bucket = \"1s\"\n"));
+    let no_whole_bucket =
+        g.text.contains("duration = \"500000us\"\n") && g.text.contains("bucket = \"1s\"\n");
+    let baseline = !(has_fault || no_whole_bucket);
     g.text
         + &super::expects::expectations(seed)
         + &super::expects::margin_expectation(seed, has_fault)
