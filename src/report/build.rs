@@ -1,7 +1,7 @@
 //! Assembling a report's sections from a run (with its variants) or a sweep.
 
-use super::tables;
 use super::{Block, Doc, Section, orchestration, topology};
+use super::{summary, tables};
 use crate::chart::{Chart, Kind};
 use crate::metrics::names;
 use crate::model::Model;
@@ -347,12 +347,12 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         "Summary",
         vec![
             Block::Text("Per client and per operation of its mix: “ok” latencies are of the successful requests alone; “all” ones count every answer, failures and quick refusals (an open breaker's) included, so in an outage they can fall while successes slow down.".into()),
-            Block::Table(tables::clients(base)),
-            Block::Table(tables::service_summary(base)),
-            Block::Table(tables::edge_summary(base)),
+            Block::Table(summary::clients(base)),
+            Block::Table(summary::service_summary(base)),
+            Block::Table(summary::edge_summary(base)),
         ],
     ));
-    if let Some(table) = tables::alerts(base) {
+    if let Some(table) = summary::alerts(base) {
         sections.push(section(
             "alerts",
             "Alerts",
@@ -367,9 +367,9 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         let mut blocks = Vec::new();
         if base.model.is_some() {
             blocks.push(Block::Text("Each variant is the same scenario on the same seed (same arrivals, same draws) with one change:".into()));
-            blocks.push(Block::Table(tables::variant_sets(&base.variants)));
+            blocks.push(Block::Table(summary::variant_sets(&base.variants)));
         }
-        blocks.push(Block::Table(tables::variants(runs)));
+        blocks.push(Block::Table(summary::variants(runs)));
         blocks.push(Block::Charts(charts_where(charts, |c| {
             c.file.starts_with("timeline-")
         })));

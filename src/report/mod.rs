@@ -8,6 +8,7 @@ mod expectations;
 pub mod html;
 pub mod markdown;
 pub mod orchestration;
+pub mod summary;
 pub mod tables;
 pub mod topology;
 pub mod tune;
