@@ -305,7 +305,8 @@ fn series(src: &Source, path: &str, name: &str, scope: &Scope) -> Located<()> {
 }
 
 /// Every series the model's alerts read is one its runs record: checked on the names a
-/// recorder gives the model before any event (as `sweep::metric_names` names them), so a
+/// recorder gives the model before any event and its named pools' (as `sweep::metric_names`
+/// names them), so a
 /// metric recorded only where its feature is (`service.<s>.restarts` without orchestration, an
 /// operation not in the mix) is refused here rather than never firing.
 pub fn check_series(src: &Source, model: &Model) -> Located<()> {
@@ -315,9 +316,14 @@ pub fn check_series(src: &Source, model: &Model) -> Located<()> {
     let mut short = model.clone();
     short.warmup = 0;
     short.duration = model.bucket.max(1);
-    let recorded = crate::metrics::recorder::Recorder::new(&short)
+    let mut recorded = crate::metrics::recorder::Recorder::new(&short)
         .finish(short.end())
         .names;
+    // Named pools' series are added when the engine tracks the pools, not by the recorder.
+    for pool in crate::metrics::names::named_pools(model) {
+        let pool_metric = |m: &&str| crate::metrics::names::metric(&pool, m);
+        recorded.extend(crate::metrics::names::POOL_METRICS.iter().map(pool_metric));
+    }
     for a in &model.alerts {
         let read: Vec<(&str, String)> = match &a.condition {
             Condition::Threshold { metric, .. } | Condition::Baseline { metric, .. } => {

@@ -79,3 +79,21 @@ fn the_timeline_draws_a_panel_of_the_pools_that_move() {
     );
     assert!(svg.contains("app pool pg in use") && svg.contains("app pool pg waiting"));
 }
+
+#[test]
+fn an_alert_watches_a_pools_series() {
+    // Regression: the alert's check of its series named only the entities' series, so a
+    // pool's (added when the engine tracks the pools) was refused as "not in this scenario's
+    // time series". Evaluated every second on [t − 1 s, t): 40 permits out from the bucket
+    // [10 s, 11 s) to [19 s, 20 s); with `for = 5s` the alert is pending at 11 s and fires at
+    // 16 s, 6 s after the fault's start (the bucket [10 s, 11 s) is over 36 from its first
+    // tenth of a second on: the line fills at 100 calls a second).
+    let text = format!(
+        "{POOL}\n[[alert]]\nname = \"pool_full\"\nmetric = \"{IN_USE}\"\nop = \">\"\nvalue = 36\nevery = \"1s\"\nfor = \"5s\"\n"
+    );
+    let m = run(&text);
+    assert_eq!(m.get("alert.pool_full.fired"), Some(1.0));
+    assert_eq!(m.get("alert.pool_full.first_fire_s"), Some(16.0));
+    assert_eq!(m.get("fault.0.alert.pool_full.detect_s"), Some(6.0));
+    assert_eq!(m.get("alert.pool_full.false_pages"), Some(0.0));
+}
