@@ -33,9 +33,18 @@ pub fn temp_beside(path: &Path) -> Result<PathBuf> {
 /// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename),
 /// through a symlink to its target, or streamed to a FIFO or device (see the module's doc).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// As `write_atomic`, for what `write` produces into a buffered writer: a large file (a long
+/// run's time series) goes to its temporary name as it is made, never held whole in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     match destination(path).map_err(io_error(path))? {
-        Destination::Stream => stream(path, bytes).map_err(io_error(path)),
-        Destination::File(target) => replace(&target, bytes).map_err(io_error(path)),
+        Destination::Stream => stream(path, write).map_err(io_error(path)),
+        Destination::File(target) => replace(&target, write).map_err(io_error(path)),
     }
 }
 
@@ -85,21 +94,29 @@ fn destination(path: &Path) -> std::io::Result<Destination> {
 
 /// Writes into what is already there (no truncation is needed for a FIFO or a device, and a
 /// rename would replace the device with a file).
-fn stream(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
-    f.write_all(bytes)?;
-    f.flush()
+fn stream(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let f = std::fs::OpenOptions::new().write(true).open(path)?;
+    let mut w = std::io::BufWriter::new(f);
+    write(&mut w)?;
+    w.flush()
 }
 
 /// A temporary file beside `path`, renamed over it; never left behind on an error.
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let tmp = temp_beside(path).map_err(|e| match e {
         Error::Io { source, .. } => source,
         other => std::io::Error::other(other.to_string()),
     })?;
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -214,6 +231,22 @@ mod tests {
         assert!(check_destination(&d).is_err());
         assert!(check_destination(&d.join("missing/t.csv")).is_err());
         assert!(check_destination(&d.join("t.csv")).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_streamed_write_that_fails_half_way_leaves_the_old_file_and_no_temporary() {
+        let d = scratch("half");
+        std::fs::write(d.join("t.csv"), "old").unwrap();
+        let failed = write_atomic_with(&d.join("t.csv"), |w| {
+            w.write_all(b"half of the new")?;
+            Err(std::io::Error::other("the run's writer failed"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(d.join("t.csv")).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "no .tmp left");
+        write_atomic_with(&d.join("t.csv"), |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("t.csv")).unwrap(), "new");
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -13,13 +13,16 @@ pub struct CsvText(csv::Writer<Vec<u8>>);
 
 impl Default for CsvText {
     fn default() -> Self {
-        // Headers are written as records: a file with no rows still gets its header.
-        CsvText(
-            csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(Vec::new()),
-        )
+        CsvText(writer(Vec::new()))
     }
+}
+
+/// The same CSV written straight to `sink`, for a file too large to build in memory first.
+/// Headers are written as records: a file with no rows still gets its header.
+pub fn writer<W: std::io::Write>(sink: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(sink)
 }
 
 /// Writing to memory fails only on a row type csv cannot flatten (a nested list), which is a

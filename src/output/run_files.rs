@@ -2,15 +2,16 @@
 //! scenario.toml (the effective scenario) and run.json (wall-clock facts, kept apart because
 //! they are not).
 
-use super::csv_text::CsvText;
+use super::csv_text::{CsvText, writer};
 use crate::alert::AlertRun;
-use crate::atomic::{io_error, write_atomic};
+use crate::atomic::{io_error, write_atomic, write_atomic_with};
 use crate::error::Result;
 use crate::json::{self, Pairs};
 use crate::metrics::RunMetrics;
 use crate::model::Model;
 use crate::number::exact as number;
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Facts about how the run went on this machine: not deterministic.
@@ -62,20 +63,28 @@ pub struct SeriesRow<N, S> {
 
 /// Long form: `time_s,metric,value`, one row per bucket per metric, buckets in time order.
 pub fn timeseries_csv(metrics: &RunMetrics) -> String {
-    let mut w = CsvText::default();
-    w.record(SERIES_HEADER);
+    let mut text = Vec::new();
+    write_timeseries(&mut text, metrics).expect("writing to memory");
+    String::from_utf8(text).expect("UTF-8 fields give UTF-8 text")
+}
+
+/// timeseries.csv written to `sink` as it is made: a one-hour run of a few hundred metrics is
+/// some 60 MB of text, which a run should not hold in memory beside its series.
+pub fn write_timeseries(sink: &mut dyn Write, metrics: &RunMetrics) -> std::io::Result<()> {
+    let mut w = writer(sink);
+    w.write_record(SERIES_HEADER)?;
     let m = metrics.names.len();
     for b in 0..metrics.buckets() {
         let t = number(b as f64 * metrics.bucket_ns as f64 / 1e9);
         for (k, name) in metrics.names.iter().enumerate() {
-            w.row(&SeriesRow {
+            w.serialize(SeriesRow {
                 time_s: t.as_str(),
                 metric: name.as_str(),
                 value: number(metrics.series[b * m + k]).as_str(),
-            });
+            })?;
         }
     }
-    w.finish()
+    w.flush()
 }
 
 pub fn run_json(model: &Model, facts: &RunFacts) -> String {
@@ -192,13 +201,13 @@ pub fn write_run(dir: &Path, run: &RunOutput) -> Result<()> {
         write_atomic(&dir.join(ALERTS_FILE), alerts_csv(run.alerts).as_bytes())?;
     }
     for f in RUN_FILES {
-        let text = match f {
-            "scenario.toml" => run.scenario_text.to_string(),
-            "timeseries.csv" => timeseries_csv(run.metrics),
-            "run.json" => run_json(run.model, run.facts),
-            _ => summary_json(run.model, run.metrics),
-        };
-        write_atomic(&dir.join(f), text.as_bytes())?;
+        let path = dir.join(f);
+        match f {
+            "timeseries.csv" => write_atomic_with(&path, |w| write_timeseries(w, run.metrics))?,
+            "scenario.toml" => write_atomic(&path, run.scenario_text.as_bytes())?,
+            "run.json" => write_atomic(&path, run_json(run.model, run.facts).as_bytes())?,
+            _ => write_atomic(&path, summary_json(run.model, run.metrics).as_bytes())?,
+        }
     }
     Ok(())
 }
