@@ -1,5 +1,6 @@
 //! What `[[alert]]`s show outside their metrics: the alerts table `cascade run` prints (the
-//! report's Alerts table, the same rows).
+//! report's Alerts table, the same rows) and the "Alerts firing" strip of the timeline chart,
+//! one lane per alert with its firing intervals as alerts.csv holds them.
 //!
 //! On scenarios/payment-alerts.toml (its header works the times out): 503s from 120 s to
 //! 720 s, every alert evaluated every 15 s on 15 s buckets. retry_ratio and success_slo are
@@ -10,7 +11,9 @@
 //! page.
 
 use crate::support::golden::repo;
-use crate::support::{cascade, fixture, scratch};
+use crate::support::{cascade, fixture, read, scratch};
+use cascade::chart::strip_rows;
+use cascade::output::read_run::read_run;
 
 fn payment_alerts(name: &str, args: &[&str]) -> (crate::support::Scratch, String) {
     let dir = scratch(name);
@@ -75,4 +78,73 @@ fn run_prints_no_alerts_table_without_alerts() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("false pages"), "{stdout}");
     assert!(!out.join("alerts.csv").exists());
+}
+
+#[test]
+fn the_timeline_draws_a_lane_per_alert_over_its_firings() {
+    let (dir, _) = payment_alerts("alert-strip", &["--quiet"]);
+    let out = dir.join("out");
+    // The rows, from alerts.csv: one per alert in the scenario's order, a bar per firing.
+    let run = read_run(&out, "base").unwrap();
+    let rows = strip_rows::alerts(&run);
+    let lanes: Vec<(&str, Vec<(f64, f64)>)> = (rows.iter())
+        .map(|r| {
+            let bars = r.bars.iter().map(|b| (b.start, b.end)).collect();
+            (r.label.as_str(), bars)
+        })
+        .collect();
+    assert_eq!(
+        lanes,
+        vec![
+            ("retry_ratio", vec![(435.0, 735.0)]),
+            ("success_slo", vec![(435.0, 735.0)]),
+            ("fast_burn", vec![(135.0, 900.0)]),
+        ]
+    );
+    // The calm variant's lanes stay, each named as never having fired.
+    let calm = read_run(&out.join("calm"), "calm").unwrap();
+    let labels: Vec<String> = strip_rows::alerts(&calm)
+        .into_iter()
+        .map(|r| {
+            assert!(r.bars.is_empty());
+            r.label
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "retry_ratio (never fired)",
+            "success_slo (never fired)",
+            "fast_burn (never fired)"
+        ]
+    );
+    // Drawn: the strip's heading, each lane's name, and three bars in the alerts' colour
+    // whose x extents stand as their times do on the shared axis (0 to 900 s).
+    cascade(&["chart", out.to_str().unwrap(), "--quiet"], 0);
+    let svg = read(&out.join("charts/timeline.svg"));
+    for label in ["Alerts firing", "retry_ratio", "success_slo", "fast_burn"] {
+        assert!(
+            svg.contains(&format!("\n{label}\n</text>")),
+            "{label} missing"
+        );
+    }
+    let bars: Vec<(f64, f64)> = (svg.lines())
+        .filter(|l| l.starts_with("<rect") && l.contains("opacity=\"0.85\" fill=\"#0072B2\""))
+        .map(|l| (attr(l, "x"), attr(l, "width")))
+        .collect();
+    assert_eq!(bars.len(), 3, "{bars:?}");
+    // Pixels per second from fast_burn's bar (765 s wide, ending at 900 s, the axis' end).
+    let px = bars[2].1 / 765.0;
+    let near = |got: f64, want: f64| (got - want).abs() <= 1.5;
+    for (x, width) in &bars[..2] {
+        assert!(near(*width, 300.0 * px), "{bars:?}");
+        assert!(near(*x, bars[2].0 + 300.0 * px), "{bars:?}");
+    }
+}
+
+/// The number in attribute `name="…"` of an SVG element's line.
+fn attr(line: &str, name: &str) -> f64 {
+    let key = format!(" {name}=\"");
+    let at = line.find(&key).unwrap() + key.len();
+    line[at..].split('"').next().unwrap().parse().unwrap()
 }
