@@ -28,6 +28,8 @@ pub const WARMUP: RGBColor = RGBColor(0x99, 0x99, 0x99);
 pub const BREAKER: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
 /// Instance-count bands: bluish green, apart from the fault and breaker strips' colours.
 pub const INSTANCES: RGBColor = RGBColor(0x00, 0x9E, 0x73);
+/// Alert-firing bands: blue, apart from the fault, breaker and instance strips' colours.
+pub const ALERT: RGBColor = RGBColor(0x00, 0x72, 0xB2);
 /// Axis text and notes.
 pub const TEXT: RGBColor = RGBColor(0x33, 0x33, 0x33);
 pub const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);

@@ -1,7 +1,7 @@
-//! The rows of a timeline's strips, read from a run's time series: one per guarded call (the
-//! buckets its breaker was open) and one per service whose instance count moved (its
-//! time-average count per bucket), with its ready instances, restarts and failing probes where
-//! they moved. `strips.rs` draws them.
+//! The rows of a timeline's strips, read from a run's files: one per guarded call (the
+//! buckets its breaker was open), one per `[[alert]]` (its firing intervals, from alerts.csv)
+//! and one per service whose instance count moved (its time-average count per bucket), with
+//! its ready instances, restarts and failing probes where they moved. `strips.rs` draws them.
 
 use super::strips::{Bar, Row};
 use crate::metrics::names;
@@ -59,6 +59,42 @@ pub fn breakers(run: &RunData, edges: &[String]) -> Vec<Row> {
                     format!("{edge} (never open)")
                 } else {
                     edge
+                },
+                bars,
+            }
+        })
+        .collect()
+}
+
+/// One row per `[[alert]]`, in the scenario's order (without scenario.toml, in alerts.csv's):
+/// a bar for each of its firing intervals as alerts.csv holds them, [start, end) s. An alert
+/// that never fired keeps its row, named so. None for a run without alerts.
+pub fn alerts(run: &RunData) -> Vec<Row> {
+    let mut names: Vec<String> = match &run.model {
+        Some(m) => m.alerts.iter().map(|a| a.name.clone()).collect(),
+        None => Vec::new(),
+    };
+    for f in &run.alert_firings {
+        if !names.contains(&f.alert) {
+            names.push(f.alert.clone());
+        }
+    }
+    (names.into_iter())
+        .map(|name| {
+            let bars: Vec<Bar> = (run.alert_firings.iter())
+                .filter(|f| f.alert == name)
+                .map(|f| Bar {
+                    start: f.start_s,
+                    end: f.end_s,
+                    strength: 1.0,
+                    text: String::new(),
+                })
+                .collect();
+            Row {
+                label: if bars.is_empty() {
+                    format!("{name} (never fired)")
+                } else {
+                    name
                 },
                 bars,
             }

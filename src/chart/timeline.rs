@@ -1,5 +1,6 @@
 //! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
-//! windows shaded; faults, breaker-open intervals and moving instance counts as strips; each
+//! windows shaded; faults, breaker-open intervals, alert firings and moving instance counts as
+//! strips; each
 //! client's success and goodput by operation (`client_panels`), queue length, named pools
 //! (`pool_panel`), utilization and p99 latency on panels beneath, all on one time axis. A panel whose every series is 0
 //! throughout folds to one line saying so; a series identical to an earlier one is raised a few
@@ -89,6 +90,8 @@ pub struct Timeline {
     pub load: Panel,
     /// One row per edge with a breaker.
     pub breakers: Vec<Row>,
+    /// One row per `[[alert]]`, its firing intervals (`strip_rows::alerts`).
+    pub alerts: Vec<Row>,
     /// One row per service whose instance count moved, and one of its ready instances where
     /// some were out of rotation (`strip_rows::instances`).
     pub instances: Vec<Row>,
@@ -108,7 +111,7 @@ pub const MAX_SERVICES: usize = palette::SERIES.len();
 pub const MAX_LOAD_LINES: usize = 16;
 
 impl Timeline {
-    /// Heights of the panels from the top: load, the fault, breaker and instance strips when
+    /// Heights of the panels from the top: load, the fault, breaker, alert and instance strips when
     /// there are any, then the others; the last includes the time axis.
     fn heights(&self) -> Vec<u32> {
         let mut heights = vec![LOAD_HEIGHT.max(legend_height(load_entries(self).len()))];
@@ -117,6 +120,9 @@ impl Timeline {
         }
         if !self.breakers.is_empty() {
             heights.push(strips::height(self.breakers.len()));
+        }
+        if !self.alerts.is_empty() {
+            heights.push(strips::height(self.alerts.len()));
         }
         if !self.instances.is_empty() {
             heights.push(strips::height(self.instances.len()));
@@ -231,6 +237,7 @@ impl Timeline {
             .fold(0.0, f64::max);
         let p99_unit = AxisUnit::of("ms", p99_max);
         let breakers = strip_rows::breakers(run, &edges);
+        let alerts = strip_rows::alerts(run);
         let instances = strip_rows::instances(run, &services);
         let faults = run
             .model
@@ -273,6 +280,7 @@ impl Timeline {
                 gates: Vec::new(),
             },
             breakers,
+            alerts,
             instances,
             panels: [
                 client_panels::panels(run, &clients),

@@ -3,6 +3,7 @@
 use super::ScenarioArgs;
 use cascade::Result;
 use cascade::engine::trace::Filter as TraceFilter;
+use cascade::output::alert_table::render_alerts;
 use cascade::output::run_files::{RunFacts, RunOutput, write_runs};
 use cascade::output::run_tables::{
     default_variant_metrics, render_faults, render_summary, render_variants,
@@ -209,6 +210,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if !args.quiet {
         print!("{}", render_summary(&model, &result.metrics));
         print!("{}", render_faults(&model, &result.faults));
+        print!("{}", render_alerts(&model, |name| result.metrics.get(name)));
         if !variants.is_empty() {
             let named: Vec<(&str, &cascade::metrics::RunMetrics)> = variants
                 .iter()

@@ -2,6 +2,7 @@
 //! the tables printed on stdout, and descriptions of policies and faults. It uses no consumer
 //! after it: `chart` and `report` use `output`, never the reverse.
 
+pub mod alert_table;
 pub mod csv_text;
 pub mod describe;
 pub mod read_dir;

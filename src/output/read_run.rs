@@ -3,7 +3,7 @@
 //! the engine; run.json (wall-clock facts) is never read.
 
 use super::csv_text::{csv_error, read_text, reader};
-use super::run_files::{SERIES_HEADER, SeriesRow};
+use super::run_files::{ALERTS_FILE, ALERTS_HEADER, AlertRow, SERIES_HEADER, SeriesRow};
 use crate::atomic::io_error;
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -37,6 +37,9 @@ pub struct RunData {
     /// Its `[[variant]]`s as the scenario loader read them, in file order (none without
     /// scenario.toml).
     pub variants: Vec<crate::scenario::Variant>,
+    /// Its alerts' firing intervals as alerts.csv lists them, [start_s, end_s) s from t = 0,
+    /// each alert's in time order (none without alerts.csv, a run without `[[alert]]`s).
+    pub alert_firings: Vec<AlertRow<f64, String>>,
 }
 
 impl RunData {
@@ -183,6 +186,12 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
     } else {
         (None, Vec::new(), Vec::new())
     };
+    let alerts = dir.join(ALERTS_FILE);
+    let alert_firings = if alerts.is_file() {
+        read_alerts(&alerts)?
+    } else {
+        Vec::new()
+    };
     let bucket_s = match (&model, times.as_slice()) {
         (Some(m), _) => m.bucket as f64 / 1e9,
         (None, [a, b, ..]) => b - a,
@@ -203,7 +212,20 @@ pub fn read_run(dir: &Path, label: &str) -> Result<RunData> {
         model,
         expects,
         variants,
+        alert_firings,
     })
+}
+
+/// alerts.csv (`alert,start_s,end_s`), its rows in file order.
+fn read_alerts(path: &Path) -> Result<Vec<AlertRow<f64, String>>> {
+    let text = read_text(path)?;
+    let mut rows = reader(&text);
+    if rows.headers().map_err(csv_error(path))? != ALERTS_HEADER[..] {
+        return Err(bad(path, "expected the header `alert,start_s,end_s`"));
+    }
+    (rows.deserialize())
+        .map(|row| row.map_err(|e| csv_error(path)(e)))
+        .collect()
 }
 
 type Series = (Vec<f64>, BTreeMap<String, Vec<f64>>);
@@ -276,6 +298,36 @@ mod tests {
         let r = read_run(&d, "base").unwrap();
         assert_eq!(r.metric("a"), Some(0.5));
         assert!(r.times.is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn alerts_csv_reads_back_its_firings_and_a_wrong_header_is_refused() {
+        let d = std::env::temp_dir().join(format!("cascade-read-alerts-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("summary.json"), "{\"metrics\": {}}").unwrap();
+        std::fs::write(d.join("timeseries.csv"), "time_s,metric,value\n").unwrap();
+        assert!(read_run(&d, "base").unwrap().alert_firings.is_empty());
+        let alerts = [crate::alert::AlertRun {
+            name: "down".into(),
+            firings: vec![(110_000_000_000, 210_500_000_000)],
+            missing: None,
+        }];
+        let path = d.join(ALERTS_FILE);
+        std::fs::write(&path, crate::output::run_files::alerts_csv(&alerts)).unwrap();
+        let firings = read_run(&d, "base").unwrap().alert_firings;
+        let want = AlertRow {
+            alert: "down".to_string(),
+            start_s: 110.0,
+            end_s: 210.5,
+        };
+        assert_eq!(firings, [want]);
+        std::fs::write(&path, "name,start_s,end_s\n").unwrap();
+        let e = read_run(&d, "base").unwrap_err().to_string();
+        assert!(
+            e.ends_with("expected the header `alert,start_s,end_s`"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 

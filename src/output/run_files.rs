@@ -127,8 +127,11 @@ pub const RUN_FILES: [&str; 4] = [
 /// has alerts.
 pub const ALERTS_FILE: &str = "alerts.csv";
 
+/// alerts.csv's header.
+pub const ALERTS_HEADER: [&str; 3] = ["alert", "start_s", "end_s"];
+
 /// One row of alerts.csv: a firing interval [start_s, end_s) of an alert, s from t = 0.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlertRow<N, S> {
     pub alert: S,
     pub start_s: N,
@@ -139,7 +142,7 @@ pub struct AlertRow<N, S> {
 /// order; a header alone when none fired.
 pub fn alerts_csv(alerts: &[AlertRun]) -> String {
     let mut w = CsvText::default();
-    w.record(["alert", "start_s", "end_s"]);
+    w.record(ALERTS_HEADER);
     for a in alerts {
         for (start, end) in &a.firings {
             w.row(&AlertRow {

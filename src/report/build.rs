@@ -325,12 +325,19 @@ pub fn run_doc(runs: &[RunData], charts: &[Chart]) -> Doc {
         )),
     }
     let timeline = charts_where(charts, |c| c.file == "timeline");
+    // Said only where the chart has the strip: a run without alerts reads as before.
+    let has_alerts = (base.model.as_ref()).is_some_and(|m| !m.alerts.is_empty());
+    let alerts = if has_alerts {
+        ", each alert's firing intervals (one lane per [[alert]], as alerts.csv lists them)"
+    } else {
+        ""
+    };
     let latency = charts_where(charts, |c| matches!(c.kind, Kind::Latency(_)));
     sections.push(section(
         "timeline",
         "Timeline",
         vec![
-            Block::Text("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time; each client's success (its total dashed, each operation of its mix a line) and goodput by operation, each on an axis of its own; per service the mean queue and utilization (a panel at 0 throughout folded to one line); and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted). A line identical to an earlier one is drawn 3 px higher, as its legend says.".into()),
+            Block::Text(format!("Top: offered load (dashed), goodput and attempts per call, per second; shaded: the warm-up (grey) and fault windows (vermillion). Then each fault's window and each breaker's open time{alerts}; each client's success (its total dashed, each operation of its mix a line) and goodput by operation, each on an axis of its own; per service the mean queue and utilization (a panel at 0 throughout folded to one line); and each client's p99 latency per bucket, of its successful requests (solid) and of all its answers (dotted). A line identical to an earlier one is drawn 3 px higher, as its legend says.")),
             Block::Charts(timeline),
         ],
     ));

@@ -4,6 +4,7 @@
 
 use crate::metrics::names;
 use crate::number::{count, short};
+use crate::output::alert_table::alert_table;
 use crate::output::read_run::RunData;
 use crate::output::text_table::Table;
 use crate::output::units;
@@ -232,43 +233,8 @@ pub fn variant_sets(variants: &[crate::scenario::Variant]) -> Table {
     t
 }
 
-/// `[[alert]]`s against faults, from the run's summary: whether each alert fired, when first,
-/// for how long, how often outside every fault's window (false pages), and for each fault how
-/// soon after its start it fired in the fault's window, or that it missed it. `None` without
-/// alerts.
+/// `[[alert]]`s against faults, from the run's summary (`output::alert_table`, the table
+/// `cascade run` prints too). `None` without alerts.
 pub fn alerts(run: &RunData) -> Option<Table> {
-    let model = run.model.as_ref().filter(|m| !m.alerts.is_empty())?;
-    let faults = model.faults.len();
-    let mut header: Vec<String> = [
-        "alert",
-        "fired",
-        "first fired (s)",
-        "firing (s)",
-        "false pages",
-    ]
-    .iter()
-    .map(|h| h.to_string())
-    .collect();
-    header.extend((0..faults).map(|i| format!("fault {i}: detected after")));
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut numeric = vec![false, false, true, true, true];
-    numeric.extend(std::iter::repeat_n(true, faults));
-    let mut t = Table::with_numeric(&header, &numeric);
-    let get = |name: String| run.metrics.get(&name).copied();
-    for a in &model.alerts {
-        let fired = get(names::alert_metric(&a.name, "fired")).unwrap_or(0.0) > 0.0;
-        let mut row = vec![
-            a.name.clone(),
-            if fired { "yes" } else { "no" }.to_string(),
-            get(names::alert_metric(&a.name, "first_fire_s")).map_or("–".into(), short),
-            short(get(names::alert_metric(&a.name, "firing_s")).unwrap_or(0.0)),
-            short(get(names::alert_metric(&a.name, "false_pages")).unwrap_or(0.0)),
-        ];
-        row.extend((0..faults).map(|i| {
-            get(names::fault_alert_detect(i, &a.name))
-                .map_or("missed".to_string(), |s| format!("{} s", short(s)))
-        }));
-        t.row(row);
-    }
-    Some(t)
+    alert_table(run.model.as_ref()?, |name| run.metric(name))
 }

@@ -5,6 +5,7 @@ mod support;
 
 mod accrual;
 mod adaptive;
+mod alert_outputs;
 mod alerts;
 mod all_features;
 mod bad_input;

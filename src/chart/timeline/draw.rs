@@ -46,6 +46,7 @@ pub fn draw<DB: DrawingBackend>(t: &Timeline, root: &DrawingArea<DB, Shift>) -> 
     }
     let row_strips = [
         ("Breakers open", palette::BREAKER, &t.breakers),
+        ("Alerts firing", palette::ALERT, &t.alerts),
         ("Instances", palette::INSTANCES, &t.instances),
     ];
     for (heading, color, rows) in row_strips {
