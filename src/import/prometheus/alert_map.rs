@@ -291,6 +291,11 @@ fn gauge(sel: &Selector, cmp: &'static str, n: f64, target: &Target) -> Result<M
     } else {
         (n, format!("{n}, as the rule writes it ({})", metric.unit))
     };
+    // A latency and a `_ratio` read 0 for a bucket in which nothing finished; a gauge of
+    // production's (a summary's quantile, a recorded ratio) is NaN there.
+    if metric.unit == "ms" || metric.name.ends_with("_ratio") {
+        zero_quiet(cmp, value, "a bucket in which nothing finished")?;
+    }
     let mean = if metric.name.ends_with("_mean") {
         "its time average over the last whole bucket before each evaluation (Prometheus reads the latest sample)"
     } else {
@@ -608,6 +613,8 @@ mod tests {
             ("service.api.queue_mean", 10.0)
         );
         assert_eq!(try_map("wait_seconds > 0.25").unwrap().value, 250.0);
+        let e = try_map("wait_seconds < 0.25").unwrap_err();
+        assert!(e.starts_with("`< 250` holds at 0"), "{e}");
         let e = try_map(r#"req_total{job="api"} > 10"#).unwrap_err();
         assert!(e.contains("a count of events per bucket"), "{e}");
         let e = try_map(r#"rate(req_total{job="api"}[5m]) > 10"#).unwrap_err();
