@@ -5,7 +5,7 @@
 //! `cascade::import`; docs/import.md describes them.
 
 use cascade::import::Format;
-use cascade::import::prometheus::{Options, Shape, Topology};
+use cascade::import::prometheus::{Options, Recorded, Shape, Topology};
 use cascade::import::traces::TraceFormat;
 use cascade::{Error, Result};
 use clap::{Args, ValueEnum};
@@ -134,6 +134,15 @@ struct PrometheusArgs {
     /// A service whose histogram stands for its work (a leaf). Repeatable.
     #[arg(long, value_name = "NAME")]
     leaf: Vec<String>,
+    /// Alerting rules: the cascade metric a rule's series selector stands for
+    /// (`'http_requests_total{job="api"}=service.api.arrivals'`; a histogram's `_bucket`
+    /// selector to a latency, `client.web.latency`). Repeatable.
+    #[arg(long = "map", value_name = "SELECTOR=METRIC")]
+    maps: Vec<String>,
+    /// Alerting rules: how often a group without `interval` is evaluated (Prometheus'
+    /// global evaluation_interval) [default: 1m].
+    #[arg(long, value_name = "DURATION")]
+    evaluation_interval: Option<String>,
 }
 
 impl PrometheusArgs {
@@ -149,6 +158,8 @@ impl PrometheusArgs {
             || self.tail_max.is_some()
             || self.tolerance != 0.1
             || !self.leaf.is_empty()
+            || !self.maps.is_empty()
+            || self.evaluation_interval.is_some()
     }
 
     fn options(&self) -> Result<Options> {
@@ -212,6 +223,16 @@ impl PrometheusArgs {
         }
         o.tolerance = self.tolerance;
         o.leaf = self.leaf.clone();
+        o.maps = self.maps.clone();
+        if let Some(t) = &self.evaluation_interval {
+            o.evaluation_ns = cascade_policy::table::parse_duration(t)
+                .map_err(|e| Error::Usage(format!("--evaluation-interval {t}: {e}")))?;
+            if o.evaluation_ns == 0 {
+                return Err(Error::Usage(
+                    "--evaluation-interval must be longer than 0".into(),
+                ));
+            }
+        }
         o.topology = self.scenario.as_deref().map(topology).transpose()?;
         Ok(o)
     }
@@ -252,7 +273,29 @@ fn topology(path: &Path) -> Result<Topology> {
     Ok(Topology {
         file: path.display().to_string(),
         services,
+        bucket_ns: model.bucket,
+        series: recorded(model),
     })
+}
+
+/// Every metric a run of `model` records per bucket, with its catalogue unit: the names a
+/// recorder gives the model before any event, as `[[alert]]`'s own check reads them.
+fn recorded(model: &cascade::model::Model) -> Vec<Recorded> {
+    let mut short = model.clone();
+    short.warmup = 0;
+    short.duration = model.bucket.max(1);
+    cascade::metrics::recorder::Recorder::new(&short)
+        .finish(short.end())
+        .names
+        .into_iter()
+        .filter_map(|name| {
+            let doc = cascade::metrics::catalogue::describe(&name)?;
+            Some(Recorded {
+                name,
+                unit: doc.unit.to_string(),
+            })
+        })
+        .collect()
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {

@@ -24,10 +24,15 @@ use super::tree::error_at;
 use crate::error::Error;
 use std::collections::BTreeMap;
 
+mod alert_map;
 mod answer;
 mod combine;
 mod emit;
 mod family;
+mod maps;
+mod promql;
+mod rules;
+pub use alert_map::Recorded;
 use answer::read_answer;
 use combine::{Measured, combine};
 use emit::{Leaf, emit, write_leaves};
@@ -57,6 +62,11 @@ pub struct Options {
     /// Services whose histograms stand for work (`--leaf`), besides the scenario's leaves.
     pub leaf: Vec<String>,
     pub topology: Option<Topology>,
+    /// `--map SELECTOR=METRIC`, as given: what an alerting rule's series stand for.
+    pub maps: Vec<String>,
+    /// Prometheus' global `evaluation_interval` (`--evaluation-interval`), ns: how often a
+    /// rule of a group without `interval` is evaluated.
+    pub evaluation_ns: u64,
 }
 
 impl Default for Options {
@@ -73,6 +83,8 @@ impl Default for Options {
             tolerance: 0.1,
             leaf: Vec::new(),
             topology: None,
+            maps: Vec::new(),
+            evaluation_ns: 60_000_000_000,
         }
     }
 }
@@ -83,6 +95,10 @@ impl Default for Options {
 pub struct Topology {
     pub file: String,
     pub services: Vec<Shape>,
+    /// `scenario.bucket`, ns: an alert reads one bucket.
+    pub bucket_ns: u64,
+    /// Every metric the scenario's time series records, with its catalogue unit.
+    pub series: Vec<Recorded>,
 }
 
 /// A service: whether its own plan makes calls, its operations (name, makes calls), and the
@@ -137,11 +153,27 @@ struct QuantileReading {
 }
 
 /// Imports `files` (name, text), each a `.json` API answer or an exposition text.
+/// Alerting rules files (`.yml`, `.yaml`) come out as `[[alert]]` tables (`rules`).
 pub fn import(files: &[(String, String)], opts: &Options) -> Result<Imported, Error> {
+    let (rule_files, files): (Vec<_>, Vec<_>) = files.iter().cloned().partition(|(f, _)| {
+        let lower = f.to_ascii_lowercase();
+        lower.ends_with(".yml") || lower.ends_with(".yaml")
+    });
+    let mut out = Imported::default();
+    if !rule_files.is_empty() {
+        maps::import_rules(&rule_files, opts, &mut out)?;
+        if files.is_empty() {
+            return Ok(out);
+        }
+    } else if !opts.maps.is_empty() {
+        return Err(Error::Usage(
+            "--map maps an alerting rule's series: give a rules file (.yml or .yaml)".into(),
+        ));
+    }
     let mut readings = Vec::new();
     let mut quantiles = Vec::new();
     let mut skipped = Vec::new();
-    for (file, text) in files {
+    for (file, text) in &files {
         if file.to_ascii_lowercase().ends_with(".json") {
             let answer = prometheus_json::parse(file, text)?;
             read_answer(
@@ -178,10 +210,7 @@ pub fn import(files: &[(String, String)], opts: &Options) -> Result<Imported, Er
             }
         )));
     }
-    let mut out = Imported {
-        skipped,
-        ..Imported::default()
-    };
+    out.skipped.extend(skipped);
     let mut by_key: BTreeMap<Key, Vec<Reading>> = BTreeMap::new();
     for r in readings {
         by_key.entry(r.key.clone()).or_default().push(r);

@@ -51,6 +51,7 @@ mod golden;
 mod golden_config;
 mod golden_diff;
 mod import;
+mod import_alert_rules;
 mod import_prometheus;
 mod import_traces;
 mod infinite_server;
