@@ -5,7 +5,10 @@
 
 use super::estimate::{Estimates, Stat};
 use super::facts::{Facts, Site};
-use super::{BREAKER_MIN_CALLS, BUDGET_FLOOR, BULKHEAD_BELOW_LITTLE, Finding, dur, per_s};
+use super::{
+    BREAKER_MIN_CALLS, BUDGET_FLOOR, BULKHEAD_BELOW_LITTLE, Finding, RATE_LIMIT_BELOW_OFFERED, dur,
+    per_s,
+};
 use crate::model::{BreakerScope, BudgetConfig, Wraps};
 use crate::number::sig3;
 use cascade_policy::Nanos;
@@ -192,6 +195,63 @@ pub fn bulkhead_below_little(facts: &Facts, out: &mut Vec<Finding>) {
                 per_s(base),
                 copies(facts, site, false),
                 mean.explained(),
+            ),
+        });
+    }
+}
+
+/// A rate limit (a token bucket per caller instance) whose long-run rate, `tokens_per_fill` per
+/// `fill_interval`, is below the calls each caller instance is offered at the base rate: in
+/// steady state it refuses 1 − sustained / offered of them. The burst (`max_tokens`) only
+/// delays that. The refusals end `rate_limited` at once with no Retry-After, and the call's
+/// retry never re-sends them (`PathPolicies::admit_call` refuses before any attempt).
+pub fn rate_limit_below_offered(facts: &Facts, out: &mut Vec<Finding>) {
+    for site in &facts.sites {
+        let policy = &site.spec.policy;
+        let (Some(b), Some(name)) = (policy.rate_limit(), policy.name.as_deref()) else {
+            continue;
+        };
+        let base = facts.site_rate(site).base;
+        if base <= 0.0 {
+            continue;
+        }
+        let n = facts.caller_instances(site);
+        let offered = base / f64::from(n);
+        let sustained = b.per_second();
+        if !sustained.is_finite() || sustained >= offered {
+            continue;
+        }
+        let each = if n > 1 {
+            format!(": {} each", per_s(offered))
+        } else {
+            String::new()
+        };
+        let fleet = if n > 1 {
+            format!(
+                "{} fleet-wide ({n} buckets of {})",
+                per_s(sustained * f64::from(n)),
+                per_s(sustained)
+            )
+        } else {
+            per_s(sustained)
+        };
+        out.push(Finding {
+            id: RATE_LIMIT_BELOW_OFFERED,
+            field: format!("policy.{name}.rate_limit"),
+            message: format!(
+                "{}: the rate limit admits {} per caller instance in the long run (`tokens_per_fill = {}` every {}; \
+                 the burst of `max_tokens = {}` only delays it), below the base rate of {} \
+                 (first attempts){}{each}: in steady state it refuses {}% of calls and admits \
+                 {fleet}; the refusals are final: they end `rate_limited` at once with no \
+                 Retry-After, and no retry re-sends them",
+                facts.call_name(site),
+                per_s(sustained),
+                b.tokens_per_fill(),
+                dur(b.fill_interval().0),
+                b.max_tokens(),
+                per_s(base),
+                copies(facts, site, false),
+                sig3(100.0 * (1.0 - sustained / offered)),
             ),
         });
     }

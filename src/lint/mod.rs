@@ -39,9 +39,10 @@ pub const SUB_MICROSECOND_THINK: &str = "sub-microsecond-think";
 pub const AMPLIFICATION_BEHIND_BREAKER: &str = "amplification-behind-breaker";
 pub const TIMEOUT_BELOW_P90: &str = "timeout-below-p90";
 pub const HALF_OPEN_PROBES: &str = "half-open-probes";
+pub const RATE_LIMIT_BELOW_OFFERED: &str = "rate-limit-below-offered";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 11] = [
+pub const LINTS: [Lint; 12] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -82,6 +83,12 @@ pub const LINTS: [Lint; 11] = [
     Lint {
         id: BULKHEAD_BELOW_LITTLE,
         summary: "a bulkhead smaller than Little's law gives at the offered load",
+    },
+    Lint {
+        id: RATE_LIMIT_BELOW_OFFERED,
+        summary: "a rate limit whose long-run rate is below the calls each caller instance is \
+                  offered at the base rate, refusing the rest for good (no Retry-After, no \
+                  retry)",
     },
     Lint {
         id: SUB_MICROSECOND_THINK,
@@ -136,6 +143,7 @@ pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     load::budget_floor(&facts, &mut out);
     median::hedge_below_median(&facts, &mut out);
     load::bulkhead_below_little(&facts, &mut out);
+    load::rate_limit_below_offered(&facts, &mut out);
     pace::sub_microsecond_think(&facts, &mut out);
     gates::amplification_behind_breaker(&facts, gates, &mut out);
     let mut seen = Vec::new();

@@ -336,6 +336,88 @@ fn a_bulkhead_under_littles_law_is_found_at_the_base_rate() {
 }
 
 #[test]
+fn a_rate_limit_below_the_offered_rate_is_found_at_the_base_rate() {
+    // 300 calls/s over api's 3 instances: 100/s each. 10 tokens per 200 ms is 50/s a bucket:
+    // half refused, 3 × 50 = 150/s admitted fleet-wide.
+    let api = "instances = 3\nwork = \"1ms\"\ncalls = [ { to = \"db\", policy = \"rl\" } ]";
+    let with = |client: &str, bucket: &str, extra: &str| {
+        let toml = format!(
+            "{}\n[policy.rl]\nrate_limit = {{ {bucket} }}\n{extra}",
+            scenario(client, api, "work = \"1ms\"", "")
+        );
+        warnings(&toml)
+    };
+    let half = "max_tokens = 20, tokens_per_fill = 10, fill_interval = \"200ms\"";
+    let w = with("rate = 300", half, "");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].0, "rate-limit-below-offered");
+    assert_eq!(w[0].1, "policy.rl.rate_limit");
+    assert_eq!(
+        w[0].2,
+        "api -> db: the rate limit admits 50.0 calls/s per caller instance in the long run \
+         (`tokens_per_fill = 10` every 200ms; the burst of `max_tokens = 20` only delays it), \
+         below the base rate of 300 calls/s (first attempts), split over 3 copies (one per \
+         caller instance): 100 calls/s each: in steady state it refuses 50.0% of calls and \
+         admits 150 calls/s fleet-wide (3 buckets of 50.0 calls/s); the refusals are final: \
+         they end `rate_limited` at once with no Retry-After, and no retry re-sends them"
+    );
+    // A tick refill has the same long-run rate; a client is one caller instance.
+    let tick = format!("{half}, refill = \"tick\"");
+    let client_rl = scenario(
+        "rate = 80",
+        "work = \"1ms\"",
+        "",
+        &format!("rate_limit = {{ {tick} }}"),
+    );
+    let m = of(&client_rl, "rate-limit-below-offered");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("below the base rate of 80.0 calls/s (first attempts): in steady state it refuses 37.5% of calls and admits 50.0 calls/s;"),
+        "{}",
+        m[0]
+    );
+    // At or above the offered rate: quiet (exactly 100/s each, and more).
+    assert!(
+        with(
+            "rate = 300",
+            "max_tokens = 1, tokens_per_fill = 20, fill_interval = \"200ms\"",
+            ""
+        )
+        .is_empty()
+    );
+    assert!(
+        with(
+            "rate = 300",
+            "max_tokens = 1, tokens_per_fill = 1, fill_interval = \"1ms\"",
+            ""
+        )
+        .is_empty()
+    );
+    // The peak is not judged: an overload fault that triples the load is a fault.
+    let overload = "[[fault]]\nkind = \"overload\"\ntarget = \"web\"\nfactor = 3\nstart = \"2s\"\nend = \"4s\"";
+    assert!(
+        with(
+            "rate = 300",
+            "max_tokens = 1, tokens_per_fill = 20, fill_interval = \"200ms\"",
+            overload
+        )
+        .is_empty()
+    );
+    // A closed loop's rate is not known beforehand.
+    assert!(with("arrival = \"closed\"\nusers = 500", half, "").is_empty());
+    // Allowed, it is quiet.
+    let allowed = format!(
+        "{}\n[policy.rl]\nrate_limit = {{ {half} }}\n",
+        scenario("rate = 300", api, "work = \"1ms\"", "")
+    )
+    .replace(
+        "duration = \"10s\"",
+        "duration = \"10s\"\nallow = [\"rate-limit-below-offered\"]",
+    );
+    assert!(warnings(&allowed).is_empty());
+}
+
+#[test]
 fn a_think_or_pace_under_a_microsecond_is_found_and_zero_and_one_microsecond_are_not() {
     let closed = |wait: &str| {
         let toml = scenario(
