@@ -1,10 +1,9 @@
 //! A run's timeline: offered load, goodput and attempts per edge on the top panel with fault
 //! windows shaded; faults, breaker-open intervals, alert firings and moving instance counts as
-//! strips; each
-//! client's success and goodput by operation (`client_panels`), queue length, named pools
-//! (`pool_panel`), utilization and p99 latency on panels beneath, all on one time axis. A panel whose every series is 0
-//! throughout folds to one line saying so; a series identical to an earlier one is raised a few
-//! pixels so it stays visible (`overlap`).
+//! strips; each client's success and goodput by operation (`client_panels`), queue length,
+//! named pools (`pool_panel`), utilization and p99 latency on panels beneath, all on one time
+//! axis. A panel whose every series is 0 throughout folds to one line saying so; a series
+//! identical to an earlier one is raised a few pixels so it stays visible (`overlap`).
 
 use super::canvas::{self, DrawResult, Entry, LEGEND_WIDTH, Mark, Y_LABELS, text};
 use super::client_panels::{self, midpoints};
@@ -111,8 +110,8 @@ pub const MAX_SERVICES: usize = palette::SERIES.len();
 pub const MAX_LOAD_LINES: usize = 16;
 
 impl Timeline {
-    /// Heights of the panels from the top: load, the fault, breaker, alert and instance strips when
-    /// there are any, then the others; the last includes the time axis.
+    /// Heights of the panels from the top: load, the fault, breaker, alert and instance strips
+    /// when there are any, then the others; the last includes the time axis.
     fn heights(&self) -> Vec<u32> {
         let mut heights = vec![LOAD_HEIGHT.max(legend_height(load_entries(self).len()))];
         if !self.faults.is_empty() {
