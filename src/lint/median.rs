@@ -1,15 +1,14 @@
 //! Lints against the callee's median time: a timeout or deadline below it fails most calls on a
 //! healthy day; a hedge delay below it hedges most of them.
 
-use super::estimate::{Estimates, Stat};
+use super::estimate::Estimates;
 use super::facts::{Facts, Site};
 use super::{Finding, HEDGE_BELOW_MEDIAN, TIMEOUT_BELOW_MEDIAN, dur};
 use crate::model::HedgeDelay;
 
 /// An attempt timeout (`timeout`, `retry.timeout`) or a client's deadline shorter than the
 /// estimated median of what it waits for.
-pub fn timeout_below_median(facts: &Facts, out: &mut Vec<Finding>) {
-    let medians = Estimates::of(facts, Stat::Median);
+pub fn timeout_below_median(facts: &Facts, medians: &Estimates, out: &mut Vec<Finding>) {
     for site in &facts.sites {
         let spec = site.spec;
         let median = medians.attempt(spec, facts.callee_name(spec));
@@ -53,8 +52,7 @@ pub fn timeout_below_median(facts: &Facts, out: &mut Vec<Finding>) {
 
 /// A fixed hedge delay below the estimated median of an attempt: more than half the calls
 /// send a hedge, doubling the callee's load for little gain.
-pub fn hedge_below_median(facts: &Facts, out: &mut Vec<Finding>) {
-    let medians = Estimates::of(facts, Stat::Median);
+pub fn hedge_below_median(facts: &Facts, medians: &Estimates, out: &mut Vec<Finding>) {
     for site in &facts.sites {
         let Some((name, delay)) = fixed_hedge(site) else {
             continue;
