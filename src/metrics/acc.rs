@@ -119,6 +119,10 @@ pub struct ServiceAcc {
     pub shed: [u64; 4],
     /// Shed at dequeue by CoDel.
     pub shed_codel: u64,
+    /// Refused on arrival by the service's rate limit; emitted only when it has one
+    /// (`has_rate_limit`), so other services' metrics stay as they were.
+    pub rate_limited: u64,
+    pub has_rate_limit: bool,
     /// Instances ejected by outlier detection, and the integral (ns × instances) ejected.
     pub ejections: u64,
     pub ejected_area: Area,
@@ -197,6 +201,7 @@ impl ServiceAcc {
             *a += b;
         }
         self.shed_codel += o.shed_codel;
+        self.rate_limited += o.rate_limited;
         self.ejections += o.ejections;
         self.ejected_area += o.ejected_area;
         self.wait.merge(&o.wait);
@@ -245,6 +250,7 @@ impl ServiceAcc {
         self.dropped_expired = 0;
         self.shed = [0; 4];
         self.shed_codel = 0;
+        self.rate_limited = 0;
         self.ejections = 0;
         self.ejected_area = 0;
         self.wait.reset();
@@ -279,6 +285,9 @@ impl ServiceAcc {
             emit(name, n as f64);
         }
         emit("shed_codel", self.shed_codel as f64);
+        if self.has_rate_limit {
+            emit("rate_limited", self.rate_limited as f64);
+        }
         emit("ejections", self.ejections as f64);
         emit("ejected_mean", ratio(self.ejected_area as f64, span));
         emit("throughput_rps", ratio(self.served as f64, span / 1e9));

@@ -156,6 +156,7 @@ impl Recorder {
                     has_contention: overload.is_some_and(|o| o.contention.is_some()),
                     has_refusal_work: overload.is_some_and(|o| o.reject_work > 0),
                     has_dedup: s.dedup_window.is_some(),
+                    has_rate_limit: s.rate_limit.is_some(),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
                     options: vec![0; options],
                     ..Default::default()

@@ -37,6 +37,18 @@ pub enum AdmissionMeasure {
     InFlight,
 }
 
+/// Whose bucket a service's admission rate limit (`Service::rate_limit`) takes a token from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitScope {
+    /// One bucket per instance, as Envoy's local rate limit filter in each sidecar keeps it:
+    /// N instances admit N times the limit.
+    #[default]
+    Instance,
+    /// One bucket shared by all the service's instances, as a global rate-limit service gives.
+    Fleet,
+}
+
 /// A request's criticality, most important first (the order admission control sheds in
 /// reverse).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Default)]

@@ -8,6 +8,7 @@ pub mod latency;
 pub mod orchestration;
 pub mod overload;
 pub mod rate;
+pub mod rate_limit;
 pub mod slow_start;
 
 pub use cascade_policy::breaker::BreakerConfig;
@@ -18,7 +19,9 @@ pub use cascade_policy::outcome::Outcome;
 pub use cascade_policy::retry::RetryPolicy;
 pub use cascade_policy::table::{FallbackConfig, PolicyConfig};
 pub use cascade_policy::throttle::ThrottleConfig;
-pub use choices::{AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, Wraps};
+pub use choices::{
+    AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, RateLimitScope, Wraps,
+};
 pub use latency::Latency;
 pub use rate::RateSchedule;
 
@@ -180,6 +183,9 @@ pub struct Service {
     /// Some operation holds at most a share of the workers (`Operation::partition`).
     pub partitioned: bool,
     pub admission: Option<Admission>,
+    /// A token bucket in front of the queue (`model/rate_limit.rs`), checked before
+    /// `admission`.
+    pub rate_limit: Option<rate_limit::AdmissionLimit>,
     /// CoDel queue-delay shedding, per instance.
     pub codel: Option<cascade_policy::codel::CodelConfig>,
     /// Serve newest first while this many jobs wait (adaptive LIFO); FIFO below it.

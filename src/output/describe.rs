@@ -87,7 +87,45 @@ pub fn rate_limits(model: &Model) -> Vec<String> {
                 short(r * f64::from(n)),
             ))
         })
+        .chain(model.services.iter().filter_map(admission_rate_limit))
         .collect()
+}
+
+/// A service's admission rate limit (`model/rate_limit.rs`): its bucket, whose it is, and the
+/// rate the service admits in all: per instance, the bucket's rate times the instances.
+fn admission_rate_limit(s: &crate::model::Service) -> Option<String> {
+    let limit = s.rate_limit.as_ref()?;
+    let b = &limit.bucket;
+    let n = s.instances;
+    let tick = match b.refill() {
+        Refill::Continuous => "",
+        Refill::Tick => " by ticks",
+    };
+    let whose = match limit.scope {
+        crate::model::RateLimitScope::Instance => format!(
+            "per instance: {n} instance{} of {} admit up to {}/s fleet-wide",
+            if n == 1 { "" } else { "s" },
+            s.name,
+            short(limit.fleet_per_second(n)),
+        ),
+        crate::model::RateLimitScope::Fleet => format!(
+            "one bucket for the fleet: {}'s {n} instance{} admit up to {}/s together",
+            s.name,
+            if n == 1 { "" } else { "s" },
+            short(limit.fleet_per_second(n)),
+        ),
+    };
+    let retry_after = if limit.retry_after {
+        ", refusals carry Retry-After"
+    } else {
+        ""
+    };
+    Some(format!(
+        "rate limit at {}'s admission: {}/s{tick}, burst {}, {whose}{retry_after}",
+        s.name,
+        short(b.per_second()),
+        b.max_tokens(),
+    ))
 }
 
 fn kinds(set: OutcomeSet) -> String {

@@ -84,6 +84,17 @@ pub fn services(model: &Model) -> Table {
         if s.drop_expired {
             protections.push("drop expired".to_string());
         }
+        if let Some(r) = &s.rate_limit {
+            let whose = match r.scope {
+                crate::model::RateLimitScope::Instance => "per instance",
+                crate::model::RateLimitScope::Fleet => "fleet-wide",
+            };
+            protections.push(format!(
+                "rate limit {}/s {whose} ({}/s in all)",
+                short(r.bucket.per_second()),
+                short(r.fleet_per_second(s.instances))
+            ));
+        }
         if s.admission.is_some() {
             protections.push("criticality shedding".into());
         }

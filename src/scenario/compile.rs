@@ -279,6 +279,11 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|a| self.admission(&at("admission"), a))
                 .transpose()?,
+            rate_limit: s
+                .rate_limit
+                .as_ref()
+                .map(|r| super::rate_limit::rate_limit(self.src, &at("rate_limit"), r))
+                .transpose()?,
             codel: s
                 .codel
                 .as_ref()

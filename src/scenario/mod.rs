@@ -26,6 +26,7 @@ mod orchestration;
 mod overload;
 mod policy;
 mod pools;
+mod rate_limit;
 /// The libraries' presets: the policy crate's (`cascade presets` prints them).
 pub use cascade_policy::table::preset;
 mod read;

@@ -44,6 +44,9 @@ pub struct RawService {
     pub after_work_on_failure: Option<bool>,
     /// Shedding by criticality on arrival.
     pub admission: Option<RawAdmission>,
+    /// Envoy's local rate limit on each instance's inbound listener: a token bucket checked
+    /// on arrival, before `admission` and the queue; refusals are answered at once (429).
+    pub rate_limit: Option<super::rate_limit::RawServiceRateLimit>,
     /// CoDel at each instance's queue (folly/Envoy): sheds at dequeue.
     pub codel: Option<cascade_policy::table::RawCodel>,
     /// While this many or more requests wait at an instance, serve the newest first.

@@ -1506,6 +1506,53 @@ fn brookers_bucket_and_breaker_and_shared_hedge_budgets_are_checked() {
 }
 
 #[test]
+fn a_service_rate_limit_checks_its_keys() {
+    let c = Case::new("service_rate_limit");
+    let with = |rl: &str| {
+        GOOD.replace(
+            "work = \"3ms\"",
+            &format!("work = \"3ms\"\nrate_limit = {rl}"),
+        )
+    };
+    c.rejects(
+        &with(r#"{ fill_interval = "1s" }"#),
+        &[
+            "scenario.toml:23",
+            "service.db.rate_limit.max_tokens",
+            "is required",
+        ],
+    );
+    c.rejects(
+        &with("{ max_tokens = 5 }"),
+        &["service.db.rate_limit.fill_interval", "is required"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 0, fill_interval = "1s" }"#),
+        &["service.db.rate_limit.max_tokens", "at least 1"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, tokens_per_fill = 0, fill_interval = "1s" }"#),
+        &["service.db.rate_limit.tokens_per_fill", "at least 1"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "0s" }"#),
+        &["service.db.rate_limit.fill_interval", "longer than zero"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "1s", scope = "global" }"#),
+        &["service.db.rate_limit.scope", "fleet"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "1s", retry_after = "1s" }"#),
+        &["service.db.rate_limit.retry_after"],
+    );
+    c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "1s", per_tenant = true }"#),
+        &["service.db.rate_limit", "per_tenant"],
+    );
+}
+
+#[test]
 fn a_dedup_window_is_a_duration() {
     let c = Case::new("dedup");
     let with = |value: &str| {

@@ -5,6 +5,7 @@ mod support;
 
 mod accrual;
 mod adaptive;
+mod admission_rate_limit;
 mod alert_outputs;
 mod alerts;
 mod all_features;

@@ -363,6 +363,7 @@ work = "1ms"
 reject_work = "1ms"
 dedup_window = "1s"
 contention = { k = 0.1, knee = 0 }
+rate_limit = { max_tokens = 100, fill_interval = "1ms" }
 
 [[client]]
 name = "app"

@@ -84,6 +84,13 @@ impl Simulation {
                         s.instance_slots(),
                     ))
                 }),
+                rate_buckets: s.rate_limit.as_ref().map_or_else(Vec::new, |r| {
+                    let full = cascade_policy::token_bucket::TokenBucket::new(
+                        &r.bucket,
+                        cascade_policy::Nanos::ZERO,
+                    );
+                    vec![full; r.buckets(s.instance_slots())]
+                }),
                 branches: s
                     .plans()
                     .enumerate()

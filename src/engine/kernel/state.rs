@@ -241,6 +241,9 @@ pub struct ServiceState {
     pub life: Option<Box<crate::engine::platform::lifecycle::Life>>,
     /// Slow starts at the balancer (`slow_start.rs`); `None` without `Service::slow_start`.
     pub ramp: Option<Box<crate::engine::balancer::slow_start::Ramp>>,
+    /// The admission rate limit's buckets (`Service::rate_limit`): one per instance slot, or
+    /// one for the fleet; empty without a rate limit.
+    pub rate_buckets: Vec<cascade_policy::token_bucket::TokenBucket>,
 }
 
 /// A step made with a probability, and the stream of its draws (`branch.<name or

@@ -93,12 +93,13 @@ impl Simulation {
         }
     }
 
-    /// An arrival at a service with `admission` or a `dedup_window`: shed, or taken by the
-    /// idempotency store (`dedup.rs`). True if it goes no further.
+    /// An arrival at a service with a `rate_limit`, `admission` or a `dedup_window`: refused
+    /// by the rate limit (`rate_limit.rs`), shed, or taken by the idempotency store
+    /// (`dedup.rs`). True if it goes no further.
     #[inline(never)]
     fn screened(&mut self, jr: Ref, s: usize, i: usize) -> bool {
-        let svc = &self.model.services[s];
-        (svc.admission.is_some() && self.shed_on_arrival(jr, s, i))
+        (self.model.services[s].rate_limit.is_some() && self.rate_limited(jr, s, i))
+            || (self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i))
             || (self.model.services[s].dedup_window.is_some() && self.deduplicated(jr))
     }
 
@@ -436,8 +437,8 @@ impl Simulation {
     }
 }
 
-/// Whether arrivals at `service` are screened before its queue: admission shedding or an
-/// idempotency store.
+/// Whether arrivals at `service` are screened before its queue: a rate limit, admission
+/// shedding or an idempotency store.
 pub(in crate::engine) fn screens_arrivals(service: &crate::model::Service) -> bool {
-    service.admission.is_some() || service.dedup_window.is_some()
+    service.rate_limit.is_some() || service.admission.is_some() || service.dedup_window.is_some()
 }

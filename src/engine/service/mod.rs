@@ -10,3 +10,4 @@ pub(super) mod jobs;
 pub(super) mod overload;
 pub(super) mod partitions;
 pub(super) mod publish;
+pub(super) mod rate_limit;

@@ -85,6 +85,11 @@ pub(super) const SERVICES: &[MetricDoc] = &[
         "queued requests shed at dequeue by CoDel (waited over 2 x target while the queue's minimum delay stayed above target), answered overloaded",
     ),
     doc(
+        "service.<s>.rate_limited",
+        "count",
+        "arrivals refused by the service's `rate_limit` (its token bucket, the instance's or the fleet's, was empty), answered overloaded (429) at once; only at a service with `rate_limit`",
+    ),
+    doc(
         "service.<s>.ejections",
         "count",
         "instances ejected from the balancer by outlier detection",

@@ -50,6 +50,7 @@ pub fn generate(seed: u64) -> String {
     g.pool_pick = Some(Pick::new(seed ^ POOL_PICK));
     g.unbounded_pick = Some(Pick::new(seed ^ UNBOUNDED_PICK));
     g.network_pick = Some(Pick::new(seed ^ NETWORK_PICK));
+    g.rate_pick = Some(Pick::new(seed ^ RATE_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
     // A baseline needs a whole measured bucket before the first fault (or the run's end): a
@@ -97,6 +98,8 @@ const POOL_PICK: u64 = 0x706f_6f6c_0000_0000;
 const UNBOUNDED_PICK: u64 = 0x756e_626f_756e_6400;
 /// Mixed into a case's seed for the pick of a client's `network`.
 const NETWORK_PICK: u64 = 0x6e65_7477_6f72_6b00;
+/// Mixed into a case's seed for the pick of a service's admission `rate_limit`.
+const RATE_PICK: u64 = 0x7261_7465_0000_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -128,6 +131,7 @@ struct Builder {
     pool_pick: Option<Pick>,
     unbounded_pick: Option<Pick>,
     network_pick: Option<Pick>,
+    rate_pick: Option<Pick>,
     /// Per service index, whether it has `workers = "unbounded"`: faults and autoscalers
     /// that need a finite worker count avoid it.
     unbounded: Vec<bool>,
@@ -351,6 +355,10 @@ impl Builder {
         let d = self.dedup_pick.as_mut().expect("set by generate");
         if d.chance(0.3) {
             t += &format!("dedup_window = {}\n", d.dur(0, 2_000_000));
+        }
+        let r = self.rate_pick.as_mut().expect("set by generate");
+        if r.chance(0.2) {
+            t += &format!("rate_limit = {}\n", admission_rate_limit(r));
         }
         let (life, slots) = self.orchestration(instances, ops, unbounded);
         t += &life;
@@ -919,4 +927,26 @@ fn admission(p: &mut Pick) -> String {
         k.push(format!("retry_after = {}", p.dur(0, 50_000)));
     }
     format!("admission = {{ {} }}\n", k.join(", "))
+}
+
+/// A service's admission `rate_limit`: a token bucket of one to fifty, from one token a second
+/// to thousands, by instance or for the fleet, with or without Retry-After.
+fn admission_rate_limit(p: &mut Pick) -> String {
+    let mut k = vec![
+        format!("max_tokens = {}", p.int(1, 50)),
+        format!("fill_interval = {}", p.dur(100, 2_000_000)),
+    ];
+    if p.chance(0.5) {
+        k.push(format!("tokens_per_fill = {}", p.int(1, 20)));
+    }
+    if p.chance(0.5) {
+        k.push(format!("refill = \"{}\"", p.one(&["continuous", "tick"])));
+    }
+    if p.chance(0.5) {
+        k.push(format!("scope = \"{}\"", p.one(&["instance", "fleet"])));
+    }
+    if p.chance(0.5) {
+        k.push(format!("retry_after = {}", p.chance(0.5)));
+    }
+    format!("{{ {} }}", k.join(", "))
 }

@@ -1,0 +1,74 @@
+//! A rate limit at a service's admission: Envoy's local rate limit filter
+//! (`envoy.filters.http.local_ratelimit`) on the inbound listener of each instance's sidecar,
+//! before the queue and before admission shedding. Its bucket is the policy crate's
+//! `TokenBucket`, the same one a call's `rate_limit` keeps; only where it sits and whose
+//! arrivals share it differ.
+
+use super::choices::RateLimitScope;
+use cascade_policy::token_bucket::TokenBucketConfig;
+
+/// `rate_limit = { ... }` on a service.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdmissionLimit {
+    pub bucket: TokenBucketConfig,
+    /// One bucket per instance (Envoy's local limit) or one for the fleet.
+    pub scope: RateLimitScope,
+    /// A refusal carries Retry-After = the time until the bucket holds a token again.
+    /// Off by default: Envoy's filter sends none.
+    pub retry_after: bool,
+}
+
+impl AdmissionLimit {
+    /// How many buckets the service keeps: one per instance slot (autoscaling's included,
+    /// so an instance that comes into rotation has its own), or one.
+    pub fn buckets(&self, instance_slots: u32) -> usize {
+        match self.scope {
+            RateLimitScope::Instance => instance_slots as usize,
+            RateLimitScope::Fleet => 1,
+        }
+    }
+
+    /// The bucket an arrival at instance `i` draws from.
+    #[inline]
+    pub fn bucket_of(&self, i: usize) -> usize {
+        match self.scope {
+            RateLimitScope::Instance => i,
+            RateLimitScope::Fleet => 0,
+        }
+    }
+
+    /// The long-run rate the whole service admits with `instances` instances, per second:
+    /// the bucket's rate times the instances for per-instance buckets (the sidecar pitfall),
+    /// the bucket's rate alone for a fleet bucket.
+    pub fn fleet_per_second(&self, instances: u32) -> f64 {
+        match self.scope {
+            RateLimitScope::Instance => self.bucket.per_second() * f64::from(instances),
+            RateLimitScope::Fleet => self.bucket.per_second(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cascade_policy::Nanos;
+    use cascade_policy::token_bucket::Refill;
+
+    #[test]
+    fn per_instance_buckets_admit_instances_times_the_rate() {
+        let bucket = TokenBucketConfig::new(20, 1, Nanos::from_ms(10), Refill::Continuous)
+            .expect("a valid bucket");
+        let mut limit = AdmissionLimit {
+            bucket,
+            scope: RateLimitScope::Instance,
+            retry_after: false,
+        };
+        assert_eq!(limit.buckets(10), 10);
+        assert_eq!(limit.bucket_of(7), 7);
+        assert_eq!(limit.fleet_per_second(10), 1_000.0);
+        limit.scope = RateLimitScope::Fleet;
+        assert_eq!(limit.buckets(10), 1);
+        assert_eq!(limit.bucket_of(7), 0);
+        assert_eq!(limit.fleet_per_second(10), 100.0);
+    }
+}
