@@ -10,7 +10,7 @@
 
 use super::envoy_cluster::*;
 use super::envoy_retry::*;
-use super::out::{Imported, PolicyOut, Toml};
+use super::out::{Elsewhere, Imported, PolicyOut, Toml};
 use super::read::{Ctx, Read, duration_text, policy_name};
 use super::tree::{Node, Value};
 use crate::time::NANOS_PER_MS;
@@ -48,12 +48,14 @@ pub(super) struct Route<'a> {
 pub(super) struct Found<'a> {
     clusters: Vec<(String, &'a Node)>,
     routes: Vec<Route<'a>>,
+    /// `--set` lines of the local rate limit filters met (`envoy_rate_limit.rs`).
+    rate_limits: Vec<Elsewhere>,
 }
 
 pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
     let mut found = Found::default();
     walk(ctx, root, "", false, &mut found)?;
-    if found.clusters.is_empty() && found.routes.is_empty() {
+    if found.clusters.is_empty() && found.routes.is_empty() && found.rate_limits.is_empty() {
         return Err(ctx.error(
             root,
             "",
@@ -102,6 +104,7 @@ pub fn import(ctx: &mut Ctx, root: &Node) -> Read<Imported> {
         out.elsewhere.extend(cluster.outlier.iter().cloned());
         out.elsewhere.extend(cluster.balancer.iter().cloned());
     }
+    out.elsewhere.extend(found.rate_limits);
     Ok(out)
 }
 
@@ -170,7 +173,11 @@ pub(super) fn walk<'a>(
                 return Ok(());
             }
             for (k, v) in entries {
-                if CONTAINERS.contains(&k.text.as_str()) {
+                if k.text == "http_filters" {
+                    // An HTTP connection manager's filters: its local rate limit is the
+                    // admission limit of the service behind the listener.
+                    super::envoy_rate_limit::http_filters(ctx, v, node, &mut found.rate_limits)?;
+                } else if CONTAINERS.contains(&k.text.as_str()) {
                     let key = format!("{path}{}.", k.text);
                     walk(ctx, v, &key, k.text == "clusters", found)?;
                 } else if !matches!(k.text.as_str(), "name" | "@type") {

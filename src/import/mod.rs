@@ -11,6 +11,7 @@
 pub mod envoy;
 mod envoy_balancer;
 mod envoy_cluster;
+mod envoy_rate_limit;
 mod envoy_retry;
 pub mod grpc;
 pub mod out;

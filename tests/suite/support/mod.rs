@@ -200,8 +200,9 @@ pub const TRACE_FIXTURES: [&str; 4] = [
     "jaeger-shop.json",
 ];
 
-pub const IMPORT_FIXTURES: [(&str, &str); 7] = [
+pub const IMPORT_FIXTURES: [(&str, &str); 8] = [
     ("envoy", "envoy-bootstrap.yaml"),
+    ("envoy", "envoy-local-ratelimit.yaml"),
     ("envoy", "envoy-route.json"),
     ("envoy", "envoy-cluster-slow-start.yaml"),
     ("grpc", "grpc-retry.json"),
