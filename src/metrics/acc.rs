@@ -123,6 +123,10 @@ pub struct ServiceAcc {
     /// (`has_rate_limit`), so other services' metrics stay as they were.
     pub rate_limited: u64,
     pub has_rate_limit: bool,
+    /// Per key of a keyed rate limit (`metrics/rate_keys.rs`), arrivals it passed and
+    /// refused; only on the service's own slot, empty elsewhere and for an unkeyed limit.
+    /// Emitted by the recorder, which holds the keys' names.
+    pub rate_keys: Vec<[u64; 2]>,
     /// Instances ejected by outlier detection, and the integral (ns × instances) ejected.
     pub ejections: u64,
     pub ejected_area: Area,
@@ -229,6 +233,10 @@ impl ServiceAcc {
         for (a, b) in self.options.iter_mut().zip(&o.options) {
             *a += b;
         }
+        for (a, b) in self.rate_keys.iter_mut().zip(&o.rate_keys) {
+            a[0] += b[0];
+            a[1] += b[1];
+        }
     }
     /// An operation's slot added into its service's: as `merge`, but the instances are the
     /// service's own (every slot of it integrates the same count).
@@ -271,6 +279,7 @@ impl ServiceAcc {
         self.scale_downs = 0;
         self.steps.fill(StepCount::default());
         self.options.fill(0);
+        self.rate_keys.fill([0; 2]);
     }
     pub fn emit(&self, span_ns: u64, emit: Emit) {
         let span = span_ns as f64;

@@ -14,6 +14,9 @@ pub(super) struct EmissionOrder {
     pub(super) services: Vec<(String, usize)>,
     pub(super) edges: Vec<(String, usize)>,
     pub(super) steps: Vec<Vec<StepMetric>>,
+    /// Per service slot, the suffixes of its keyed rate limit's passed and refused counts per
+    /// key (`rate_keys.rs`): empty but for a keyed limit's own slot.
+    pub(super) rate_keys: Vec<Vec<Option<[String; 2]>>>,
 }
 
 /// A metric of a plan's branches: a step with a `p` (its index, and the names of its taken and
@@ -88,6 +91,12 @@ pub(super) fn emit_entities(
                         e(skipped, a.steps[*i].skipped as f64);
                     }
                     StepMetric::Option(k, name) => e(name, a.options[*k] as f64),
+                }
+            }
+            for (names, counts) in order.rate_keys[*slot].iter().zip(&a.rate_keys) {
+                if let Some([passed, refused]) = names {
+                    e(passed, counts[0] as f64);
+                    e(refused, counts[1] as f64);
                 }
             }
         });

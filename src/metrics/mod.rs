@@ -7,6 +7,7 @@ mod emission;
 pub mod level;
 pub mod names;
 pub mod pool_series;
+pub mod rate_keys;
 pub mod recorder;
 pub mod recovery;
 pub mod select;

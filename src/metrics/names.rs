@@ -22,6 +22,12 @@ pub fn client_op(c: &str, op: &str) -> String {
     format!("client.{c}.op.{op}")
 }
 
+/// `rate_limit.<key>.<count>` under a service: a keyed rate limit's count for one key
+/// (`client.<c>` or `client.<c>.op.<o>`), `passed` or `refused`.
+pub fn rate_key(key: &str, count: &str) -> String {
+    format!("rate_limit.{key}.{count}")
+}
+
 /// `service.<s>`: a service's metrics.
 pub fn service(s: &str) -> String {
     format!("service.{s}")
@@ -253,6 +259,11 @@ mod tests {
         documented(&metric(&service_op("<s>", "<o>"), "<metric>"));
         documented(&metric(&edge("<from>.<to>.op.<o>"), "<metric>"));
         documented(&window_metric("<w>", "<metric>"));
+        for key in [client("<c>"), client_op("<c>", "<o>")] {
+            for count in ["passed", "refused"] {
+                documented(&metric(&service("<s>"), &rate_key(&key, count)));
+            }
+        }
         assert_eq!(client_metric("web", "requests"), "client.web.requests");
         assert_eq!(service_metric("db", "served"), "service.db.served");
         assert_eq!(edge_metric("web.api", "calls"), "edge.web.api.calls");

@@ -135,6 +135,9 @@ impl Recorder {
         let steps: Vec<Vec<StepMetric>> = (0..slots.services.len())
             .map(|slot| step_metrics(plan_of(slot)))
             .collect();
+        let rate_key_names: Vec<Vec<Option<[String; 2]>>> = (0..slots.services.len())
+            .map(|slot| super::rate_keys::emitted_at(model, &slots, slot))
+            .collect();
         let services: Vec<ServiceAcc> = (0..slots.services.len())
             .map(|slot| {
                 let s = &model.services[service_of(slot)];
@@ -159,6 +162,7 @@ impl Recorder {
                     has_rate_limit: s.rate_limit.is_some(),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
                     options: vec![0; options],
+                    rate_keys: vec![[0; 2]; rate_key_names[slot].len()],
                     ..Default::default()
                 }
             })
@@ -179,6 +183,7 @@ impl Recorder {
             services: order.services,
             edges: order.edges,
             steps,
+            rate_keys: rate_key_names,
         };
         let edge_totals: Vec<(usize, usize)> = model
             .edges

@@ -49,6 +49,21 @@ pub enum RateLimitScope {
     Fleet,
 }
 
+/// Whose requests share a bucket of a service's admission rate limit, within its `scope`: one
+/// for all, one per tenant (the client a request came from, however deep the service), or one
+/// per operation of a client's `mix` (a client without a mix is one key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitKey {
+    /// Every arrival takes from the same bucket (Envoy's filter without descriptors).
+    #[default]
+    None,
+    /// A bucket per client: a noisy tenant empties its own bucket, not the others'.
+    Client,
+    /// A bucket per client and operation of its mix.
+    ClientOperation,
+}
+
 /// A request's criticality, most important first (the order admission control sheds in
 /// reverse).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Default)]

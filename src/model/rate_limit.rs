@@ -4,7 +4,7 @@
 //! `TokenBucket`, the same one a call's `rate_limit` keeps; only where it sits and whose
 //! arrivals share it differ.
 
-use super::choices::RateLimitScope;
+use super::choices::{RateLimitKey, RateLimitScope};
 use cascade_policy::token_bucket::TokenBucketConfig;
 
 /// `rate_limit = { ... }` on a service.
@@ -13,28 +13,33 @@ pub struct AdmissionLimit {
     pub bucket: TokenBucketConfig,
     /// One bucket per instance (Envoy's local limit) or one for the fleet.
     pub scope: RateLimitScope,
+    /// Whose arrivals share a bucket within the scope: all, each client's (a tenant's), or
+    /// each client operation's.
+    pub key: RateLimitKey,
     /// A refusal carries Retry-After = the time until the bucket holds a token again.
     /// Off by default: Envoy's filter sends none.
     pub retry_after: bool,
 }
 
 impl AdmissionLimit {
-    /// How many buckets the service keeps: one per instance slot (autoscaling's included,
-    /// so an instance that comes into rotation has its own), or one.
-    pub fn buckets(&self, instance_slots: u32) -> usize {
-        match self.scope {
+    /// How many buckets the service keeps for `keys` keys: `keys` per instance slot
+    /// (autoscaling's included, so an instance that comes into rotation has its own), or
+    /// `keys` for the fleet.
+    pub fn buckets(&self, instance_slots: u32, keys: usize) -> usize {
+        keys * match self.scope {
             RateLimitScope::Instance => instance_slots as usize,
             RateLimitScope::Fleet => 1,
         }
     }
 
-    /// The bucket an arrival at instance `i` draws from.
+    /// The bucket an arrival at instance `i` with key `key` (of `keys`) draws from.
     #[inline]
-    pub fn bucket_of(&self, i: usize) -> usize {
-        match self.scope {
-            RateLimitScope::Instance => i,
-            RateLimitScope::Fleet => 0,
-        }
+    pub fn bucket_of(&self, i: usize, key: usize, keys: usize) -> usize {
+        key + keys
+            * match self.scope {
+                RateLimitScope::Instance => i,
+                RateLimitScope::Fleet => 0,
+            }
     }
 
     /// The long-run rate the whole service admits with `instances` instances, per second:
@@ -61,14 +66,20 @@ mod tests {
         let mut limit = AdmissionLimit {
             bucket,
             scope: RateLimitScope::Instance,
+            key: RateLimitKey::None,
             retry_after: false,
         };
-        assert_eq!(limit.buckets(10), 10);
-        assert_eq!(limit.bucket_of(7), 7);
+        assert_eq!(limit.buckets(10, 1), 10);
+        assert_eq!(limit.bucket_of(7, 0, 1), 7);
         assert_eq!(limit.fleet_per_second(10), 1_000.0);
+        // Three tenants: instance 7's buckets are 21, 22 and 23.
+        assert_eq!(limit.buckets(10, 3), 30);
+        assert_eq!(limit.bucket_of(7, 2, 3), 23);
         limit.scope = RateLimitScope::Fleet;
-        assert_eq!(limit.buckets(10), 1);
-        assert_eq!(limit.bucket_of(7), 0);
+        assert_eq!(limit.buckets(10, 1), 1);
+        assert_eq!(limit.bucket_of(7, 0, 1), 0);
+        assert_eq!(limit.buckets(10, 3), 3);
+        assert_eq!(limit.bucket_of(7, 2, 3), 2);
         assert_eq!(limit.fleet_per_second(10), 100.0);
     }
 }

@@ -115,13 +115,22 @@ fn admission_rate_limit(s: &crate::model::Service) -> Option<String> {
             short(limit.fleet_per_second(n)),
         ),
     };
+    let keyed = match limit.key {
+        crate::model::RateLimitKey::None => "",
+        crate::model::RateLimitKey::Client => {
+            "; keyed by client: each tenant has its own, the figures are per tenant"
+        }
+        crate::model::RateLimitKey::ClientOperation => {
+            "; keyed by client operation: each has its own, the figures are per key"
+        }
+    };
     let retry_after = if limit.retry_after {
         ", refusals carry Retry-After"
     } else {
         ""
     };
     Some(format!(
-        "rate limit at {}'s admission: {}/s{tick}, burst {}, {whose}{retry_after}",
+        "rate limit at {}'s admission: {}/s{tick}, burst {}, {whose}{keyed}{retry_after}",
         s.name,
         short(b.per_second()),
         b.max_tokens(),

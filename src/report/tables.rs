@@ -89,10 +89,16 @@ pub fn services(model: &Model) -> Table {
                 crate::model::RateLimitScope::Instance => "per instance",
                 crate::model::RateLimitScope::Fleet => "fleet-wide",
             };
+            let keyed = match r.key {
+                crate::model::RateLimitKey::None => "",
+                crate::model::RateLimitKey::Client => " per client",
+                crate::model::RateLimitKey::ClientOperation => " per client operation",
+            };
             protections.push(format!(
-                "rate limit {}/s {whose} ({}/s in all)",
+                "rate limit {}/s {whose}{keyed} ({}/s in all{})",
                 short(r.bucket.per_second()),
-                short(r.fleet_per_second(s.instances))
+                short(r.fleet_per_second(s.instances)),
+                if keyed.is_empty() { "" } else { " for each" },
             ));
         }
         if s.admission.is_some() {

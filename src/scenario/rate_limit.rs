@@ -1,14 +1,14 @@
 //! `rate_limit = { ... }` on a service: a token bucket at admission (`model/rate_limit.rs`).
 //! The bucket's keys and checks are a call's `rate_limit` (Envoy's `max_tokens`,
 //! `tokens_per_fill`, `fill_interval`, checked by `TokenBucketConfig::from_table`); a service's
-//! adds whose bucket it is (`scope`) and whether a refusal says when to come back
+//! adds whose bucket it is (`scope`, `key`) and whether a refusal says when to come back
 //! (`retry_after`).
 
 use super::document::{Located, Source};
 use super::schema::Dur;
 use super::schema_json::EnumOf;
-use crate::model::RateLimitScope;
 use crate::model::rate_limit::AdmissionLimit;
+use crate::model::{RateLimitKey, RateLimitScope};
 use cascade_policy::table::RawRateLimit;
 use cascade_policy::token_bucket::{Refill, TokenBucketConfig};
 use schemars::JsonSchema;
@@ -34,6 +34,11 @@ pub struct RawServiceRateLimit {
     /// rate); `fleet`: one bucket shared by all instances (a global rate-limit service).
     #[schemars(with = "Option<EnumOf<RateLimitScope>>", extend("default" = "instance"))]
     pub scope: Option<RateLimitScope>,
+    /// `none`: every arrival takes from the same bucket; `client`: a bucket per client the
+    /// request came from (a tenant); `client_operation`: per operation of a client's mix.
+    /// Within the scope: per instance and key, or per key for the fleet.
+    #[schemars(with = "Option<EnumOf<RateLimitKey>>", extend("default" = "none"))]
+    pub key: Option<RateLimitKey>,
     /// A refusal carries Retry-After: the time until the bucket holds a token again.
     #[schemars(extend("default" = false))]
     pub retry_after: Option<bool>,
@@ -52,6 +57,7 @@ pub fn rate_limit(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<
     Ok(AdmissionLimit {
         bucket,
         scope: raw.scope.unwrap_or_default(),
+        key: raw.key.unwrap_or_default(),
         retry_after: raw.retry_after.unwrap_or(false),
     })
 }

@@ -1543,6 +1543,10 @@ fn a_service_rate_limit_checks_its_keys() {
         &["service.db.rate_limit.scope", "fleet"],
     );
     c.rejects(
+        &with(r#"{ max_tokens = 5, fill_interval = "1s", key = "tenant" }"#),
+        &["service.db.rate_limit.key", "client_operation"],
+    );
+    c.rejects(
         &with(r#"{ max_tokens = 5, fill_interval = "1s", retry_after = "1s" }"#),
         &["service.db.rate_limit.retry_after"],
     );

@@ -363,7 +363,7 @@ work = "1ms"
 reject_work = "1ms"
 dedup_window = "1s"
 contention = { k = 0.1, knee = 0 }
-rate_limit = { max_tokens = 100, fill_interval = "1ms" }
+rate_limit = { max_tokens = 100, fill_interval = "1ms", key = "client" }
 
 [[client]]
 name = "app"
@@ -377,6 +377,7 @@ failure_accrual = {}
 
 [[service]]
 name = "api"
+rate_limit = { max_tokens = 100, fill_interval = "1ms", key = "client_operation" }
 [[service.operation]]
 name = "read"
 work = "1ms"

@@ -28,14 +28,17 @@ impl Simulation {
         let propagates = policy.propagate_deadline();
         let deadline = call_deadline(Nanos(caller_deadline), policy.reserve(), propagates);
         let deadline = bounded_by_total(deadline, Nanos(now), policy.total_timeout()).0;
-        let (caller_instance, criticality) = match parent {
-            Parent::Client { client, .. } => (0, self.clients[client as usize].criticality),
-            Parent::Job(j) | Parent::Detached(j) => self
-                .jobs
-                .get(j)
-                .map_or((0, Default::default()), |j| (j.instance, j.criticality)),
-            Parent::Fallback(c) => self.calls.get(c).map_or((0, Default::default()), |c| {
-                (c.caller_instance, c.criticality)
+        let (caller_instance, criticality, origin) = match parent {
+            Parent::Client { client, .. } => {
+                let state = &self.clients[client as usize];
+                (0, state.criticality, state.origin)
+            }
+            Parent::Job(j) | Parent::Detached(j) => (self.jobs.get(j))
+                .map_or((0, Default::default(), 0), |j| {
+                    (j.instance, j.criticality, j.origin)
+                }),
+            Parent::Fallback(c) => (self.calls.get(c)).map_or((0, Default::default(), 0), |c| {
+                (c.caller_instance, c.criticality, c.origin)
             }),
         };
         let path = match self.path_base[spec.id] {
@@ -72,6 +75,7 @@ impl Simulation {
             },
             caller_instance,
             criticality,
+            origin,
         };
         let cr = self.calls.insert(call);
         if self.trace.is_some() {
@@ -355,6 +359,7 @@ impl Simulation {
             retry_after: NO_RETRY_AFTER,
             paused: 0,
             answered: false,
+            origin: call.origin,
         };
         let jr = self.jobs.insert(job);
         match hedge {

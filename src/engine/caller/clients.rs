@@ -37,8 +37,9 @@ impl Simulation {
             let e = &mix.others[k];
             (k + 1, e.deadline, e.criticality, SpecId::of(&e.call))
         };
-        state.criticality = criticality;
         let slot = self.client_metric_slot_base[client as usize] as usize + k;
+        state.criticality = criticality;
+        state.origin = slot as u32;
         self.rec.clients[slot].requests += 1;
         let deadline = deadline.map_or(NO_DEADLINE, |d| self.now + d);
         self.start_call(Parent::Client { client, user }, spec, deadline);

@@ -7,115 +7,132 @@ use super::event_queue::EventQueue;
 use super::rng::stream;
 use super::simulation::Simulation;
 use super::state::*;
+use crate::metrics::rate_keys::RateKeys;
 use crate::metrics::recorder::Recorder;
-use crate::model::{CallSpec, Load, Model, Rule};
+use crate::model::{CallSpec, Load, Model, RateLimitKey, Rule};
 
 impl Simulation {
     /// A simulation of `model`, its clients started and its faults and lifecycles scheduled.
     pub fn new(model: Model) -> Simulation {
         let seed = model.seed;
-        let clients = model
-            .clients
-            .iter()
-            .map(|c| ClientState {
+        let slots = crate::metrics::slots::MetricSlots::of(&model);
+        let clients = (model.clients.iter().enumerate())
+            .map(|(index, c)| ClientState {
                 arrival_rng: stream(seed, &format!("client.{}", c.name), "arrivals"),
                 think_rng: stream(seed, &format!("client.{}", c.name), "think"),
                 rate_cursor: 0,
                 last_arrival: 0.0,
                 mix_rng: stream(seed, &format!("client.{}", c.name), "mix"),
                 criticality: c.criticality,
+                // A client without a mix records on its own slot, which is never changed.
+                origin: index as u32,
             })
             .collect();
         let services: Vec<ServiceState> = model
             .services
             .iter()
             .enumerate()
-            .map(|(index, s)| ServiceState {
-                plain_dispatch: crate::engine::service::dispatch::plain_dispatch(s),
-                screens_arrivals: crate::engine::service::jobs::screens_arrivals(s),
-                instances: (0..s.instance_slots())
-                    .map(|i| InstanceState {
-                        busy: 0,
-                        queue: std::collections::VecDeque::new(),
-                        cancelled_in_queue: 0,
-                        work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
-                        codel: s.codel.as_ref().map(cascade_policy::codel::Codel::new),
-                        operation_busy: if s.partitioned {
-                            vec![0; s.operations.len() + 1]
-                        } else {
-                            Vec::new()
-                        },
-                        working: 0,
-                        owed: std::collections::VecDeque::new(),
-                    })
-                    .collect(),
-                balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
-                next_rr: 0,
-                outlier: s
-                    .outlier
-                    .clone()
-                    .map(|o| cascade_policy::outlier::Outlier::new(o, s.instance_slots() as usize)),
-                // MetricSlots past the instances of the start hold none yet (autoscaling).
-                down: crate::engine::balancer::down::Down::new(
-                    (0..s.instance_slots())
-                        .map(|i| {
-                            if i < s.instances {
-                                0
+            .map(|(index, s)| {
+                let keys = (s.rate_limit.as_ref()).map(|r| RateKeys::of(&slots, r.key));
+                ServiceState {
+                    plain_dispatch: crate::engine::service::dispatch::plain_dispatch(s),
+                    screens_arrivals: crate::engine::service::jobs::screens_arrivals(s),
+                    instances: (0..s.instance_slots())
+                        .map(|i| InstanceState {
+                            busy: 0,
+                            queue: std::collections::VecDeque::new(),
+                            cancelled_in_queue: 0,
+                            work_rng: stream(seed, &format!("service.{}#{i}", s.name), "work"),
+                            codel: s.codel.as_ref().map(cascade_policy::codel::Codel::new),
+                            operation_busy: if s.partitioned {
+                                vec![0; s.operations.len() + 1]
                             } else {
-                                crate::engine::platform::lifecycle::ABSENT
-                            }
+                                Vec::new()
+                            },
+                            working: 0,
+                            owed: std::collections::VecDeque::new(),
                         })
                         .collect(),
-                ),
-                least: (s.balancer == crate::model::BalancerKind::LeastOutstanding
-                    && s.instance_slots() > 1)
-                    .then(|| {
-                        Box::new(crate::engine::balancer::least::LeastTree::new(
+                    balancer_rng: stream(seed, &format!("service.{}", s.name), "balancer"),
+                    next_rr: 0,
+                    outlier: s.outlier.clone().map(|o| {
+                        cascade_policy::outlier::Outlier::new(o, s.instance_slots() as usize)
+                    }),
+                    // MetricSlots past the instances of the start hold none yet (autoscaling).
+                    down: crate::engine::balancer::down::Down::new(
+                        (0..s.instance_slots())
+                            .map(|i| {
+                                if i < s.instances {
+                                    0
+                                } else {
+                                    crate::engine::platform::lifecycle::ABSENT
+                                }
+                            })
+                            .collect(),
+                    ),
+                    least: (s.balancer == crate::model::BalancerKind::LeastOutstanding
+                        && s.instance_slots() > 1)
+                        .then(|| {
+                            Box::new(crate::engine::balancer::least::LeastTree::new(
+                                s.instance_slots(),
+                            ))
+                        }),
+                    life: s.orchestration.as_ref().map(|o| {
+                        Box::new(crate::engine::platform::lifecycle::Life::new(&model, s, o))
+                    }),
+                    ramp: s.slow_start.as_ref().map(|c| {
+                        Box::new(crate::engine::balancer::slow_start::Ramp::new(
+                            c,
                             s.instance_slots(),
                         ))
                     }),
-                life: s
-                    .orchestration
-                    .as_ref()
-                    .map(|o| Box::new(crate::engine::platform::lifecycle::Life::new(&model, s, o))),
-                ramp: s.slow_start.as_ref().map(|c| {
-                    Box::new(crate::engine::balancer::slow_start::Ramp::new(
-                        c,
-                        s.instance_slots(),
-                    ))
-                }),
-                rate_buckets: s.rate_limit.as_ref().map_or_else(Vec::new, |r| {
-                    let full = cascade_policy::token_bucket::TokenBucket::new(
-                        &r.bucket,
-                        cascade_policy::Nanos::ZERO,
-                    );
-                    vec![full; r.buckets(s.instance_slots())]
-                }),
-                branches: s
-                    .plans()
-                    .enumerate()
-                    .map(|(operation, plan)| {
-                        let mut options = 0;
-                        plan.branches
-                            .iter()
-                            .enumerate()
-                            .map(|(step, b)| {
-                                b.as_ref().map(|b| BranchState {
-                                    p: b.p().unwrap_or(1.0),
-                                    rng: stream(seed, &format!("service.{}", s.name), &b.stream),
-                                    faults: branch_faults(&model, index, operation, step),
-                                    option_base: {
-                                        let base = options;
-                                        if let Rule::Choose { until, .. } = &b.rule {
-                                            options += until.len() as u32;
-                                        }
-                                        base
-                                    },
+                    rate_buckets: s.rate_limit.as_ref().map_or_else(Vec::new, |r| {
+                        let full = cascade_policy::token_bucket::TokenBucket::new(
+                            &r.bucket,
+                            cascade_policy::Nanos::ZERO,
+                        );
+                        let keys = keys.as_ref().map_or(1, RateKeys::count);
+                        vec![full; r.buckets(s.instance_slots(), keys)]
+                    }),
+                    rate_keys: keys.as_ref().map_or(1, RateKeys::count),
+                    // Empty for an unkeyed limit: every arrival, a probe's too, takes from bucket 0.
+                    rate_key_of: keys
+                        .filter(|_| {
+                            s.rate_limit
+                                .as_ref()
+                                .is_some_and(|r| r.key != RateLimitKey::None)
+                        })
+                        .map_or_else(Vec::new, |k| k.of_origin),
+                    branches: s
+                        .plans()
+                        .enumerate()
+                        .map(|(operation, plan)| {
+                            let mut options = 0;
+                            plan.branches
+                                .iter()
+                                .enumerate()
+                                .map(|(step, b)| {
+                                    b.as_ref().map(|b| BranchState {
+                                        p: b.p().unwrap_or(1.0),
+                                        rng: stream(
+                                            seed,
+                                            &format!("service.{}", s.name),
+                                            &b.stream,
+                                        ),
+                                        faults: branch_faults(&model, index, operation, step),
+                                        option_base: {
+                                            let base = options;
+                                            if let Rule::Choose { until, .. } = &b.rule {
+                                                options += until.len() as u32;
+                                            }
+                                            base
+                                        },
+                                    })
                                 })
-                            })
-                            .collect()
-                    })
-                    .collect(),
+                                .collect()
+                        })
+                        .collect(),
+                }
             })
             .collect();
         let edge_rngs = model
@@ -134,7 +151,6 @@ impl Simulation {
             level.add(0, initial as i64, &mut unused);
         }
         let faults = crate::engine::faults::per_request::FaultIndex::new(&model);
-        let slots = crate::metrics::slots::MetricSlots::of(&model);
         let any_least = services.iter().any(|s| s.least.is_some());
         let mut sim = Simulation {
             any_least,

@@ -102,6 +102,9 @@ pub struct Call {
     /// The caller's instance (0 for a client) and the request's criticality, carried along.
     pub caller_instance: u32,
     pub criticality: Criticality,
+    /// The client metric slot of the request it serves (the client, or its mix entry's part):
+    /// whose tenant it is, for a rate limit keyed by client (`RateLimitKey`).
+    pub origin: u32,
 }
 
 /// One non-idempotent operation, kept while its call or any of its attempts lives, to count
@@ -186,7 +189,12 @@ pub struct Job {
     pub paused: u64,
     /// Its answer has been given (counted in the service's answers).
     pub answered: bool,
+    /// Its call's `origin`: the tenant a keyed rate limit charges.
+    pub origin: u32,
 }
+
+/// `Job::origin` of a platform probe: no client sent it.
+pub const NO_ORIGIN: u32 = u32::MAX;
 
 /// `Job::step` once the job's after-work is under way or done: past every step.
 pub const AFTER_WORK: u16 = u16::MAX;
@@ -241,9 +249,13 @@ pub struct ServiceState {
     pub life: Option<Box<crate::engine::platform::lifecycle::Life>>,
     /// Slow starts at the balancer (`slow_start.rs`); `None` without `Service::slow_start`.
     pub ramp: Option<Box<crate::engine::balancer::slow_start::Ramp>>,
-    /// The admission rate limit's buckets (`Service::rate_limit`): one per instance slot, or
-    /// one for the fleet; empty without a rate limit.
+    /// The admission rate limit's buckets (`Service::rate_limit`): per instance slot, or for
+    /// the fleet, one per key (`rate_keys`); empty without a rate limit.
     pub rate_buckets: Vec<cascade_policy::token_bucket::TokenBucket>,
+    /// Per client slot (a request's `origin`), its key's index, and how many keys there are
+    /// (`metrics/rate_keys.rs`); empty and 1 for an unkeyed limit.
+    pub rate_key_of: Vec<u32>,
+    pub rate_keys: usize,
 }
 
 /// A step made with a probability, and the stream of its draws (`branch.<name or
@@ -269,6 +281,9 @@ pub struct ClientState {
     pub mix_rng: Stream,
     /// The criticality of the request being started (the mix entry's, else the client's).
     pub criticality: Criticality,
+    /// The metric slot of the request being started (the mix entry's part, else the
+    /// client's own): its calls' `origin`.
+    pub origin: u32,
 }
 
 /// Events are a small enum: the queue holds them by value, no allocation per event.

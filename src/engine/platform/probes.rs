@@ -138,6 +138,8 @@ impl Simulation {
             retry_after: NO_RETRY_AFTER,
             paused: 0,
             answered: false,
+            // The platform's, no client's: a keyed rate limit charges it to no tenant.
+            origin: NO_ORIGIN,
         };
         let jr = self.jobs.insert(job);
         self.life_mut(s).instances[i as usize].probes[kind as usize].job = Some(jr);

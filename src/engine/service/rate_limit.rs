@@ -1,7 +1,8 @@
 //! A service's admission rate limit (`Service::rate_limit`, `model/rate_limit.rs`): Envoy's
 //! local rate limit filter on each instance's inbound listener. An arrival takes a token from
-//! its instance's bucket (or the fleet's) or is answered at once, before admission shedding
-//! and the queue, as the filter answers 429 before the request reaches the application.
+//! its instance's bucket (or the fleet's; with a `key`, its tenant's there) or is answered at
+//! once, before admission shedding and the queue, as the filter answers 429 before the
+//! request reaches the application.
 
 use crate::engine::kernel::arena::Ref;
 use crate::engine::kernel::simulation::Simulation;
@@ -21,8 +22,26 @@ impl Simulation {
             return false;
         };
         let now = Nanos(self.now);
-        let bucket = &mut self.services[s].rate_buckets[limit.bucket_of(i)];
-        if bucket.try_take(now) {
+        let state = &mut self.services[s];
+        let keyed = !state.rate_key_of.is_empty();
+        let key = match keyed {
+            false => 0,
+            true => {
+                let origin = self.jobs.get(jr).expect("arriving job").origin;
+                // A platform probe belongs to no tenant: a keyed limit does not charge it.
+                match state.rate_key_of.get(origin as usize) {
+                    Some(&key) => key as usize,
+                    None => return false,
+                }
+            }
+        };
+        let bucket = &mut state.rate_buckets[limit.bucket_of(i, key, state.rate_keys)];
+        let taken = bucket.try_take(now);
+        if keyed {
+            // Per key, on the service's own slot: its operations' slots keep no keys.
+            self.rec.services[s].rate_keys[key][usize::from(!taken)] += 1;
+        }
+        if taken {
             return false;
         }
         let retry_after = match limit.retry_after {

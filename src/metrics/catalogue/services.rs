@@ -90,6 +90,26 @@ pub(super) const SERVICES: &[MetricDoc] = &[
         "arrivals refused by the service's `rate_limit` (its token bucket, the instance's or the fleet's, was empty), answered overloaded (429) at once; only at a service with `rate_limit`",
     ),
     doc(
+        "service.<s>.rate_limit.client.<c>.passed",
+        "count",
+        "arrivals from client <c> (however deep the service) that took a token of their tenant's bucket; only at a service whose `rate_limit` has `key = \"client\"`",
+    ),
+    doc(
+        "service.<s>.rate_limit.client.<c>.refused",
+        "count",
+        "arrivals from client <c> that found their tenant's bucket empty (counted in rate_limited too); only with `key = \"client\"`",
+    ),
+    doc(
+        "service.<s>.rate_limit.client.<c>.op.<o>.passed",
+        "count",
+        "arrivals of operation <o> of client <c>'s mix (or of client <c>, without a mix) that took a token of their key's bucket; only with `key = \"client_operation\"`",
+    ),
+    doc(
+        "service.<s>.rate_limit.client.<c>.op.<o>.refused",
+        "count",
+        "arrivals of that client operation that found their key's bucket empty; only with `key = \"client_operation\"`",
+    ),
+    doc(
         "service.<s>.ejections",
         "count",
         "instances ejected from the balancer by outlier detection",

@@ -351,9 +351,13 @@ fn fallback(
     }
 }
 
-/// The `failure_accrual` table: Finagle's per-host accrual, short marks so they end in a run.
-/// A token bucket: from one token a second to thousands, continuous or by ticks.
+/// A call's token bucket: from one token a second to thousands, continuous or by ticks.
 fn rate_limit(p: &mut Pick) -> String {
+    format!("{{ {} }}", bucket_keys(p).join(", "))
+}
+
+/// The keys of a token bucket, a call's or a service's (`scenario.rs`, which adds its own).
+pub(super) fn bucket_keys(p: &mut Pick) -> Vec<String> {
     let mut k = vec![
         format!("max_tokens = {}", p.int(1, 50)),
         format!("fill_interval = {}", p.dur(100, 2_000_000)),
@@ -364,9 +368,10 @@ fn rate_limit(p: &mut Pick) -> String {
     if p.chance(0.5) {
         k.push(format!("refill = \"{}\"", p.one(&["continuous", "tick"])));
     }
-    format!("{{ {} }}", k.join(", "))
+    k
 }
 
+/// The `failure_accrual` table: Finagle's per-host accrual, short marks so they end in a run.
 fn accrual(p: &mut Pick) -> String {
     let mut k = Vec::new();
     if p.chance(0.7) {

@@ -930,23 +930,18 @@ fn admission(p: &mut Pick) -> String {
 }
 
 /// A service's admission `rate_limit`: a token bucket of one to fifty, from one token a second
-/// to thousands, by instance or for the fleet, with or without Retry-After.
+/// to thousands, by instance or for the fleet, per tenant or not, with or without Retry-After.
 fn admission_rate_limit(p: &mut Pick) -> String {
-    let mut k = vec![
-        format!("max_tokens = {}", p.int(1, 50)),
-        format!("fill_interval = {}", p.dur(100, 2_000_000)),
-    ];
-    if p.chance(0.5) {
-        k.push(format!("tokens_per_fill = {}", p.int(1, 20)));
-    }
-    if p.chance(0.5) {
-        k.push(format!("refill = \"{}\"", p.one(&["continuous", "tick"])));
-    }
+    let mut k = policy::bucket_keys(p);
     if p.chance(0.5) {
         k.push(format!("scope = \"{}\"", p.one(&["instance", "fleet"])));
     }
     if p.chance(0.5) {
         k.push(format!("retry_after = {}", p.chance(0.5)));
+    }
+    if p.chance(0.5) {
+        let key = p.one(&["none", "client", "client_operation"]);
+        k.push(format!("key = \"{key}\""));
     }
     format!("{{ {} }}", k.join(", "))
 }
