@@ -20,7 +20,8 @@ pub use cascade_policy::retry::RetryPolicy;
 pub use cascade_policy::table::{FallbackConfig, PolicyConfig};
 pub use cascade_policy::throttle::ThrottleConfig;
 pub use choices::{
-    AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, RateLimitScope, Wraps,
+    AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, RateLimitScope,
+    WarmCurve, Wraps,
 };
 pub use latency::Latency;
 pub use rate::RateSchedule;
