@@ -199,3 +199,31 @@ fn warm_curves_and_tables_are_checked() {
         cascade(&["validate", path.to_str().unwrap()], 0);
     }
 }
+
+#[test]
+fn each_warm_up_is_described_as_it_comes_back() {
+    let effect = |warm: &str| {
+        let text = scenario(
+            5,
+            r#"{ to = "cache" }, { to = "db", p = 0, name = "miss" }"#,
+            &format!(
+                "\n[[fault]]\nkind = \"branch\"\ntarget = \"api\"\nstep = \"miss\"\np = 1\nend = \"2s\"\n{warm}\n"
+            ),
+        );
+        let (model, _) = run_model(&text);
+        cascade::output::describe::fault_effect(&model.faults[0])
+    };
+    assert_eq!(effect(""), "a step made 100% of the time");
+    assert_eq!(
+        effect("warm = \"4s\""),
+        "a step made 100% of the time, back over 4s"
+    );
+    assert_eq!(
+        effect("warm = \"4s\"\nwarm_curve = \"exponential\""),
+        "a step made 100% of the time, back with time constant 4s"
+    );
+    assert_eq!(
+        effect("warm_table = [ [\"0s\", 1], [\"2s\", 0.5], [\"30s\", 0] ]"),
+        "a step made 100% of the time, back over 30s along 3 points"
+    );
+}
