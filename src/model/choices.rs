@@ -1,6 +1,6 @@
 //! The closed sets a scenario chooses from and the engine matches on: queue discipline,
-//! balancer, what admission control measures, request criticality, and a breaker's scope and
-//! wrapping. They live in the model, the contract between parser and engine, so the engine
+//! balancer, what admission control measures, request criticality, a breaker's scope and
+//! wrapping, and the curve a `branch` fault warms back along. They live in the model, the contract between parser and engine, so the engine
 //! never sees the parser's raw types; the schema deserializes straight into them, their
 //! snake_case names being the scenario's words.
 
@@ -62,6 +62,18 @@ pub enum RateLimitKey {
     Client,
     /// A bucket per client and operation of its mix.
     ClientOperation,
+}
+
+/// The curve along which a `branch` fault's weight falls back from 1 to 0 after its `end`
+/// (compiled with `warm` into `fault::Warm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WarmCurve {
+    /// Linearly over `warm`.
+    #[default]
+    Linear,
+    /// exp(−(t − end) / `warm`): `warm` is the time constant.
+    Exponential,
 }
 
 /// A request's criticality, most important first (the order admission control sheds in

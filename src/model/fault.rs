@@ -64,8 +64,49 @@ pub enum Effect {
     Overload { factor: f64, users: u32 },
     /// Step `step` of the target service's plan (its operation's, `Fault::operation`) is made
     /// with probability `p` instead of its own (at full intensity; in between on the ramps),
-    /// then comes back linearly over `warm` after `end` (a cache flushed, then warming).
-    Branch { step: usize, p: f64, warm: u64 },
+    /// then comes back after `end` as `warm` says (a cache flushed, then warming).
+    Branch { step: usize, p: f64, warm: Warm },
+}
+
+/// How a `branch` fault's weight falls back from 1 to 0 after its `end` (a cold cache
+/// refilling): the share of the fault's change of probability still in place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warm {
+    /// Linearly to 0 over this many ns (0: at once, at `end`).
+    Linear(u64),
+    /// exp(−(t − end) / τ) with τ this many ns (> 0), to the run's end: never exactly 0.
+    Exponential(u64),
+    /// Points (ns since `end`, weight), linear between them: the first (0, 1), times
+    /// increasing, the last weight 0, which holds after it.
+    Table(Vec<(u64, f64)>),
+}
+
+impl Warm {
+    /// The weight `since` ns after the fault's end.
+    pub fn weight(&self, since: u64) -> f64 {
+        match self {
+            // As the linear warm-up always computed it, so its runs keep their bytes.
+            Warm::Linear(warm) if since < *warm => 1.0 - since as f64 / *warm as f64,
+            Warm::Linear(_) => 0.0,
+            Warm::Exponential(tau) => (-(since as f64) / *tau as f64).exp(),
+            Warm::Table(points) => table_weight(points, since),
+        }
+    }
+}
+
+/// The table's weight at `since`: interpolated between the points around it, the last
+/// point's weight after it.
+fn table_weight(points: &[(u64, f64)], since: u64) -> f64 {
+    // The first point after `since`; the one before it is at or before `since`.
+    let next = points.partition_point(|&(t, _)| t <= since);
+    match (next.checked_sub(1).map(|i| points[i]), points.get(next)) {
+        (Some((t0, w0)), Some(&(t1, w1))) => {
+            w0 + (w1 - w0) * (since - t0) as f64 / (t1 - t0) as f64
+        }
+        (Some((_, w)), None) => w,
+        // The compiler requires a first point at 0, so nothing comes before it.
+        (None, _) => 1.0,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,16 +165,16 @@ impl Fault {
     }
 
     /// The probability of a step whose own is `base`, under this `branch` fault at `now`:
-    /// `p` at full intensity, on the ramps in between, and after `end` back to `base` linearly
-    /// over `warm`. `base` for any other fault, and outside the fault's reach.
+    /// `p` at full intensity, on the ramps in between, and after `end` back to `base` as
+    /// `warm` says. `base` for any other fault, and before the fault's start.
     pub fn branch_p(&self, base: f64, now: u64) -> f64 {
-        let Effect::Branch { p, warm, .. } = self.effect else {
+        let Effect::Branch { p, ref warm, .. } = self.effect else {
             return base;
         };
         let weight = if self.active(now) {
             self.intensity(now)
-        } else if now >= self.end && now - self.end < warm {
-            1.0 - (now - self.end) as f64 / warm as f64
+        } else if now >= self.end {
+            warm.weight(now - self.end)
         } else {
             0.0
         };
@@ -218,5 +259,27 @@ mod tests {
         assert_eq!(Cut::Share(0.5).workers_left(10, 1.0), 5);
         assert_eq!(Cut::Share(0.25).workers_left(10, 1.0), 7);
         assert_eq!(Cut::Left(20).workers_left(10, 1.0), 10);
+    }
+
+    #[test]
+    fn each_warm_curve_falls_from_1_at_the_end() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let linear = Warm::Linear(100);
+        assert_eq!(
+            [0, 25, 100, 500].map(|t| linear.weight(t)),
+            [1.0, 0.75, 0.0, 0.0]
+        );
+        assert!(close(linear.weight(99), 0.01));
+        assert_eq!(Warm::Linear(0).weight(0), 0.0);
+        let exp = Warm::Exponential(100);
+        assert_eq!(exp.weight(0), 1.0);
+        assert!(close(exp.weight(100), 0.367_879_441_171_442_33));
+        assert!(close(exp.weight(250), 0.082_084_998_623_898_8));
+        assert!(exp.weight(u64::MAX) >= 0.0);
+        let table = Warm::Table(vec![(0, 1.0), (10, 0.4), (30, 0.0)]);
+        let got = [0, 5, 10, 20, 29, 30, 1000].map(|t| table.weight(t));
+        for (g, want) in got.iter().zip([1.0, 0.7, 0.4, 0.2, 0.02, 0.0, 0.0]) {
+            assert!(close(*g, want), "{got:?}");
+        }
     }
 }

@@ -21,7 +21,7 @@ pub use cascade_policy::table::{FallbackConfig, PolicyConfig};
 pub use cascade_policy::throttle::ThrottleConfig;
 pub use choices::{
     AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, RateLimitKey,
-    RateLimitScope, Wraps,
+    RateLimitScope, WarmCurve, Wraps,
 };
 pub use latency::Latency;
 pub use rate::RateSchedule;

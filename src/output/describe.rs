@@ -1,7 +1,7 @@
 //! Short human descriptions of a model's parts for charts and reports: each edge's policy
 //! settings (the per-dependency resilience matrix) and each fault's schedule and effect.
 
-use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target};
+use crate::model::fault::{Cut, Effect, Fault, Slowdown, Target, Warm};
 use crate::model::{BreakerPolicy, CallSpec, Model, Outcome, Policy};
 use crate::number::short;
 use crate::output::units;
@@ -422,10 +422,15 @@ pub fn fault_effect(f: &Fault) -> String {
             }
         }
         Effect::Branch { p, warm, .. } => {
-            let back = if *warm > 0 {
-                format!(", back over {}", dur(*warm))
-            } else {
-                String::new()
+            let back = match warm {
+                Warm::Linear(0) => String::new(),
+                Warm::Linear(w) => format!(", back over {}", dur(*w)),
+                Warm::Exponential(tau) => format!(", back with time constant {}", dur(*tau)),
+                Warm::Table(points) => format!(
+                    ", back over {} along {} points",
+                    dur(points.last().map_or(0, |&(t, _)| t)),
+                    points.len()
+                ),
             };
             format!("a step made {} of the time{back}", pct(*p))
         }

@@ -81,7 +81,7 @@ fn branch(
     Ok(Effect::Branch {
         step,
         p,
-        warm: f.warm.map_or(0, |d| d.0),
+        warm: super::fault_warm::compile_warm(src, at, f)?,
     })
 }
 
@@ -158,7 +158,7 @@ pub fn compile_fault(
         FaultKind::Crash => &["mode", "restart", "cold_start", "cold_factor"],
         FaultKind::Capacity => &["workers", "share", "ramp"],
         FaultKind::Overload => &["factor", "users", "ramp"],
-        FaultKind::Branch => &["step", "p", "ramp", "warm"],
+        FaultKind::Branch => &["step", "p", "ramp", "warm", "warm_curve", "warm_table"],
     };
     let present = [
         ("rate", f.rate.is_some()),
@@ -179,6 +179,8 @@ pub fn compile_fault(
         ("step", f.step.is_some()),
         ("p", f.p.is_some()),
         ("warm", f.warm.is_some()),
+        ("warm_curve", f.warm_curve.is_some()),
+        ("warm_table", f.warm_table.is_some()),
     ];
     if let Some(k) = stray_key(&present, allowed) {
         let takes = if allowed.is_empty() {

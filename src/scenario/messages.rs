@@ -23,10 +23,9 @@ pub(super) fn duration_hint(field: &str, message: &str, origin: Option<&Origin>)
         .to_string();
     let unit = usual_unit(field);
     let fix = match origin {
-        None => {
-            let key = field.rsplit('.').next().unwrap_or(field);
-            format!("{key} = \"{n}{unit}\"")
-        }
+        // An element of an array (a point of `warm_table`) has no key of its own to write.
+        None if is_index(last_key(field)) => format!("\"{n}{unit}\""),
+        None => format!("{} = \"{n}{unit}\"", last_key(field)),
         Some(Origin::CommandLine) => format!("--set {field}={n}{unit}"),
         Some(Origin::Variant(_)) => format!("\"{field}\" = \"{n}{unit}\""),
         // A `--param` list or range, or a `[sweep]` array: every value of it needs the unit.
@@ -42,11 +41,21 @@ pub(super) fn duration_hint(field: &str, message: &str, origin: Option<&Origin>)
     ))
 }
 
+/// The last part of a field's path.
+fn last_key(field: &str) -> &str {
+    field.rsplit('.').next().unwrap_or(field)
+}
+
+/// A part of a path that numbers an array's element.
+fn is_index(key: &str) -> bool {
+    !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The unit a duration field is usually written in: seconds for spans of the run and of
 /// recovery (a run's duration, a fault's start, a breaker's open time), milliseconds for the
 /// latencies of one request (timeouts, deadlines, work).
 fn usual_unit(field: &str) -> &'static str {
-    const SECONDS: [&str; 22] = [
+    const SECONDS: [&str; 23] = [
         "at",
         "base_ejection_time",
         "bucket",
@@ -67,10 +76,12 @@ fn usual_unit(field: &str) -> &'static str {
         "retry_after",
         "start",
         "warm",
+        "warm_table",
         "warmup",
         "window",
     ];
-    let key = field.rsplit('.').next().unwrap_or(field);
+    // A duration in an array takes the array's unit.
+    let key = (field.rsplit('.')).find(|k| !is_index(k)).unwrap_or(field);
     let outlier_interval = key == "interval" && field.contains(".outlier.");
     if SECONDS.contains(&key) || outlier_interval {
         "s"
@@ -172,6 +183,7 @@ mod tests {
         assert!(
             hint("client.web.phases.0.at", true).contains("`--set client.web.phases.0.at=250s`")
         );
+        assert!(hint("fault.0.warm_table.1.0", false).starts_with("did you mean `\"250s\"`?"));
         let variant = duration_hint(
             "policy.p.timeout",
             &unitless("150"),

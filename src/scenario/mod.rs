@@ -14,6 +14,7 @@ mod expect_compile;
 mod expectation;
 mod fault;
 mod fault_baseline;
+mod fault_warm;
 mod graph;
 pub mod grid;
 mod keys;

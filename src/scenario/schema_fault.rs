@@ -1,8 +1,12 @@
 //! The `[[fault]]` tables of a scenario as written.
 
 use super::schema::{Dur, RawDist};
+use super::schema_json::EnumOf;
+use crate::model::WarmCurve;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use std::fmt;
 
 /// `[[fault]]`: something that goes wrong, where and when. Besides `kind`, `target`, `start`
 /// and `end`, each kind takes only its own keys (docs/scenario.md, section 6).
@@ -62,9 +66,18 @@ pub struct RawFault {
     pub step: Option<String>,
     /// `branch`: the step's probability while the fault is active, in [0, 1].
     pub p: Option<f64>,
-    /// `branch`: after `end`, the probability comes back linearly over this.
+    /// `branch`: after `end`, the probability comes back over this: linearly, or as the time
+    /// constant of `warm_curve = "exponential"`.
     #[schemars(extend("default" = "0"))]
     pub warm: Option<Dur>,
+    /// `branch`: how the probability comes back after `end`: `linear` over `warm`, or
+    /// `exponential`, the fault's weight exp(-(t - end) / warm) until the run's end.
+    #[schemars(with = "Option<EnumOf<WarmCurve>>", extend("default" = "linear"))]
+    pub warm_curve: Option<WarmCurve>,
+    /// `branch`, instead of `warm`: the fault's weight (1: as during the fault, 0: the step's
+    /// own probability) against time since `end`, as [duration, weight] points linearly
+    /// interpolated; the first ["0s", 1], times increasing, the last weight 0.
+    pub warm_table: Option<Vec<WarmPoint>>,
     /// The steady span whose goodput this fault's recovery is judged against, instead of the
     /// default (from the warm-up's end, or from where the previous fault's goodput came back,
     /// to this fault's start). It must lie after the warm-up, end by this fault's start, hold
@@ -101,4 +114,36 @@ pub enum OutageMode {
     #[default]
     Refuse,
     Blackhole,
+}
+
+/// A point of a `branch` fault's `warm_table`: [duration since `end`, weight]. Read by hand
+/// because serde's tuples stop after their last element and TOML's arrays do not complain, so
+/// a third value would be dropped unread; its JSON Schema is in `schema_json.rs`.
+#[derive(Debug, Clone, Copy)]
+pub struct WarmPoint(pub Dur, pub f64);
+
+impl<'de> Deserialize<'de> for WarmPoint {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<WarmPoint, D::Error> {
+        struct Pair;
+        impl<'de> Visitor<'de> for Pair {
+            type Value = WarmPoint;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a [duration, weight] pair, such as [\"10s\", 0.4]")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WarmPoint, A::Error> {
+                let short = |n| de::Error::invalid_length(n, &Pair);
+                let at = seq.next_element()?.ok_or_else(|| short(0))?;
+                let weight = seq.next_element()?.ok_or_else(|| short(1))?;
+                if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    return Err(de::Error::custom(
+                        "a point is a [duration, weight] pair, such as [\"10s\", 0.4]: this one has more than two values",
+                    ));
+                }
+                Ok(WarmPoint(at, weight))
+            }
+        }
+        d.deserialize_seq(Pair)
+    }
 }

@@ -6,6 +6,7 @@
 //! and `EnumOf` are the policy crate's, `cascade_policy::table::schema`).
 
 use super::schema::{Dur, RawDist, RawDistTable, RawScenario, SetValue};
+use super::schema_fault::WarmPoint;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::Value;
@@ -75,6 +76,28 @@ fn drop_null(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(drop_null),
         _ => {}
+    }
+}
+
+/// A point of a `branch` fault's `warm_table`, as `WarmPoint`'s `Deserialize` reads it: two
+/// values, a duration and a weight.
+impl JsonSchema for WarmPoint {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "WarmPoint".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "[time since the fault's end, the fault's weight then, from 0 to 1]",
+            "type": "array",
+            "items": [Dur::json_schema(generator), { "type": "number", "minimum": 0, "maximum": 1 }],
+            "minItems": 2,
+            "maxItems": 2
+        })
     }
 }
 

@@ -50,7 +50,7 @@ impl Case {
         }
     }
 
-    fn file(&self, text: &str) -> PathBuf {
+    pub(crate) fn file(&self, text: &str) -> PathBuf {
         let p = self.dir.join("scenario.toml");
         std::fs::write(&p, text).unwrap();
         p
@@ -1150,7 +1150,10 @@ fn branch_faults_are_checked() {
     );
     c.rejects(
         &with("target = \"api\"\nstep = \"miss\"\np = 1\nfactor = 2"),
-        &["fault.0.factor", "which takes: step, p, ramp, warm"],
+        &[
+            "fault.0.factor",
+            "which takes: step, p, ramp, warm, warm_curve, warm_table",
+        ],
     );
     c.rejects(
         &format!(

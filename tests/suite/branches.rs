@@ -5,7 +5,7 @@
 
 use crate::support::*;
 
-fn scenario(seed: u64, api_calls: &str, extra: &str) -> String {
+pub(crate) fn scenario(seed: u64, api_calls: &str, extra: &str) -> String {
     format!(
         r#"
 [scenario]

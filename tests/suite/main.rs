@@ -14,6 +14,7 @@ mod bad_input;
 mod bad_overload;
 mod baseline;
 mod bite;
+mod branch_warm;
 mod branches;
 mod brooker_retries;
 mod bulkhead_scope;

@@ -379,6 +379,35 @@ fn every_closed_set_in_the_schema_is_the_parsers() {
     );
 }
 
+/// A `branch` fault's `warm_curve` likewise, and its `warm_table` as [duration, weight]
+/// pairs: the schema takes a table the parser takes and refuses a point of three.
+#[test]
+fn a_branch_faults_warm_curve_and_table_are_the_parsers() {
+    let base = SMALL.replace(
+        "latency = \"1ms\" } ]",
+        "latency = \"1ms\", p = 0.1, name = \"miss\" } ]",
+    ) + "\n[[fault]]\nkind = \"branch\"\ntarget = \"api\"\nstep = \"miss\"\np = 1\nend = \"2s\"\nwarm = \"1s\"\nwarm_curve = \"exponential\"\n";
+    assert_closed_sets(
+        &base,
+        &[(
+            "Fault",
+            "warm_curve",
+            "warm_curve = \"exponential\"",
+            "warm_curve = \"bogus\"",
+        )],
+    );
+    let table = base.replace(
+        "warm = \"1s\"\nwarm_curve = \"exponential\"",
+        "warm_table = [ [\"0s\", 1], [\"2s\", 0.5], [\"5s\", 0] ]",
+    );
+    cascade::scenario::load_str("t.toml", &table, &[]).unwrap();
+    let found = checked(&table);
+    assert!(found.errors.is_empty(), "{:#?}", found.errors);
+    let three = table.replace("[\"2s\", 0.5]", "[\"2s\", 0.5, 1]");
+    assert!(cascade::scenario::load_str("t.toml", &three, &[]).is_err());
+    assert!(!checked(&three).errors.is_empty());
+}
+
 /// The orchestration keys' closed sets (docs/scenario.md, "Orchestration"), likewise.
 #[test]
 fn every_closed_set_of_orchestration_is_the_parsers() {

@@ -167,3 +167,32 @@ pub fn window(p: &mut Pick, name: &str, faults: &[Span], run_us: u64) -> Option<
     }
     Some(text)
 }
+
+/// How a `branch` fault warms back beyond its linear `warm` (drawn by the caller from the
+/// operations' pick, as it always was): with a `warm`, sometimes `warm_curve`, spelled out
+/// `linear` or `exponential` (whose time constant must be above 0); without one, sometimes a
+/// `warm_table` of one to four points after ["0s", 1], at increasing times, the last at 0.
+pub fn warm_keys(w: &mut Pick, warm_us: Option<u64>, run_us: u64) -> String {
+    match warm_us {
+        Some(us) if w.chance(0.4) => {
+            let curve = if us > 0 && w.chance(0.75) {
+                "exponential"
+            } else {
+                "linear"
+            };
+            format!("warm_curve = \"{curve}\"\n")
+        }
+        None if w.chance(0.3) => {
+            let n = w.int(1, 4);
+            let mut at = 0;
+            let mut points = vec!["[\"0s\", 1]".to_string()];
+            for k in 1..=n {
+                at += w.int(1, run_us);
+                let weight = if k == n { 0.0 } else { w.real(0.0, 1.0) };
+                points.push(format!("[\"{at}us\", {weight}]"));
+            }
+            format!("warm_table = [ {} ]\n", points.join(", "))
+        }
+        _ => String::new(),
+    }
+}

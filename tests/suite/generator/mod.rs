@@ -197,3 +197,18 @@ fn some_generated_scenarios_share_a_pool_between_paths() {
         .count();
     assert!(shared >= 4, "{shared} of 400 cases share a pool");
 }
+
+/// The generator reaches each way a `branch` fault warms back: an exponential curve, the
+/// linear one spelled out, and a table of weights, among the cases the default run makes.
+#[test]
+fn some_generated_branch_faults_warm_back_along_each_curve() {
+    let texts: Vec<String> = (0..2000).map(scenario::generate).collect();
+    for key in [
+        "warm_curve = \"exponential\"",
+        "warm_curve = \"linear\"",
+        "warm_table = [",
+    ] {
+        let cases = texts.iter().filter(|t| t.contains(key)).count();
+        assert!(cases >= 3, "{cases} of 2,000 cases have `{key}`");
+    }
+}

@@ -51,6 +51,7 @@ pub fn generate(seed: u64) -> String {
     g.unbounded_pick = Some(Pick::new(seed ^ UNBOUNDED_PICK));
     g.network_pick = Some(Pick::new(seed ^ NETWORK_PICK));
     g.rate_pick = Some(Pick::new(seed ^ RATE_PICK));
+    g.warm_pick = Some(Pick::new(seed ^ WARM_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
     // A baseline needs a whole measured bucket before the first fault (or the run's end): a
@@ -100,6 +101,8 @@ const UNBOUNDED_PICK: u64 = 0x756e_626f_756e_6400;
 const NETWORK_PICK: u64 = 0x6e65_7477_6f72_6b00;
 /// Mixed into a case's seed for the pick of a service's admission `rate_limit`.
 const RATE_PICK: u64 = 0x7261_7465_0000_0000;
+/// Mixed into a case's seed for the pick of a `branch` fault's `warm_curve` or `warm_table`.
+const WARM_PICK: u64 = 0x7761_726d_0000_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -132,6 +135,7 @@ struct Builder {
     unbounded_pick: Option<Pick>,
     network_pick: Option<Pick>,
     rate_pick: Option<Pick>,
+    warm_pick: Option<Pick>,
     /// Per service index, whether it has `workers = "unbounded"`: faults and autoscalers
     /// that need a finite worker count avoid it.
     unbounded: Vec<bool>,
@@ -246,9 +250,14 @@ impl Builder {
             if self.operations[*s] > 0 {
                 t += "operation = \"o0\"\n";
             }
-            if o.chance(0.5) {
-                t += &format!("warm = {}\n", o.dur(0, run_us));
+            // The same draw as `o.dur(0, run_us)` always made, kept to know an exponential's
+            // time constant is above 0.
+            let warm_us = o.chance(0.5).then(|| o.int(0, run_us));
+            if let Some(us) = warm_us {
+                t += &format!("warm = \"{us}us\"\n");
             }
+            let w = self.warm_pick.as_mut().expect("set by generate");
+            t += &faults::warm_keys(w, warm_us, run_us);
             if o.chance(0.3) {
                 t += &format!("ramp = \"{}us\"\n", o.int(0, (end - start) / 2));
             }
