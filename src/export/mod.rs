@@ -6,6 +6,7 @@
 //! (tests/suite/export.rs checks every policy of scenarios/ in every format).
 
 pub mod envoy;
+pub mod envoy_rate_limit;
 pub mod expressible;
 pub mod grpc;
 pub mod resilience4j;
@@ -50,6 +51,36 @@ pub fn export(format: Format, name: &str, policy: &Policy) -> Result<Exported, E
         Format::Resilience4j => resilience4j::export(name, &p),
     };
     Ok(Exported { text, unexpressed })
+}
+
+/// Service `name`'s admission `rate_limit` (in `model`, read from `file`) as `format`: only
+/// Envoy has a listener filter for it (`envoy_rate_limit.rs`).
+pub fn service_rate_limit(
+    format: Format,
+    file: &str,
+    name: &str,
+    model: &crate::model::Model,
+) -> Result<Exported, Error> {
+    let Some(service) = model.services.iter().find(|s| s.name == name) else {
+        let names = model.services.iter().map(|s| s.name.as_str());
+        let hint = crate::error::did_you_mean(name, names.clone());
+        return Err(Error::Usage(format!(
+            "{file}: no [[service]] named `{name}`{hint}; services: {}",
+            names.collect::<Vec<_>>().join(", ")
+        )));
+    };
+    let Some(limit) = &service.rate_limit else {
+        return Err(Error::Usage(format!(
+            "{file}: service `{name}` has no rate_limit, so there is nothing to export"
+        )));
+    };
+    match format {
+        Format::Envoy => envoy_rate_limit::export(name, limit),
+        _ => Err(Error::Usage(format!(
+            "--service exports a service's rate_limit as Envoy's local rate limit filter; {} has no such setting (use envoy)",
+            format.name()
+        ))),
+    }
 }
 
 /// The outcome kinds a retry retries, in `Outcome::ALL`'s order.

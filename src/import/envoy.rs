@@ -180,7 +180,10 @@ pub(super) fn walk<'a>(
                 } else if CONTAINERS.contains(&k.text.as_str()) {
                     let key = format!("{path}{}.", k.text);
                     walk(ctx, v, &key, k.text == "clusters", found)?;
-                } else if !matches!(k.text.as_str(), "name" | "@type") {
+                } else if !(matches!(k.text.as_str(), "name" | "@type")
+                    || k.text == "stat_prefix"
+                        && super::envoy_rate_limit::stat_prefix_names_service(node))
+                {
                     ctx.skip(
                         v,
                         &format!("{path}{}", k.text),

@@ -86,6 +86,27 @@ fn service(hcm: &Node) -> (String, String) {
     }
 }
 
+/// True if a connection manager's `stat_prefix` is read, as the name of the service its local
+/// rate limit admits for (`service`): the manager has such a filter and its routes do not name
+/// exactly one cluster. Otherwise the prefix only names Envoy's stats and is not imported.
+pub(super) fn stat_prefix_names_service(hcm: &Node) -> bool {
+    let Some(Value::List(filters)) = field(hcm, "http_filters").map(|f| &f.value) else {
+        return false;
+    };
+    let is_limit = |f: &Node| {
+        let named =
+            matches!(field(f, "name").map(|n| &n.value), Some(Value::Text(t)) if t == FILTER);
+        let typed = field(f, "typed_config")
+            .and_then(|c| field(c, "@type"))
+            .is_some_and(|t| matches!(&t.value, Value::Text(t) if t == TYPE_URL));
+        named || typed
+    };
+    let mut clusters = Vec::new();
+    collect_clusters(hcm, &mut clusters);
+    clusters.dedup();
+    filters.iter().any(is_limit) && clusters.len() != 1
+}
+
 /// Every `route.cluster` under `node`, in file order, without repeats.
 fn collect_clusters(node: &Node, out: &mut Vec<String>) {
     match &node.value {

@@ -326,3 +326,91 @@ fn a_policy_named_like_a_number_or_a_keyword_exports_under_its_name() {
         assert!(back.contains(&want), "{name}:\n{yaml}\n{back}");
     }
 }
+
+/// A service's admission `rate_limit` written as the inbound listener's local rate limit
+/// filter (`cascade export envoy --service`) and imported again gives the same `--set`
+/// lines, and run with them the same limit; what the filter cannot say is refused or listed.
+#[test]
+fn a_service_rate_limit_round_trips_through_envoys_local_rate_limit_filter() {
+    let dir = scratch("export-service-rate-limit");
+    let scenario = dir.join("s.toml");
+    let limited =
+        "rate_limit = { max_tokens = 7, tokens_per_fill = 3, fill_interval = \"250ms\" }\n";
+    std::fs::write(&scenario, format!("{BASE}{limited}")).unwrap();
+    let s = scenario.to_str().unwrap();
+    let out = cascade(&["export", "envoy", s, "--service", "s"], 0);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = dir.join("listener.yaml");
+    std::fs::write(&file, stdout(out)).unwrap();
+    let imported = cascade(&["import", "envoy", file.to_str().unwrap()], 0);
+    let sets: Vec<String> = stdout(imported.clone())
+        .lines()
+        .filter_map(|l| l.trim_start_matches(['#', ' ']).strip_prefix("--set '"))
+        .map(|l| l.split('\'').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        sets,
+        [
+            "service.s.rate_limit.max_tokens=7",
+            "service.s.rate_limit.tokens_per_fill=3",
+            "service.s.rate_limit.fill_interval=250ms",
+            "service.s.rate_limit.refill=continuous",
+            "service.s.rate_limit.scope=instance",
+        ]
+    );
+    // The connection manager's stat_prefix named the service: it was read, not skipped.
+    let notes = String::from_utf8(imported.stderr).unwrap();
+    assert!(!notes.contains("stat_prefix"), "{notes}");
+    // Run with the imported lines, the limit is the one exported.
+    let bare = dir.join("bare.toml");
+    std::fs::write(&bare, BASE).unwrap();
+    let mut overrides = Vec::new();
+    for set in &sets {
+        overrides.push(cascade::scenario::Override::parse(set).unwrap());
+    }
+    let again = cascade::scenario::load(&bare, &overrides).unwrap();
+    let original = cascade::scenario::load(&scenario, &[]).unwrap();
+    assert_eq!(
+        again.model.services[0].rate_limit,
+        original.model.services[0].rate_limit
+    );
+    // Refused: a fleet bucket and a keyed one are not the filter's single bucket.
+    for (extra, says) in [
+        ("scope = \"fleet\"", "scope = \"fleet\""),
+        ("key = \"client\"", "keyed by tenant"),
+    ] {
+        let text =
+            format!("{BASE}rate_limit = {{ max_tokens = 7, fill_interval = \"1s\", {extra} }}\n");
+        std::fs::write(&scenario, text).unwrap();
+        let err = String::from_utf8(cascade(&["export", "envoy", s, "--service", "s"], 2).stderr)
+            .unwrap();
+        assert!(err.contains(says), "{err}");
+    }
+    // Listed: Retry-After and tick refill are written without what Envoy cannot say.
+    let text = format!(
+        "{BASE}rate_limit = {{ max_tokens = 7, fill_interval = \"1s\", refill = \"tick\", retry_after = true }}\n"
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let err =
+        String::from_utf8(cascade(&["export", "envoy", s, "--service", "s"], 0).stderr).unwrap();
+    assert!(
+        err.contains("not expressible in envoy: `rate_limit.retry_after`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("not expressible in envoy: `rate_limit.refill`"),
+        "{err}"
+    );
+    // Only Envoy has such a filter; a service without a limit has nothing to export.
+    let err =
+        String::from_utf8(cascade(&["export", "grpc", s, "--service", "s"], 2).stderr).unwrap();
+    assert!(err.contains("use envoy"), "{err}");
+    std::fs::write(&scenario, BASE).unwrap();
+    let err =
+        String::from_utf8(cascade(&["export", "envoy", s, "--service", "s"], 2).stderr).unwrap();
+    assert!(err.contains("has no rate_limit"), "{err}");
+}

@@ -60,6 +60,23 @@ fn golden_exports_in_each_format() {
 }
 
 #[test]
+fn golden_export_of_a_service_rate_limit() {
+    let dir = scratch("golden-export-service");
+    let path = repo().join("scenarios/sidecar-rate-limit.toml");
+    let args = [
+        "export",
+        "envoy",
+        path.to_str().unwrap(),
+        "--service",
+        "api",
+        "--set",
+        "service.api.rate_limit.scope=\"instance\"",
+    ];
+    let o = cascade(&args, 0);
+    assert_golden("export/envoy-service-api.txt", &command_text(&o, &dir));
+}
+
+#[test]
 fn golden_presets_list() {
     let dir = scratch("golden-presets");
     let o = cascade(&["presets"], 0);
