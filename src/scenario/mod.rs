@@ -25,6 +25,7 @@ mod names;
 mod operation;
 mod orchestration;
 mod overload;
+mod pair;
 mod policy;
 mod pools;
 mod rate_limit;

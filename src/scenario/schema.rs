@@ -415,6 +415,12 @@ pub struct RawDistTable {
     /// `gamma`, `weibull`, `pareto`: the shape.
     pub shape: Option<f64>,
     /// `empirical`: `[percent, duration]` rows, from 0 to 100.
+    #[serde(
+        default,
+        // Not serialized: only keeps the JSON Schema from giving `null` as its default.
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::pair::pairs::<_, f64, Dur, super::pair::Percentile>"
+    )]
     pub percentiles: Option<Vec<(f64, Dur)>>,
     /// `mixture`: the parts, each a distribution table with a `weight`.
     pub of: Option<Vec<RawDistTable>>,

@@ -1,12 +1,12 @@
 //! The `[[fault]]` tables of a scenario as written.
 
+use super::pair::{self, Pair};
 use super::schema::{Dur, RawDist};
 use super::schema_json::EnumOf;
 use crate::model::WarmCurve;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use std::fmt;
+use serde::Deserializer;
 
 /// `[[fault]]`: something that goes wrong, where and when. Besides `kind`, `target`, `start`
 /// and `end`, each kind takes only its own keys (docs/scenario.md, section 6).
@@ -116,34 +116,14 @@ pub enum OutageMode {
     Blackhole,
 }
 
-/// A point of a `branch` fault's `warm_table`: [duration since `end`, weight]. Read by hand
-/// because serde's tuples stop after their last element and TOML's arrays do not complain, so
-/// a third value would be dropped unread; its JSON Schema is in `schema_json.rs`.
+/// A point of a `branch` fault's `warm_table`: [duration since `end`, weight], read whole
+/// (`pair.rs`: a third value is an error, not dropped); its JSON Schema is in `schema_json.rs`.
 #[derive(Debug, Clone, Copy)]
 pub struct WarmPoint(pub Dur, pub f64);
 
 impl<'de> Deserialize<'de> for WarmPoint {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<WarmPoint, D::Error> {
-        struct Pair;
-        impl<'de> Visitor<'de> for Pair {
-            type Value = WarmPoint;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a [duration, weight] pair, such as [\"10s\", 0.4]")
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WarmPoint, A::Error> {
-                let short = |n| de::Error::invalid_length(n, &Pair);
-                let at = seq.next_element()?.ok_or_else(|| short(0))?;
-                let weight = seq.next_element()?.ok_or_else(|| short(1))?;
-                if seq.next_element::<de::IgnoredAny>()?.is_some() {
-                    return Err(de::Error::custom(
-                        "a point is a [duration, weight] pair, such as [\"10s\", 0.4]: this one has more than two values",
-                    ));
-                }
-                Ok(WarmPoint(at, weight))
-            }
-        }
-        d.deserialize_seq(Pair)
+        let point = Pair::<Dur, f64, pair::Warm>::deserialize(d)?;
+        Ok(WarmPoint(point.0, point.1))
     }
 }

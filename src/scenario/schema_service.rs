@@ -98,6 +98,12 @@ pub struct RawContention {
     #[schemars(extend("default" = 0))]
     pub knee: Option<f64>,
     /// `[busy, factor]` points instead of `k`: busy increasing, factors >= 1.
+    #[serde(
+        default,
+        // Not serialized: only keeps the JSON Schema from giving `null` as its default.
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::pair::pairs::<_, f64, f64, super::pair::Busy>"
+    )]
     pub table: Option<Vec<(f64, f64)>>,
     /// Which workers count as busy: every one held, or only those doing work of their own.
     #[schemars(with = "Option<EnumOf<ContentionCounts>>", extend("default" = "held"))]

@@ -1706,3 +1706,37 @@ fn sweep_constraints_are_parsed_when_the_file_compiles() {
         &["sweep.constraint", "takes a list of comparisons"],
     );
 }
+
+/// A point written as a TOML array is read whole: serde's pairs stop after their second value
+/// and TOML's arrays do not complain, so a third would otherwise be dropped unread (as
+/// `warm_table`'s points, `branch_warm.rs`).
+#[test]
+fn a_point_with_a_third_value_is_refused() {
+    let c = Case::new("points");
+    let db = |keys: &str| GOOD.replace("work = \"3ms\"", &format!("work = \"3ms\"\n{keys}"));
+    c.rejects(
+        &db("contention = { table = [[0, 1.0, 77], [4, 1.5]] }"),
+        &[
+            "scenario.toml:23:25",
+            "service.db.contention.table.0",
+            "[busy, factor] pair",
+            "more than two values",
+        ],
+    );
+    c.rejects(
+        &db("contention = { table = [[0, 1.0], [4]] }"),
+        &["scenario.toml:23:35", "service.db.contention.table.1"],
+    );
+    c.rejects(
+        &GOOD.replace(
+            "work = \"3ms\"",
+            "work = { dist = \"empirical\", percentiles = [[0, \"1ms\"], [100, \"9ms\", 5]] }",
+        ),
+        &[
+            "scenario.toml:22:57",
+            "service.db.work.percentiles.1",
+            "[percent, duration] pair",
+            "more than two values",
+        ],
+    );
+}
