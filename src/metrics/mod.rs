@@ -3,6 +3,7 @@
 pub mod acc;
 pub mod catalogue;
 pub mod direction;
+mod edge_acc;
 mod emission;
 pub mod level;
 pub mod names;

@@ -9,7 +9,8 @@ use super::slots::MetricSlots;
 use crate::model::RateLimitKey;
 
 pub struct RateKeys {
-    /// Per client slot (a request's origin), the index of its key among the service's keys.
+    /// Per client slot (a request's origin), the index of its key among the service's keys;
+    /// empty for an unkeyed limit, whose single bucket every arrival (a probe's too) takes from.
     pub of_origin: Vec<u32>,
     /// Per key, its metric prefix (`client.web`, `client.web.op.login`); `None` for a key no
     /// request carries (a mixed client's whole, whose requests each belong to a part) and
@@ -22,7 +23,7 @@ impl RateKeys {
         let clients = &slots.clients;
         match key {
             RateLimitKey::None => RateKeys {
-                of_origin: vec![0; clients.len()],
+                of_origin: Vec::new(),
                 names: vec![None],
             },
             // Wholes come first, so a whole client's slot is its index among the clients.

@@ -9,7 +9,7 @@ use super::simulation::Simulation;
 use super::state::*;
 use crate::metrics::rate_keys::RateKeys;
 use crate::metrics::recorder::Recorder;
-use crate::model::{CallSpec, Load, Model, RateLimitKey, Rule};
+use crate::model::{CallSpec, Load, Model, Rule};
 
 impl Simulation {
     /// A simulation of `model`, its clients started and its faults and lifecycles scheduled.
@@ -95,14 +95,7 @@ impl Simulation {
                         vec![full; r.buckets(s.instance_slots(), keys)]
                     }),
                     rate_keys: keys.as_ref().map_or(1, RateKeys::count),
-                    // Empty for an unkeyed limit: every arrival, a probe's too, takes from bucket 0.
-                    rate_key_of: keys
-                        .filter(|_| {
-                            s.rate_limit
-                                .as_ref()
-                                .is_some_and(|r| r.key != RateLimitKey::None)
-                        })
-                        .map_or_else(Vec::new, |k| k.of_origin),
+                    rate_key_of: keys.map_or_else(Vec::new, |k| k.of_origin),
                     branches: s
                         .plans()
                         .enumerate()
