@@ -8,7 +8,9 @@
 //! rate-limit service and a per-tenant one needs descriptors on a tenant header, neither of
 //! which is this filter's single bucket, so writing it would admit N times the rate or limit
 //! every tenant together; such a limit is an error rather than a config that means another
-//! thing. A Retry-After of the time to the next token is not something Envoy sends (listed).
+//! thing, as is a limiter that holds requests (x/time/rate's `Wait`, nginx, Guava): Envoy's
+//! filter never does. A Retry-After of the time to the next token is not something Envoy
+//! sends, nor is a status other than 429 written (both listed).
 
 use super::Exported;
 use super::proto_seconds;
@@ -16,7 +18,8 @@ use super::yaml::{Doc, Y, render};
 use crate::error::Error;
 use crate::model::rate_limit::AdmissionLimit;
 use crate::model::{RateLimitKey, RateLimitScope};
-use cascade_policy::token_bucket::Refill;
+use cascade_policy::rate_limiter::RateLimiterConfig;
+use cascade_policy::token_bucket::{Refill, TokenBucketConfig};
 
 const HCM: &str = "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
 const LOCAL_RATELIMIT: &str =
@@ -25,6 +28,22 @@ const ROUTER: &str = "type.googleapis.com/envoy.extensions.filters.http.router.v
 
 /// Service `name`'s limit as a bootstrap fragment with its inbound listener, or why it cannot be.
 pub fn export(name: &str, limit: &AdmissionLimit) -> Result<Exported, Error> {
+    let bucket = match &limit.limiter {
+        RateLimiterConfig::TokenBucket {
+            bucket,
+            wait: false,
+        } => bucket,
+        RateLimiterConfig::TokenBucket { wait: true, .. } => {
+            return Err(Error::Usage(format!(
+                "service `{name}`'s rate_limit has wait = true (x/time/rate's Wait, holding a request for its token): Envoy's filter never holds one, it answers 429 at once"
+            )));
+        }
+        RateLimiterConfig::LimitReq(_) | RateLimiterConfig::SmoothBursty { .. } => {
+            return Err(Error::Usage(format!(
+                "service `{name}`'s rate_limit is not a token bucket (limiter = \"limit_req\" is nginx's, \"smooth_bursty\" Guava's): Envoy's local rate limit filter has neither's semantics"
+            )));
+        }
+    };
     if limit.scope == RateLimitScope::Fleet {
         return Err(Error::Usage(format!(
             "service `{name}`'s rate_limit has scope = \"fleet\", one bucket for all its instances: Envoy's local rate limit is one bucket per Envoy process (N sidecars admit N times it), and a global rate limit service's config is not written"
@@ -42,14 +61,20 @@ pub fn export(name: &str, limit: &AdmissionLimit) -> Result<Exported, Error> {
                 .to_string(),
         );
     }
-    if limit.bucket.refill() == Refill::Tick {
+    if limit.status != 429 {
+        unexpressed.push(format!(
+            "`rate_limit.status`: {} is written as Envoy's default 429 (the filter's `status` is not written)",
+            limit.status
+        ));
+    }
+    if bucket.refill() == Refill::Tick {
         unexpressed.push(
             "`rate_limit.refill`: `tick` is this same config under Envoy before 1.31; 1.31 and later refill continuously, and `cascade import` reads it so"
                 .to_string(),
         );
     }
     Ok(Exported {
-        text: render(&[listener(name, limit)]),
+        text: render(&[listener(name, bucket)]),
         unexpressed,
     })
 }
@@ -57,8 +82,7 @@ pub fn export(name: &str, limit: &AdmissionLimit) -> Result<Exported, Error> {
 /// The inbound listener: a connection manager named after the service (its `stat_prefix`,
 /// which the importer reads as the service when no route names a cluster), the local rate
 /// limit filter enforcing on every request, then the router.
-fn listener(name: &str, limit: &AdmissionLimit) -> Doc {
-    let b = &limit.bucket;
+fn listener(name: &str, b: &TokenBucketConfig) -> Doc {
     let everyone = || {
         Y::map(vec![(
             "default_value",

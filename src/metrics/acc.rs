@@ -125,6 +125,11 @@ pub struct ServiceAcc {
     /// (`has_rate_limit`), so other services' metrics stay as they were.
     pub rate_limited: u64,
     pub has_rate_limit: bool,
+    /// The delays of arrivals the rate limit held before letting them on (nginx's
+    /// `limit_req`, x/time/rate's `Wait`, Guava's `acquire`); emitted only when its limiter
+    /// can hold one (`rate_limit_delays`).
+    pub rate_delay: LatencyHist,
+    pub rate_limit_delays: bool,
     /// Per key of a keyed rate limit (`metrics/rate_keys.rs`), arrivals it passed and
     /// refused; only on the service's own slot, empty elsewhere and for an unkeyed limit.
     /// Emitted by the recorder, which holds the keys' names.
@@ -208,6 +213,7 @@ impl ServiceAcc {
         }
         self.shed_codel += o.shed_codel;
         self.rate_limited += o.rate_limited;
+        self.rate_delay.merge(&o.rate_delay);
         self.ejections += o.ejections;
         self.ejected_area += o.ejected_area;
         self.wait.merge(&o.wait);
@@ -261,6 +267,7 @@ impl ServiceAcc {
         self.shed = [0; 4];
         self.shed_codel = 0;
         self.rate_limited = 0;
+        self.rate_delay.reset();
         self.ejections = 0;
         self.ejected_area = 0;
         self.wait.reset();
@@ -298,6 +305,12 @@ impl ServiceAcc {
         emit("shed_codel", self.shed_codel as f64);
         if self.has_rate_limit {
             emit("rate_limited", self.rate_limited as f64);
+        }
+        if self.rate_limit_delays {
+            emit("rate_limit.delayed", self.rate_delay.count() as f64);
+            emit("rate_limit.delay_mean_ms", self.rate_delay.mean_ms());
+            emit("rate_limit.delay_p99_ms", self.rate_delay.quantile_ms(0.99));
+            emit("rate_limit.delay_max_ms", self.rate_delay.max_ms());
         }
         emit("ejections", self.ejections as f64);
         emit("ejected_mean", ratio(self.ejected_area as f64, span));

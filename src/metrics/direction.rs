@@ -30,7 +30,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "served",
         "recovered",
     ];
-    const LOWER: [&str; 30] = [
+    const LOWER: [&str; 31] = [
         "false_pages",
         "detect_s",
         "abandoned",
@@ -53,6 +53,7 @@ pub fn better(metric: &str) -> Option<Better> {
         "rejected_bulkhead",
         "limited",
         "rate_limited",
+        "delayed",
         "throttled",
         "retries",
         "recovery_s",

@@ -160,6 +160,7 @@ impl Recorder {
                     has_refusal_work: overload.is_some_and(|o| o.reject_work > 0),
                     has_dedup: s.dedup_window.is_some(),
                     has_rate_limit: s.rate_limit.is_some(),
+                    rate_limit_delays: (s.rate_limit.as_ref()).is_some_and(|r| r.limiter.delays()),
                     steps: vec![StepCount::default(); plan_of(slot).branches.len()],
                     options: vec![0; options],
                     rate_keys: vec![[0; 2]; rate_key_names[slot].len()],

@@ -49,6 +49,20 @@ pub enum RateLimitScope {
     Fleet,
 }
 
+/// Which library's limiter a service's admission rate limit is (`RateLimiterConfig`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimiterKind {
+    /// Envoy's local rate limit filter (refuses when empty), or with `wait` x/time/rate's
+    /// `Wait`.
+    #[default]
+    TokenBucket,
+    /// nginx's `limit_req`: a leaky bucket with a burst, delaying what passes the rate.
+    LimitReq,
+    /// Guava's `RateLimiter.create(r)`: `acquire()` or `tryAcquire(timeout)`.
+    SmoothBursty,
+}
+
 /// Whose requests share a bucket of a service's admission rate limit, within its `scope`: one
 /// for all, one per tenant (the client a request came from, however deep the service), or one
 /// per operation of a client's `mix` (a client without a mix is one key).

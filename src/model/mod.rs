@@ -21,7 +21,7 @@ pub use cascade_policy::table::{FallbackConfig, PolicyConfig};
 pub use cascade_policy::throttle::ThrottleConfig;
 pub use choices::{
     AdmissionMeasure, BalancerKind, BreakerScope, Criticality, Discipline, RateLimitKey,
-    RateLimitScope, WarmCurve, Wraps,
+    RateLimitScope, RateLimiterKind, WarmCurve, Wraps,
 };
 pub use latency::Latency;
 pub use rate::RateSchedule;

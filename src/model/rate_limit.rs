@@ -1,16 +1,20 @@
-//! A rate limit at a service's admission: Envoy's local rate limit filter
-//! (`envoy.filters.http.local_ratelimit`) on the inbound listener of each instance's sidecar,
-//! before the queue and before admission shedding. Its bucket is the policy crate's
-//! `TokenBucket`, the same one a call's `rate_limit` keeps; only where it sits and whose
-//! arrivals share it differ.
+//! A rate limit at a service's admission, before the queue and before admission shedding:
+//! Envoy's local rate limit filter (`envoy.filters.http.local_ratelimit`) on the inbound
+//! listener of each instance's sidecar by default, or nginx's `limit_req` in front of it,
+//! x/time/rate's `Wait` or Guava's `RateLimiter` in its handler. The limiter is the policy
+//! crate's `RateLimiterConfig`; its token bucket is the one a call's `rate_limit` keeps.
 
+use super::Outcome;
 use super::choices::{RateLimitKey, RateLimitScope};
-use cascade_policy::token_bucket::TokenBucketConfig;
+use cascade_policy::rate_limiter::RateLimiterConfig;
 
 /// `rate_limit = { ... }` on a service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdmissionLimit {
-    pub bucket: TokenBucketConfig,
+    pub limiter: RateLimiterConfig,
+    /// The HTTP status a refusal answers with (Envoy's and the handlers' 429; nginx's
+    /// `limit_req_status`, 503 by default), and the outcome it is to the caller.
+    pub status: u16,
     /// One bucket per instance (Envoy's local limit) or one for the fleet.
     pub scope: RateLimitScope,
     /// Whose arrivals share a bucket within the scope: all, each client's (a tenant's), or
@@ -47,9 +51,15 @@ impl AdmissionLimit {
     /// the bucket's rate alone for a fleet bucket.
     pub fn fleet_per_second(&self, instances: u32) -> f64 {
         match self.scope {
-            RateLimitScope::Instance => self.bucket.per_second() * f64::from(instances),
-            RateLimitScope::Fleet => self.bucket.per_second(),
+            RateLimitScope::Instance => self.limiter.per_second() * f64::from(instances),
+            RateLimitScope::Fleet => self.limiter.per_second(),
         }
+    }
+
+    /// The outcome a refused request ends with at its caller: 429 is overloaded (what
+    /// callers' retry conditions read as such), 503 unavailable, as any answer's status.
+    pub fn refusal(&self) -> Outcome {
+        Outcome::from_http_status(self.status)
     }
 }
 
@@ -57,14 +67,18 @@ impl AdmissionLimit {
 mod tests {
     use super::*;
     use cascade_policy::Nanos;
-    use cascade_policy::token_bucket::Refill;
+    use cascade_policy::token_bucket::{Refill, TokenBucketConfig};
 
     #[test]
     fn per_instance_buckets_admit_instances_times_the_rate() {
         let bucket = TokenBucketConfig::new(20, 1, Nanos::from_ms(10), Refill::Continuous)
             .expect("a valid bucket");
         let mut limit = AdmissionLimit {
-            bucket,
+            limiter: RateLimiterConfig::TokenBucket {
+                bucket,
+                wait: false,
+            },
+            status: 429,
             scope: RateLimitScope::Instance,
             key: RateLimitKey::None,
             retry_after: false,

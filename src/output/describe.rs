@@ -13,6 +13,7 @@ use cascade_policy::budget::BudgetConfig;
 use cascade_policy::hedge::HedgeDelay;
 use cascade_policy::limit::LimitAlgorithm;
 use cascade_policy::outcome::OutcomeSet;
+use cascade_policy::rate_limiter::RateLimiterConfig;
 use cascade_policy::token_bucket::Refill;
 
 /// A call as the matrix shows it: who calls whom, through which policy.
@@ -95,23 +96,18 @@ pub fn rate_limits(model: &Model) -> Vec<String> {
 /// rate the service admits in all: per instance, the bucket's rate times the instances.
 fn admission_rate_limit(s: &crate::model::Service) -> Option<String> {
     let limit = s.rate_limit.as_ref()?;
-    let b = &limit.bucket;
     let n = s.instances;
-    let tick = match b.refill() {
-        Refill::Continuous => "",
-        Refill::Tick => " by ticks",
-    };
+    // One instance admits, several admit.
+    let (nouns, verb) = if n == 1 { ("", "s") } else { ("s", "") };
     let whose = match limit.scope {
         crate::model::RateLimitScope::Instance => format!(
-            "per instance: {n} instance{} of {} admit up to {}/s fleet-wide",
-            if n == 1 { "" } else { "s" },
+            "per instance: {n} instance{nouns} of {} admit{verb} up to {}/s fleet-wide",
             s.name,
             short(limit.fleet_per_second(n)),
         ),
         crate::model::RateLimitScope::Fleet => format!(
-            "one bucket for the fleet: {}'s {n} instance{} admit up to {}/s together",
+            "one bucket for the fleet: {}'s {n} instance{nouns} admit{verb} up to {}/s together",
             s.name,
-            if n == 1 { "" } else { "s" },
             short(limit.fleet_per_second(n)),
         ),
     };
@@ -129,12 +125,50 @@ fn admission_rate_limit(s: &crate::model::Service) -> Option<String> {
     } else {
         ""
     };
+    let status = match limit.status {
+        429 => String::new(),
+        code => format!(", refusals answered {code}"),
+    };
     Some(format!(
-        "rate limit at {}'s admission: {}/s{tick}, burst {}, {whose}{keyed}{retry_after}",
+        "rate limit at {}'s admission: {}, {whose}{keyed}{status}{retry_after}",
         s.name,
-        short(b.per_second()),
-        b.max_tokens(),
+        limiter_words(&limit.limiter),
     ))
+}
+
+/// A limiter's rate, burst and what it does with a request over them.
+fn limiter_words(limiter: &RateLimiterConfig) -> String {
+    let rate = short(limiter.per_second());
+    match limiter {
+        RateLimiterConfig::TokenBucket { bucket, wait } => {
+            let tick = match bucket.refill() {
+                Refill::Continuous => "",
+                Refill::Tick => " by ticks",
+            };
+            let wait = match wait {
+                true => {
+                    ", a request without a token waits for it up to its deadline (x/time/rate's Wait)"
+                }
+                false => "",
+            };
+            format!("{rate}/s{tick}, burst {}{wait}", bucket.max_tokens())
+        }
+        RateLimiterConfig::LimitReq(cfg) => {
+            let held = match (cfg.delays(), cfg.undelayed()) {
+                (false, _) => "none held (nodelay)".to_string(),
+                (true, 0) => "every request over the rate held".to_string(),
+                (true, k) => format!("the first {k} over the rate passed, the rest held"),
+            };
+            format!("nginx limit_req {rate}/s, burst {}, {held}", cfg.burst())
+        }
+        RateLimiterConfig::SmoothBursty { timeout, .. } => match timeout {
+            None => format!("Guava RateLimiter {rate}/s, acquire(): every request waits its turn"),
+            Some(t) => format!(
+                "Guava RateLimiter {rate}/s, tryAcquire({}): a request granted later is refused",
+                dur(t.0)
+            ),
+        },
+    }
 }
 
 fn kinds(set: OutcomeSet) -> String {

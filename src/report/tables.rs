@@ -96,7 +96,7 @@ pub fn services(model: &Model) -> Table {
             };
             protections.push(format!(
                 "rate limit {}/s {whose}{keyed} ({}/s in all{})",
-                short(r.bucket.per_second()),
+                short(r.limiter.per_second()),
                 short(r.fleet_per_second(s.instances)),
                 if keyed.is_empty() { "" } else { " for each" },
             ));

@@ -80,7 +80,7 @@ fn a_bucket_per_client_limits_the_noisy_tenant_alone() {
     assert_eq!(metric(&m, "service.s.rate_limit.client.quiet.refused"), 0.0);
     let table = cascade::output::run_tables::render_summary(&model, &m);
     assert!(
-        table.contains("rate limit at s's admission: 10/s, burst 5, per instance: 1 instance of s admit up to 10/s fleet-wide; keyed by client: each tenant has its own, the figures are per tenant"),
+        table.contains("rate limit at s's admission: 10/s, burst 5, per instance: 1 instance of s admits up to 10/s fleet-wide; keyed by client: each tenant has its own, the figures are per tenant"),
         "{table}"
     );
 }

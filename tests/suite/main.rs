@@ -6,6 +6,7 @@ mod support;
 mod accrual;
 mod adaptive;
 mod admission_rate_limit;
+mod admission_rate_limit_delay;
 mod admission_rate_limit_keys;
 mod alert_outputs;
 mod alerts;

@@ -66,6 +66,12 @@ impl SmoothBursty {
         // Guava's `canAcquire`: queryEarliestAvailable(now) − timeout ≤ now.
         (self.next_free.saturating_sub(timeout) <= now).then(|| self.acquire(now, permits))
     }
+
+    /// How long from `now` until `tryAcquire(timeout)` would be granted: until the next free
+    /// instant is within `timeout`.
+    pub fn until_within(&self, now: Nanos, timeout: Nanos) -> Nanos {
+        self.next_free.saturating_sub(timeout).saturating_sub(now)
+    }
 }
 
 #[cfg(test)]

@@ -140,6 +140,7 @@ impl Simulation {
                             | JobState::Working
                             | JobState::Calling
                             | JobState::Awaiting
+                            | JobState::Delayed
                     )
             })
             .map(|(r, _)| r)

@@ -87,10 +87,7 @@ impl Simulation {
                         ))
                     }),
                     rate_buckets: s.rate_limit.as_ref().map_or_else(Vec::new, |r| {
-                        let full = cascade_policy::token_bucket::TokenBucket::new(
-                            &r.bucket,
-                            cascade_policy::Nanos::ZERO,
-                        );
+                        let full = r.limiter.start(cascade_policy::Nanos::ZERO);
                         let keys = keys.as_ref().map_or(1, RateKeys::count);
                         vec![full; r.buckets(s.instance_slots(), keys)]
                     }),

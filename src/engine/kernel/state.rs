@@ -147,6 +147,9 @@ pub enum JobState {
     /// Parked by the callee's idempotency store until the attempt of the same key in progress
     /// answers (`dedup.rs`): no worker, no queue place.
     Awaiting,
+    /// Held by the service's rate limit for its delay (`rate_limit.rs`; nginx's `limit_req`,
+    /// x/time/rate's `Wait`): no worker, no queue place; it arrives again when the delay ends.
+    Delayed,
 }
 
 /// One attempt being handled at a service instance (queued, working, or waiting on its calls),
@@ -249,9 +252,9 @@ pub struct ServiceState {
     pub life: Option<Box<crate::engine::platform::lifecycle::Life>>,
     /// Slow starts at the balancer (`slow_start.rs`); `None` without `Service::slow_start`.
     pub ramp: Option<Box<crate::engine::balancer::slow_start::Ramp>>,
-    /// The admission rate limit's buckets (`Service::rate_limit`): per instance slot, or for
+    /// The admission rate limit's limiters (`Service::rate_limit`): per instance slot, or for
     /// the fleet, one per key (`rate_keys`); empty without a rate limit.
-    pub rate_buckets: Vec<cascade_policy::token_bucket::TokenBucket>,
+    pub rate_buckets: Vec<cascade_policy::rate_limiter::RateLimiter>,
     /// Per client slot (a request's `origin`), its key's index, and how many keys there are
     /// (`metrics/rate_keys.rs`); empty and 1 for an unkeyed limit.
     pub rate_key_of: Vec<u32>,

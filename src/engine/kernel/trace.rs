@@ -342,11 +342,13 @@ impl super::simulation::Simulation {
                 return;
             }
             Event::Deliver(j) => {
-                let parked = self
-                    .jobs
-                    .get(j)
-                    .is_some_and(|job| job.state == super::state::JobState::Awaiting);
-                (Id::Job(j), if parked { "readmit" } else { "deliver" })
+                use super::state::JobState;
+                let name = match self.jobs.get(j).map(|job| job.state) {
+                    Some(JobState::Awaiting) => "readmit",
+                    Some(JobState::Delayed) => "delay_over",
+                    _ => "deliver",
+                };
+                (Id::Job(j), name)
             }
             Event::WorkDone(j) => (Id::Job(j), "work_done"),
             // An answer given after a delay (a fault's latency, a dropped request) is then

@@ -34,18 +34,15 @@ impl Simulation {
     }
 
     /// A `Deliver` for a job not in transit: cancelled on its way (it never reaches the
-    /// service), or parked by the idempotency store and let in again (`dedup.rs`).
+    /// service), held by the rate limit until now (`rate_limit.rs`), or parked by the
+    /// idempotency store and let in again (`dedup.rs`).
     #[cold]
     #[inline(never)]
     fn arrive_again(&mut self, jr: Ref) {
-        if self
-            .jobs
-            .get(jr)
-            .is_some_and(|j| j.state == JobState::Cancelled)
-        {
-            self.free_job(jr);
-        } else {
-            self.readmit(jr);
+        match self.jobs.get(jr).map(|j| j.state) {
+            Some(JobState::Cancelled) => self.free_job(jr),
+            Some(JobState::Delayed) => self.delay_over(jr),
+            _ => self.readmit(jr),
         }
     }
 
@@ -94,12 +91,17 @@ impl Simulation {
     }
 
     /// An arrival at a service with a `rate_limit`, `admission` or a `dedup_window`: refused
-    /// by the rate limit (`rate_limit.rs`), shed, or taken by the idempotency store
+    /// or held by the rate limit (`rate_limit.rs`), shed, or taken by the idempotency store
     /// (`dedup.rs`). True if it goes no further.
     #[inline(never)]
     fn screened(&mut self, jr: Ref, s: usize, i: usize) -> bool {
         (self.model.services[s].rate_limit.is_some() && self.rate_limited(jr, s, i))
-            || (self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i))
+            || self.screened_past_limit(jr, s, i)
+    }
+
+    /// The screens after the rate limit: shed, or taken by the idempotency store.
+    pub(in crate::engine) fn screened_past_limit(&mut self, jr: Ref, s: usize, i: usize) -> bool {
+        (self.model.services[s].admission.is_some() && self.shed_on_arrival(jr, s, i))
             || (self.model.services[s].dedup_window.is_some() && self.deduplicated(jr))
     }
 
@@ -371,8 +373,9 @@ impl Simulation {
         let (operation, op) = (job.operation, job.op);
         match job.state {
             JobState::InTransit => job.state = JobState::Cancelled,
-            JobState::Awaiting => {
-                // Parked by the idempotency store: forgotten there (`free_job`), unanswered.
+            JobState::Awaiting | JobState::Delayed => {
+                // Parked by the idempotency store or held by the rate limit: forgotten there
+                // (`free_job`; a held job's pending arrival finds it gone), unanswered.
                 self.free_job(jr);
                 self.rec.services[a].unanswered += 1;
             }

@@ -1,21 +1,23 @@
 //! A service's admission rate limit (`Service::rate_limit`, `model/rate_limit.rs`): Envoy's
-//! local rate limit filter on each instance's inbound listener. An arrival takes a token from
-//! its instance's bucket (or the fleet's; with a `key`, its tenant's there) or is answered at
-//! once, before admission shedding and the queue, as the filter answers 429 before the
-//! request reaches the application.
+//! local rate limit filter on each instance's inbound listener by default, or nginx's
+//! `limit_req`, x/time/rate's `Wait` or Guava's `RateLimiter`. An arrival asks its instance's
+//! limiter (or the fleet's; with a `key`, its tenant's there), before admission shedding and
+//! the queue: it passes, is refused at once (as the filter answers 429 before the request
+//! reaches the application), or is held (`JobState::Delayed`: no worker, no queue place) and
+//! arrives again when its delay is over (`delay_over`), to go on past the limiter.
 
 use crate::engine::kernel::arena::Ref;
 use crate::engine::kernel::simulation::Simulation;
 use crate::engine::kernel::state::*;
-use crate::model::Outcome;
 use cascade_policy::Nanos;
+use cascade_policy::rate_limiter::RateVerdict;
 
 impl Simulation {
-    /// True if the bucket of job `jr`'s instance `i` (or the fleet's) was empty: the job is
-    /// refused as overloaded, the 429 every caller's retry conditions read as such (a call's
-    /// own `rate_limited` is a local rejection, never retried, which this is not). With
-    /// `retry_after` the refusal carries the time until the bucket holds a token again. The
-    /// refusal costs `reject_work` as any other (`refuse`).
+    /// True if job `jr` goes no further now: refused, or held for a delay. A refusal ends
+    /// with the limit's status (429 overloaded, the answer every caller's retry conditions
+    /// read as such, or nginx's 503 unavailable; a call's own `rate_limited` is a local
+    /// rejection, never retried, which this is not); with `retry_after` it carries the time
+    /// until the limiter would pass a request. It costs `reject_work` as any other (`refuse`).
     #[inline(never)]
     pub(in crate::engine) fn rate_limited(&mut self, jr: Ref, s: usize, i: usize) -> bool {
         let Some(limit) = &self.model.services[s].rate_limit else {
@@ -24,36 +26,75 @@ impl Simulation {
         let now = Nanos(self.now);
         let state = &mut self.services[s];
         let keyed = !state.rate_key_of.is_empty();
+        let job = self.jobs.get(jr).expect("arriving job");
         let key = match keyed {
             false => 0,
-            true => {
-                let origin = self.jobs.get(jr).expect("arriving job").origin;
-                // A platform probe belongs to no tenant: a keyed limit does not charge it.
-                match state.rate_key_of.get(origin as usize) {
-                    Some(&key) => key as usize,
-                    None => return false,
-                }
-            }
+            // A platform probe belongs to no tenant: a keyed limit does not charge it.
+            true => match state.rate_key_of.get(job.origin as usize) {
+                Some(&key) => key as usize,
+                None => return false,
+            },
         };
-        let bucket = &mut state.rate_buckets[limit.bucket_of(i, key, state.rate_keys)];
-        let taken = bucket.try_take(now);
+        // A waiting limiter (x/time/rate's Wait) gives up at once on what its deadline
+        // would not see granted.
+        let max_wait = Nanos(job.deadline.saturating_sub(self.now));
+        let limiter = &mut state.rate_buckets[limit.bucket_of(i, key, state.rate_keys)];
+        let verdict = limiter.admit(&limit.limiter, now, max_wait);
         if keyed {
             // Per key, on the service's own slot: its operations' slots keep no keys.
-            self.rec.services[s].rate_keys[key][usize::from(!taken)] += 1;
+            let refused = verdict == RateVerdict::Refuse;
+            self.rec.services[s].rate_keys[key][usize::from(refused)] += 1;
         }
-        if taken {
-            return false;
-        }
-        let retry_after = match limit.retry_after {
-            true => bucket.until_next(now).0,
-            false => NO_RETRY_AFTER,
+        let retry_after = match (verdict, limit.retry_after) {
+            (RateVerdict::Pass, _) => return false,
+            (RateVerdict::Delay(wait), _) => {
+                self.hold(jr, wait.0);
+                return true;
+            }
+            (RateVerdict::Refuse, true) => limiter.until_room(&limit.limiter, now).0,
+            (RateVerdict::Refuse, false) => NO_RETRY_AFTER,
         };
+        let outcome = limit.refusal();
         let job = self.jobs.get_mut(jr).expect("arriving job");
         self.rec.services[job.metric_slot as usize].rate_limited += 1;
         job.state = JobState::Replying;
-        job.outcome = Outcome::Overloaded;
+        job.outcome = outcome;
         job.retry_after = retry_after;
         self.refuse(jr, s, i);
         true
+    }
+
+    /// Holds job `jr` `wait` ns at the limiter: it arrives again then (`Event::Deliver`).
+    fn hold(&mut self, jr: Ref, wait: u64) {
+        let job = self.jobs.get_mut(jr).expect("arriving job");
+        job.state = JobState::Delayed;
+        let acc = &mut self.rec.services[job.metric_slot as usize];
+        acc.rate_delay.record(wait);
+        self.event_queue.push(self.now + wait, Event::Deliver(jr));
+    }
+
+    /// A held job's delay is over: it arrives at the application now (its wait and sojourn
+    /// count from here) and goes on past the limiter, to admission shedding, the idempotency
+    /// store and the queue. A job no longer held (cancelled by its caller, lost with its
+    /// instance) is left as it is.
+    pub(in crate::engine) fn delay_over(&mut self, jr: Ref) {
+        let now = self.now;
+        let Some(job) = self.jobs.get_mut(jr) else {
+            return;
+        };
+        if job.state != JobState::Delayed {
+            return;
+        }
+        job.state = JobState::InTransit;
+        job.arrived = now;
+        let (s, i, a) = (
+            job.service as usize,
+            job.instance as usize,
+            job.metric_slot as usize,
+        );
+        if self.screened_past_limit(jr, s, i) {
+            return;
+        }
+        self.enter(jr, s, i, a);
     }
 }

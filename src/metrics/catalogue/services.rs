@@ -87,7 +87,27 @@ pub(super) const SERVICES: &[MetricDoc] = &[
     doc(
         "service.<s>.rate_limited",
         "count",
-        "arrivals refused by the service's `rate_limit` (its token bucket, the instance's or the fleet's, was empty), answered overloaded (429) at once; only at a service with `rate_limit`",
+        "arrivals refused by the service's `rate_limit` (its limiter, the instance's or the fleet's, had no room: an empty token bucket, nginx's excess past the burst, a wait past the deadline or Guava's timeout), answered at once with the limit's `status` (429 overloaded by default, 503 unavailable for limit_req); only at a service with `rate_limit`",
+    ),
+    doc(
+        "service.<s>.rate_limit.delayed",
+        "count",
+        "arrivals the rate limit held before letting them on (nginx's limit_req past its `delay`, x/time/rate's `Wait`, Guava's `acquire`); only when the limiter can hold one",
+    ),
+    doc(
+        "service.<s>.rate_limit.delay_mean_ms",
+        "ms",
+        "the mean of those holds' delays (the delayed arrivals only); only when the limiter can hold one",
+    ),
+    doc(
+        "service.<s>.rate_limit.delay_p99_ms",
+        "ms",
+        "the 99th percentile of those delays; only when the limiter can hold one",
+    ),
+    doc(
+        "service.<s>.rate_limit.delay_max_ms",
+        "ms",
+        "the longest of those delays; only when the limiter can hold one",
     ),
     doc(
         "service.<s>.rate_limit.client.<c>.passed",
