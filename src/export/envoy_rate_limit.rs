@@ -38,9 +38,12 @@ pub fn export(name: &str, limit: &AdmissionLimit) -> Result<Exported, Error> {
                 "service `{name}`'s rate_limit has wait = true (x/time/rate's Wait, holding a request for its token): Envoy's filter never holds one, it answers 429 at once"
             )));
         }
-        RateLimiterConfig::LimitReq(_) | RateLimiterConfig::SmoothBursty { .. } => {
+        RateLimiterConfig::LimitReq(_)
+        | RateLimiterConfig::SmoothBursty { .. }
+        | RateLimiterConfig::Resilience4j(_)
+        | RateLimiterConfig::TowerRate(_) => {
             return Err(Error::Usage(format!(
-                "service `{name}`'s rate_limit is not a token bucket (limiter = \"limit_req\" is nginx's, \"smooth_bursty\" Guava's): Envoy's local rate limit filter has neither's semantics"
+                "service `{name}`'s rate_limit is not a token bucket (its limiter is nginx's, Guava's, resilience4j's or tower's): Envoy's local rate limit filter has none of their semantics"
             )));
         }
     };

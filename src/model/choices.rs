@@ -61,6 +61,10 @@ pub enum RateLimiterKind {
     LimitReq,
     /// Guava's `RateLimiter.create(r)`: `acquire()` or `tryAcquire(timeout)`.
     SmoothBursty,
+    /// resilience4j's `AtomicRateLimiter`: cycles with reservations, refusals parked first.
+    Resilience4j,
+    /// tower's `RateLimit`: windows, back-pressure (nothing refused).
+    Tower,
 }
 
 /// Whose requests share a bucket of a service's admission rate limit, within its `scope`: one

@@ -161,6 +161,17 @@ fn limiter_words(limiter: &RateLimiterConfig) -> String {
             };
             format!("nginx limit_req {rate}/s, burst {}, {held}", cfg.burst())
         }
+        RateLimiterConfig::Resilience4j(cfg) => format!(
+            "resilience4j RateLimiter {} per {} (limitForPeriod, limitRefreshPeriod), a request waits for its cycle up to {} (timeoutDuration), one refused is parked that long first",
+            cfg.limit_for_period,
+            dur(cfg.limit_refresh_period.0),
+            dur(cfg.timeout.0),
+        ),
+        RateLimiterConfig::TowerRate(cfg) => format!(
+            "tower RateLimit {} per {}, requests over it wait for the next window (nothing refused)",
+            cfg.num,
+            dur(cfg.per.0),
+        ),
         RateLimiterConfig::SmoothBursty { timeout, .. } => match timeout {
             None => format!("Guava RateLimiter {rate}/s, acquire(): every request waits its turn"),
             Some(t) => format!(

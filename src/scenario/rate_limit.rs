@@ -11,6 +11,8 @@ use super::schema::Dur;
 use super::schema_json::EnumOf;
 use crate::model::rate_limit::AdmissionLimit;
 use crate::model::{RateLimitKey, RateLimitScope, RateLimiterKind};
+use cascade_policy::Nanos;
+use cascade_policy::cycle_limiter::{Resilience4jConfig, TowerRateConfig};
 use cascade_policy::limit_req::LimitReqConfig;
 use cascade_policy::rate_limiter::RateLimiterConfig;
 use cascade_policy::table::RawRateLimit;
@@ -24,8 +26,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawServiceRateLimit {
-    /// `token_bucket` (Envoy; x/time/rate with `wait`), `limit_req` (nginx) or
-    /// `smooth_bursty` (Guava).
+    /// `token_bucket` (Envoy; x/time/rate with `wait`), `limit_req` (nginx),
+    /// `smooth_bursty` (Guava), `resilience4j` or `tower`.
     #[schemars(with = "Option<EnumOf<RateLimiterKind>>", extend("default" = "token_bucket"))]
     pub limiter: Option<RateLimiterKind>,
     /// The bucket's size and its fill at the start (>= 1; required).
@@ -68,6 +70,20 @@ pub struct RawServiceRateLimit {
     /// smooth_bursty: `tryAcquire(timeout)`: a request granted later than this is refused;
     /// left out, `acquire()`: every request waits its turn.
     pub timeout: Option<Dur>,
+    /// resilience4j: permits per cycle (`limitForPeriod`, >= 1).
+    #[schemars(extend("default" = 50))]
+    pub limit_for_period: Option<u64>,
+    /// resilience4j: the cycle (`limitRefreshPeriod`, > 0).
+    #[schemars(extend("default" = "500ns"))]
+    pub limit_refresh_period: Option<Dur>,
+    /// resilience4j: how long a caller may wait for its permit (`timeoutDuration`); one
+    /// refused is parked this long first.
+    #[schemars(extend("default" = "5s"))]
+    pub timeout_duration: Option<Dur>,
+    /// tower: requests per window (`Rate::new(num, per)`, >= 1; required).
+    pub num: Option<u64>,
+    /// tower: the window (> 0; required).
+    pub per: Option<Dur>,
     /// The status a refusal answers with (400 to 599): 429 (overloaded) by default, nginx's
     /// `limit_req_status` 503 (unavailable) for limit_req.
     pub status: Option<u16>,
@@ -77,7 +93,7 @@ pub struct RawServiceRateLimit {
 }
 
 /// The keys only one kind of limiter takes, with that kind.
-fn kind_keys(raw: &RawServiceRateLimit) -> [(&'static str, bool, RateLimiterKind); 11] {
+fn kind_keys(raw: &RawServiceRateLimit) -> [(&'static str, bool, RateLimiterKind); 16] {
     use RateLimiterKind::*;
     [
         ("max_tokens", raw.max_tokens.is_some(), TokenBucket),
@@ -99,6 +115,23 @@ fn kind_keys(raw: &RawServiceRateLimit) -> [(&'static str, bool, RateLimiterKind
             SmoothBursty,
         ),
         ("timeout", raw.timeout.is_some(), SmoothBursty),
+        (
+            "limit_for_period",
+            raw.limit_for_period.is_some(),
+            Resilience4j,
+        ),
+        (
+            "limit_refresh_period",
+            raw.limit_refresh_period.is_some(),
+            Resilience4j,
+        ),
+        (
+            "timeout_duration",
+            raw.timeout_duration.is_some(),
+            Resilience4j,
+        ),
+        ("num", raw.num.is_some(), Tower),
+        ("per", raw.per.is_some(), Tower),
     ]
 }
 
@@ -107,6 +140,8 @@ fn kind_name(kind: RateLimiterKind) -> &'static str {
         RateLimiterKind::TokenBucket => "token_bucket",
         RateLimiterKind::LimitReq => "limit_req",
         RateLimiterKind::SmoothBursty => "smooth_bursty",
+        RateLimiterKind::Resilience4j => "resilience4j",
+        RateLimiterKind::Tower => "tower",
     }
 }
 
@@ -128,6 +163,8 @@ pub fn rate_limit(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<
         RateLimiterKind::TokenBucket => token_bucket(src, at, raw)?,
         RateLimiterKind::LimitReq => limit_req(src, at, raw)?,
         RateLimiterKind::SmoothBursty => smooth_bursty(src, at, raw)?,
+        RateLimiterKind::Resilience4j => resilience4j(src, at, raw)?,
+        RateLimiterKind::Tower => tower(src, at, raw)?,
     };
     let status = raw.status.unwrap_or(match kind {
         RateLimiterKind::LimitReq => 503,
@@ -202,7 +239,7 @@ fn smooth_bursty(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<R
     match raw.permits_per_second {
         Some(r) if r.is_finite() && r > 0.0 => Ok(RateLimiterConfig::SmoothBursty {
             permits_per_second: r,
-            timeout: raw.timeout.map(cascade_policy::Nanos::from),
+            timeout: raw.timeout.map(Nanos::from),
         }),
         Some(r) => Err(src.error_at(
             &format!("{at}.permits_per_second"),
@@ -212,5 +249,59 @@ fn smooth_bursty(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<R
             &format!("{at}.permits_per_second"),
             "is required for smooth_bursty: Guava's permitsPerSecond",
         )),
+    }
+}
+
+/// resilience4j's `RateLimiterConfig`, its defaults filled.
+fn resilience4j(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<RateLimiterConfig> {
+    let d = Resilience4jConfig::DEFAULT;
+    let cfg = Resilience4jConfig {
+        limit_for_period: raw.limit_for_period.unwrap_or(d.limit_for_period),
+        limit_refresh_period: raw
+            .limit_refresh_period
+            .map_or(d.limit_refresh_period, Nanos::from),
+        timeout: raw.timeout_duration.map_or(d.timeout, Nanos::from),
+    };
+    if cfg.limit_for_period == 0 {
+        return Err(src.error_at(
+            &format!("{at}.limit_for_period"),
+            "must be at least 1, as resilience4j requires",
+        ));
+    }
+    if cfg.limit_refresh_period == Nanos::ZERO {
+        return Err(src.error_at(
+            &format!("{at}.limit_refresh_period"),
+            "must be longer than zero (resilience4j requires at least 1 ns)",
+        ));
+    }
+    Ok(RateLimiterConfig::Resilience4j(cfg))
+}
+
+/// tower's `Rate::new(num, per)`.
+fn tower(src: &Source, at: &str, raw: &RawServiceRateLimit) -> Located<RateLimiterConfig> {
+    let num = match raw.num {
+        Some(n) if n >= 1 => n,
+        Some(_) => {
+            return Err(src.error_at(
+                &format!("{at}.num"),
+                "must be at least 1 (tower asserts it)",
+            ));
+        }
+        None => {
+            return Err(src.error_at(
+                &format!("{at}.num"),
+                "is required for tower: requests per window",
+            ));
+        }
+    };
+    match raw.per.map(Nanos::from) {
+        Some(per) if per > Nanos::ZERO => {
+            Ok(RateLimiterConfig::TowerRate(TowerRateConfig { num, per }))
+        }
+        Some(_) => Err(src.error_at(
+            &format!("{at}.per"),
+            "must be longer than zero (tower asserts it)",
+        )),
+        None => Err(src.error_at(&format!("{at}.per"), "is required for tower: the window")),
     }
 }

@@ -198,6 +198,38 @@ fn guava_acquire_waits_its_turn_and_try_acquire_refuses_past_its_timeout() {
 }
 
 #[test]
+fn resilience4j_reserves_cycles_and_parks_a_refused_caller_for_its_timeout() {
+    // AtomicRateLimiter, limitForPeriod 2 per 100 ms, timeoutDuration 250 ms, seven at t = 0
+    // (cycle 0): two pass; the 3rd and 4th reserve cycle 1 (wait 100 ms, count -2), the 5th
+    // and 6th cycle 2 (200 ms); the 7th's permit would come at 300 ms, past the timeout: it
+    // is parked the whole 250 ms, then refused (429), taking nothing.
+    let limit = r#"limiter = "resilience4j", limit_for_period = 2, limit_refresh_period = "100ms", timeout_duration = "250ms""#;
+    let (model, m) = at_once(7, limit, "");
+    assert_counts_balance(&model, &m);
+    assert_eq!(metric(&m, "service.s.served"), 6.0);
+    assert_eq!(metric(&m, "service.s.rate_limit.delayed"), 4.0);
+    assert_eq!(metric(&m, "service.s.rate_limit.delay_mean_ms"), 150.0);
+    assert_eq!(metric(&m, "service.s.rate_limit.delay_max_ms"), 200.0);
+    assert_eq!(metric(&m, "service.s.rate_limited"), 1.0);
+    assert_eq!(metric(&m, "client.c.errors.overloaded"), 1.0);
+    // The refusal is answered when its parking ends: the slowest answer, at 250 ms.
+    assert_eq!(metric(&m, "client.c.latency_max_ms"), 250.0);
+}
+
+#[test]
+fn tower_rate_limit_holds_each_request_for_its_window_and_refuses_none() {
+    // Rate::new(2, 100 ms), five at t = 0: the window opened by the first takes two; the
+    // others wait for the next windows, 100, 100 and 200 ms.
+    let (model, m) = at_once(5, r#"limiter = "tower", num = 2, per = "100ms""#, "");
+    assert_counts_balance(&model, &m);
+    assert_eq!(metric(&m, "service.s.served"), 5.0);
+    assert_eq!(metric(&m, "service.s.rate_limited"), 0.0);
+    assert_eq!(metric(&m, "service.s.rate_limit.delayed"), 3.0);
+    assert!((metric(&m, "service.s.rate_limit.delay_mean_ms") - 400.0 / 3.0).abs() < 1e-9);
+    assert_eq!(metric(&m, "client.c.latency_max_ms"), 201.0);
+}
+
+#[test]
 fn the_run_table_says_which_limiter_and_what_it_does_over_the_rate() {
     let (model, m) = at_once(
         7,

@@ -377,7 +377,7 @@ failure_accrual = {}
 
 [[service]]
 name = "api"
-rate_limit = { max_tokens = 100, fill_interval = "1ms", key = "client_operation" }
+rate_limit = { limiter = "limit_req", rate = "1000r/s", burst = 100, key = "client_operation" }
 [[service.operation]]
 name = "read"
 work = "1ms"

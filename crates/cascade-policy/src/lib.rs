@@ -8,8 +8,10 @@
 //! an attempt's end and a call's, and schedule hedges), `deadline` (a call's deadline, whether
 //! an attempt may start, when it expires), the state machines (`backoff`, `retry`, `budget`,
 //! `throttle`, `breaker`, `bulkhead`, `limit`, `hedge`, `codel`, `outlier`, `accrual`,
-//! `dedup`), and what they share (`time`'s `Nanos`, `window`'s sliding counts, `hist`'s
-//! latency histogram, `random`'s uniform draw), and `table`: the `[policy.NAME]` tables of
+//! `dedup`), the rate limiters (`token_bucket`, `limit_req`, `smooth_bursty`, `cycle_limiter`, and
+//! `rate_limiter`, which puts them behind one verdict: pass, hold, refuse), and what they
+//! share (`time`'s `Nanos`, `window`'s sliding counts, `hist`'s latency histogram,
+//! `random`'s uniform draw), and `table`: the `[policy.NAME]` tables of
 //! cascade's scenario language, their validation and the libraries' presets, so a service
 //! configures these policies from the same keys. Cargo keeps the wall: this crate depends on
 //! rand, humantime and strsim (serde and schemars behind the `serde` and `schema` features),
@@ -99,6 +101,7 @@ pub mod breaker;
 pub mod budget;
 pub mod bulkhead;
 pub mod codel;
+pub mod cycle_limiter;
 pub mod deadline;
 pub mod dedup;
 pub mod hedge;

@@ -6,8 +6,14 @@
 //!   the wait would pass the request's deadline) — `token_bucket.rs`;
 //! - `LimitReq`: nginx's `limit_req` (a leaky bucket with a burst and a delay) — `limit_req.rs`;
 //! - `SmoothBursty`: Guava's `RateLimiter.create(r)`, `acquire()` (waits as long as it takes)
-//!   or `tryAcquire(timeout)` — `smooth_bursty.rs`.
+//!   or `tryAcquire(timeout)` — `smooth_bursty.rs`;
+//! - `Resilience4j`: resilience4j's `AtomicRateLimiter` (cycles with reservations; a caller
+//!   refused is first parked for the timeout) and `TowerRate`: tower's `RateLimit` (windows,
+//!   back-pressure: nothing refused) — `cycle_limiter.rs`.
 
+use crate::cycle_limiter::{
+    CycleVerdict, Resilience4j, Resilience4jConfig, TowerRate, TowerRateConfig,
+};
 use crate::limit_req::{LimitReq, LimitReqConfig, LimitReqVerdict};
 use crate::smooth_bursty::SmoothBursty;
 use crate::time::Nanos;
@@ -28,6 +34,8 @@ pub enum RateLimiterConfig {
         permits_per_second: f64,
         timeout: Option<Nanos>,
     },
+    Resilience4j(Resilience4jConfig),
+    TowerRate(TowerRateConfig),
 }
 
 impl RateLimiterConfig {
@@ -39,6 +47,8 @@ impl RateLimiterConfig {
             RateLimiterConfig::SmoothBursty {
                 permits_per_second, ..
             } => *permits_per_second,
+            RateLimiterConfig::Resilience4j(cfg) => cfg.per_second(),
+            RateLimiterConfig::TowerRate(cfg) => cfg.per_second(),
         }
     }
 
@@ -48,6 +58,8 @@ impl RateLimiterConfig {
             RateLimiterConfig::TokenBucket { wait, .. } => *wait,
             RateLimiterConfig::LimitReq(cfg) => cfg.delays(),
             RateLimiterConfig::SmoothBursty { timeout, .. } => timeout != &Some(Nanos::ZERO),
+            RateLimiterConfig::Resilience4j(cfg) => cfg.timeout > Nanos::ZERO,
+            RateLimiterConfig::TowerRate(_) => true,
         }
     }
 
@@ -65,6 +77,10 @@ impl RateLimiterConfig {
                 SmoothBursty::new(*permits_per_second, now)
                     .expect("a rate checked finite and above zero"),
             ),
+            RateLimiterConfig::Resilience4j(cfg) => {
+                RateLimiter::Resilience4j(Resilience4j::new(cfg, now))
+            }
+            RateLimiterConfig::TowerRate(cfg) => RateLimiter::TowerRate(TowerRate::new(cfg, now)),
         }
     }
 }
@@ -75,6 +91,8 @@ pub enum RateLimiter {
     TokenBucket(TokenBucket),
     LimitReq(LimitReq),
     SmoothBursty(SmoothBursty),
+    Resilience4j(Resilience4j),
+    TowerRate(TowerRate),
 }
 
 /// What a limiter does with a request.
@@ -84,6 +102,9 @@ pub enum RateVerdict {
     /// Held this long, then passed.
     Delay(Nanos),
     Refuse,
+    /// Refused after being held this long (resilience4j parks a refused caller for its
+    /// whole timeout before `RequestNotPermitted`).
+    RefuseAfter(Nanos),
 }
 
 impl RateLimiter {
@@ -118,6 +139,17 @@ impl RateLimiter {
                     Some(t) => g.try_acquire(now, 1, *t).map_or(RateVerdict::Refuse, held),
                 }
             }
+            (RateLimiter::Resilience4j(l), RateLimiterConfig::Resilience4j(cfg)) => {
+                match l.acquire(cfg, now) {
+                    CycleVerdict::Pass => RateVerdict::Pass,
+                    CycleVerdict::Wait(w) => RateVerdict::Delay(w),
+                    CycleVerdict::RefuseAfter(Nanos::ZERO) => RateVerdict::Refuse,
+                    CycleVerdict::RefuseAfter(t) => RateVerdict::RefuseAfter(t),
+                }
+            }
+            (RateLimiter::TowerRate(l), RateLimiterConfig::TowerRate(cfg)) => {
+                held(l.acquire(cfg, now))
+            }
             _ => unreachable!("a limiter is started from its own config"),
         }
     }
@@ -133,6 +165,10 @@ impl RateLimiter {
             (RateLimiter::SmoothBursty(g), RateLimiterConfig::SmoothBursty { timeout, .. }) => {
                 g.until_within(now, timeout.unwrap_or(Nanos::ZERO))
             }
+            (RateLimiter::Resilience4j(l), RateLimiterConfig::Resilience4j(cfg)) => {
+                l.until_within(cfg, now)
+            }
+            (RateLimiter::TowerRate(_), _) => Nanos::ZERO,
             _ => unreachable!("a limiter is started from its own config"),
         }
     }

@@ -9,6 +9,7 @@
 use crate::engine::kernel::arena::Ref;
 use crate::engine::kernel::simulation::Simulation;
 use crate::engine::kernel::state::*;
+use crate::model::Outcome;
 use cascade_policy::Nanos;
 use cascade_policy::rate_limiter::RateVerdict;
 
@@ -42,41 +43,55 @@ impl Simulation {
         let verdict = limiter.admit(&limit.limiter, now, max_wait);
         if keyed {
             // Per key, on the service's own slot: its operations' slots keep no keys.
-            let refused = verdict == RateVerdict::Refuse;
+            let refused = matches!(verdict, RateVerdict::Refuse | RateVerdict::RefuseAfter(_));
             self.rec.services[s].rate_keys[key][usize::from(refused)] += 1;
         }
-        let retry_after = match (verdict, limit.retry_after) {
-            (RateVerdict::Pass, _) => return false,
-            (RateVerdict::Delay(wait), _) => {
+        let parked = match verdict {
+            RateVerdict::Pass => return false,
+            RateVerdict::Delay(wait) => {
+                let job = self.jobs.get_mut(jr).expect("arriving job");
+                self.rec.services[job.metric_slot as usize]
+                    .rate_delay
+                    .record(wait.0);
                 self.hold(jr, wait.0);
                 return true;
             }
-            (RateVerdict::Refuse, true) => limiter.until_room(&limit.limiter, now).0,
-            (RateVerdict::Refuse, false) => NO_RETRY_AFTER,
+            RateVerdict::Refuse => 0,
+            RateVerdict::RefuseAfter(parked) => parked.0,
+        };
+        let retry_after = match limit.retry_after {
+            true => limiter
+                .until_room(&limit.limiter, now)
+                .0
+                .saturating_sub(parked),
+            false => NO_RETRY_AFTER,
         };
         let outcome = limit.refusal();
         let job = self.jobs.get_mut(jr).expect("arriving job");
         self.rec.services[job.metric_slot as usize].rate_limited += 1;
-        job.state = JobState::Replying;
         job.outcome = outcome;
         job.retry_after = retry_after;
+        if parked > 0 {
+            // resilience4j keeps the refused caller parked for its timeout first: held with
+            // its refusal already decided, answered when the hold ends (`delay_over`).
+            self.hold(jr, parked);
+            return true;
+        }
+        job.state = JobState::Replying;
         self.refuse(jr, s, i);
         true
     }
 
     /// Holds job `jr` `wait` ns at the limiter: it arrives again then (`Event::Deliver`).
     fn hold(&mut self, jr: Ref, wait: u64) {
-        let job = self.jobs.get_mut(jr).expect("arriving job");
-        job.state = JobState::Delayed;
-        let acc = &mut self.rec.services[job.metric_slot as usize];
-        acc.rate_delay.record(wait);
+        self.jobs.get_mut(jr).expect("arriving job").state = JobState::Delayed;
         self.event_queue.push(self.now + wait, Event::Deliver(jr));
     }
 
     /// A held job's delay is over: it arrives at the application now (its wait and sojourn
     /// count from here) and goes on past the limiter, to admission shedding, the idempotency
-    /// store and the queue. A job no longer held (cancelled by its caller, lost with its
-    /// instance) is left as it is.
+    /// store and the queue; or, parked with its refusal decided, it is answered. A job no
+    /// longer held (cancelled by its caller, lost with its instance) is left as it is.
     pub(in crate::engine) fn delay_over(&mut self, jr: Ref) {
         let now = self.now;
         let Some(job) = self.jobs.get_mut(jr) else {
@@ -85,13 +100,18 @@ impl Simulation {
         if job.state != JobState::Delayed {
             return;
         }
-        job.state = JobState::InTransit;
-        job.arrived = now;
         let (s, i, a) = (
             job.service as usize,
             job.instance as usize,
             job.metric_slot as usize,
         );
+        if job.outcome != Outcome::Ok {
+            // Parked, then refused: its answer leaves now.
+            job.state = JobState::Replying;
+            return self.refuse(jr, s, i);
+        }
+        job.state = JobState::InTransit;
+        job.arrived = now;
         if self.screened_past_limit(jr, s, i) {
             return;
         }

@@ -1,7 +1,8 @@
 //! Mutations of a scenario file's bytes: lines deleted, duplicated or swapped, numbers and
 //! durations made extreme, values of the wrong type, lines past 65,535 columns, truncation,
 //! garbage and invalid UTF-8, orchestration keys given to a service (`orchestration`), a
-//! `workers` count made `"unbounded"`, a client given a `network` (valid, extreme or wrong).
+//! `workers` count made `"unbounded"`, a client given a `network` (valid, extreme or wrong), a
+//! service given a `rate_limit` of one of its limiters (valid, extreme or of mixed kinds).
 //! Each returns the new bytes and a description that names the line it touched.
 
 use crate::support::pick::Pick;
@@ -117,7 +118,7 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
     let n = ls.len() as u64;
     let at = p.int(0, n - 1) as usize;
     let show = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    match p.int(0, 13) {
+    match p.int(0, 14) {
         0 => {
             let mut out = ls.clone();
             out.remove(at);
@@ -184,6 +185,8 @@ pub fn mutate_once(p: &mut Pick, text: &[u8]) -> (Vec<u8>, String) {
             .unwrap_or_else(|| (text.to_vec(), "unchanged (no `workers` line)".to_string())),
         13 => network(p, &ls, at)
             .unwrap_or_else(|| (text.to_vec(), "unchanged (no `[[client]]`)".to_string())),
+        14 => rate_limit(p, &ls, at)
+            .unwrap_or_else(|| (text.to_vec(), "unchanged (no `[[service]]`)".to_string())),
         10 => {
             // A line longer than 65,535 columns, its value sometimes of the wrong type: an
             // error located past that column.
@@ -270,6 +273,40 @@ fn network(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
         *p.one(EXTREME_DURATIONS)
     };
     let line = format!("network = {value}");
+    let what = format!("`{line}` inserted under line {}", i + 1);
+    let mut out: Vec<&[u8]> = ls.to_vec();
+    out.insert(i + 1, line.as_bytes());
+    Some((join(&out), what))
+}
+
+/// Rate limits a service may be given: each limiter valid (the run must take them, holding
+/// or refusing), at extremes (a rate of one a minute, a huge burst, a zero timeout), and
+/// wrong (keys of two limiters, a delay past the burst, a bad rate or status: an error).
+const RATE_LIMITS: &[&str] = &[
+    "{ max_tokens = 3, fill_interval = \"10ms\", wait = true }",
+    "{ limiter = \"limit_req\", rate = \"50r/s\", burst = 10, delay = 4 }",
+    "{ limiter = \"limit_req\", rate = \"1r/m\", burst = 100000, key = \"client\" }",
+    "{ limiter = \"limit_req\", rate = \"100000r/s\", nodelay = true, scope = \"fleet\" }",
+    "{ limiter = \"smooth_bursty\", permits_per_second = 0.001 }",
+    "{ limiter = \"smooth_bursty\", permits_per_second = 20, timeout = \"0s\", retry_after = true }",
+    "{ limiter = \"limit_req\", rate = \"5r/s\", max_tokens = 3 }",
+    "{ limiter = \"limit_req\", rate = \"5r/s\", burst = 1, delay = 2 }",
+    "{ limiter = \"limit_req\", rate = \"5r/h\" }",
+    "{ limiter = \"smooth_bursty\", permits_per_second = -1 }",
+    "{ max_tokens = 3, fill_interval = \"10ms\", status = 99 }",
+    "{ limiter = \"resilience4j\" }",
+    "{ limiter = \"resilience4j\", limit_for_period = 1, limit_refresh_period = \"1s\", timeout_duration = \"100000h\" }",
+    "{ limiter = \"tower\", num = 1, per = \"1ns\" }",
+    "{ limiter = \"tower\", num = 5 }",
+];
+
+/// `rate_limit = …` inserted under a `[[service]]` header, from line `at` on (wrapping).
+fn rate_limit(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
+    let n = ls.len();
+    let i = (0..n)
+        .map(|k| (at + k) % n)
+        .find(|&i| ls[i].starts_with(b"[[service]]"))?;
+    let line = format!("rate_limit = {}", p.one(RATE_LIMITS));
     let what = format!("`{line}` inserted under line {}", i + 1);
     let mut out: Vec<&[u8]> = ls.to_vec();
     out.insert(i + 1, line.as_bytes());

@@ -939,9 +939,13 @@ fn admission(p: &mut Pick) -> String {
 }
 
 /// A service's admission `rate_limit`: a token bucket of one to fifty, from one token a second
-/// to thousands, by instance or for the fleet, per tenant or not, with or without Retry-After.
+/// to thousands, by instance or for the fleet, per tenant or not, with or without Retry-After;
+/// then (drawn last, so the draws before stay as they were) maybe x/time/rate's `Wait`, or
+/// nginx's, Guava's, resilience4j's or tower's limiter in the bucket's place, and a refusal
+/// status.
 fn admission_rate_limit(p: &mut Pick) -> String {
     let mut k = policy::bucket_keys(p);
+    let bucket = k.len();
     if p.chance(0.5) {
         k.push(format!("scope = \"{}\"", p.one(&["instance", "fleet"])));
     }
@@ -952,5 +956,62 @@ fn admission_rate_limit(p: &mut Pick) -> String {
         let key = p.one(&["none", "client", "client_operation"]);
         k.push(format!("key = \"{key}\""));
     }
+    let held = match p.int(0, 5) {
+        0 => Vec::new(),
+        1 if k.iter().any(|key| key.contains("tick")) => Vec::new(),
+        1 => vec![format!("wait = {}", p.chance(0.7))],
+        2 => limit_req(p),
+        3 => smooth_bursty(p),
+        4 => vec![
+            "limiter = \"resilience4j\"".into(),
+            format!("limit_for_period = {}", p.int(1, 100)),
+            format!("limit_refresh_period = {}", p.dur(1, 1_000_000)),
+            format!("timeout_duration = {}", p.dur(0, 2_000_000)),
+        ],
+        _ => vec![
+            "limiter = \"tower\"".into(),
+            format!("num = {}", p.int(1, 100)),
+            format!("per = {}", p.dur(100, 1_000_000)),
+        ],
+    };
+    if held.iter().any(|key| !key.starts_with("wait")) {
+        k.drain(..bucket);
+    }
+    k.extend(held);
+    if p.chance(0.2) {
+        k.push(format!("status = {}", p.one(&["429", "503", "500"])));
+    }
     format!("{{ {} }}", k.join(", "))
+}
+
+/// nginx's `limit_req` keys: a rate per second or minute, a burst, and what of it is held.
+fn limit_req(p: &mut Pick) -> Vec<String> {
+    let unit = p.one(&["r/s", "r/m"]);
+    let mut k = vec![
+        "limiter = \"limit_req\"".to_string(),
+        format!("rate = \"{}{unit}\"", p.int(1, 5_000)),
+    ];
+    let burst = p.int(0, 50);
+    if p.chance(0.7) {
+        k.push(format!("burst = {burst}"));
+    }
+    match p.int(0, 2) {
+        0 => {}
+        1 => k.push("nodelay = true".into()),
+        _ if k.len() == 3 => k.push(format!("delay = {}", p.int(0, burst))),
+        _ => {}
+    }
+    k
+}
+
+/// Guava's `RateLimiter` keys: a rate, and `acquire()` or `tryAcquire(timeout)`.
+fn smooth_bursty(p: &mut Pick) -> Vec<String> {
+    let mut k = vec![
+        "limiter = \"smooth_bursty\"".to_string(),
+        format!("permits_per_second = {}", p.int(1, 5_000) as f64 / 10.0),
+    ];
+    if p.chance(0.6) {
+        k.push(format!("timeout = {}", p.dur(0, 2_000_000)));
+    }
+    k
 }
