@@ -158,6 +158,11 @@ impl<'m> Facts<'m> {
         }
     }
 
+    /// Requests per second offered to `service`, all its plans together (first attempts).
+    pub fn offered(&self, service: usize) -> Rate {
+        (self.rates[service].iter()).fold(Rate::ZERO, |sum, &r| sum.add(r))
+    }
+
     /// The longest any caller of `service`'s plan waits for one request.
     pub fn wait(&self, service: usize, plan: usize) -> Option<&Bound> {
         self.waits[service][plan].as_ref()

@@ -11,6 +11,7 @@
 mod estimate;
 mod facts;
 mod gates;
+mod held;
 mod load;
 mod median;
 mod pace;
@@ -40,9 +41,10 @@ pub const AMPLIFICATION_BEHIND_BREAKER: &str = "amplification-behind-breaker";
 pub const TIMEOUT_BELOW_P90: &str = "timeout-below-p90";
 pub const HALF_OPEN_PROBES: &str = "half-open-probes";
 pub const RATE_LIMIT_BELOW_OFFERED: &str = "rate-limit-below-offered";
+pub const LIMIT_HOLDS_PAST_DEADLINE: &str = "limit-holds-past-deadline";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 12] = [
+pub const LINTS: [Lint; 13] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -89,6 +91,11 @@ pub const LINTS: [Lint; 12] = [
         summary: "a rate limit whose long-run rate is below the calls each caller instance is \
                   offered at the base rate, refusing the rest for good (no Retry-After, no \
                   retry)",
+    },
+    Lint {
+        id: LIMIT_HOLDS_PAST_DEADLINE,
+        summary: "a service's rate limiter that holds a request longer than any caller waits \
+                  for it, or whose line grows without bound at the offered rate",
     },
     Lint {
         id: SUB_MICROSECOND_THINK,
@@ -147,6 +154,7 @@ pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     median::hedge_below_median(&facts, &medians, &mut out);
     load::bulkhead_below_little(&facts, &mut out);
     load::rate_limit_below_offered(&facts, &mut out);
+    held::limit_holds_past_deadline(&facts, &mut out);
     pace::sub_microsecond_think(&facts, &mut out);
     gates::amplification_behind_breaker(&facts, gates, &mut out);
     let mut seen = Vec::new();

@@ -64,6 +64,7 @@ mod init;
 mod layering;
 mod library;
 mod lints;
+mod lints_held;
 mod lints_tail;
 mod map;
 mod margin;
