@@ -87,6 +87,7 @@ mod recovery_episodes;
 mod report;
 mod report_operations;
 mod report_variants;
+mod retry_other_host;
 mod review_numbers;
 mod run_metric;
 mod schema;
