@@ -56,6 +56,7 @@ mod golden_diff;
 mod import;
 mod import_alert_rules;
 mod import_envoy_rate_limit;
+mod import_envoy_retry_hosts;
 mod import_prometheus;
 mod import_traces;
 mod infinite_server;
