@@ -150,3 +150,18 @@ fn other_host_off_changes_nothing() {
     let (_, off) = fleet(3, "random", "poisson", 1000, ", other_host = false");
     assert_eq!(absent.summary, off.summary);
 }
+
+#[test]
+fn the_report_describes_a_retry_to_another_instance() {
+    let describe = |retry: &str| {
+        let (model, _) = fleet(2, "random", "poisson", 10, retry);
+        let (spec, _) = model.specs_with_callers()[0];
+        cascade::output::describe::retries(&spec.policy)
+    };
+    assert!(!describe("").contains("another instance"));
+    assert!(describe(", other_host = true").ends_with("; to another instance (1 re-pick)"));
+    assert!(
+        describe(", other_host = true, host_reselections = 3")
+            .ends_with("; to another instance (3 re-picks)")
+    );
+}
