@@ -7,6 +7,10 @@ use super::{proto_seconds, retried};
 use crate::model::{BudgetConfig, Policy};
 use cascade_policy::outcome::Outcome;
 
+/// The `previous_hosts` retry host predicate's typed config (v3).
+const PREVIOUS_HOSTS_TYPE: &str =
+    "type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate";
+
 /// Writes `p`, already restricted to what Envoy expresses (`expressible`).
 pub fn export(name: &str, p: &Policy) -> String {
     render(&documents(name, p))
@@ -45,6 +49,21 @@ pub(super) fn documents(name: &str, p: &Policy) -> Vec<Doc> {
                 "rate_limited_retry_back_off",
                 Y::map(vec![("reset_headers", Y::List(vec![header]))]),
             ));
+        }
+        if let Some(reselections) = r.other_host() {
+            // Envoy finds the extension by its typed config's type; the name is descriptive.
+            let predicate = Y::map(vec![
+                (
+                    "name",
+                    Y::text("envoy.retry_host_predicates.previous_hosts"),
+                ),
+                (
+                    "typed_config",
+                    Y::map(vec![("@type", Y::text(PREVIOUS_HOSTS_TYPE))]),
+                ),
+            ]);
+            retry.push(("retry_host_predicate", Y::List(vec![predicate])));
+            retry.push(("host_selection_retry_max_attempts", Y::num(reselections)));
         }
     }
     let mut threshold = vec![("priority", Y::text("DEFAULT"))];

@@ -13,6 +13,7 @@ pub(super) fn read_retry(ctx: &mut Ctx, node: &Node, key: &str, p: &mut PolicyOu
     let mut base = None;
     let mut max = None;
     let mut retry_after = None;
+    let (mut host_predicates, mut host_attempts) = (None, None);
     for (k, v) in node.entries() {
         let path = format!("{key}.{}", k.text);
         match k.text.as_str() {
@@ -74,11 +75,8 @@ pub(super) fn read_retry(ctx: &mut Ctx, node: &Node, key: &str, p: &mut PolicyOu
                 }
             }
             "per_try_idle_timeout" => ctx.skip(v, &path, "idle timeouts are not simulated"),
-            "retry_host_predicate" | "host_selection_retry_max_attempts" => ctx.skip(
-                v,
-                &path,
-                "each attempt goes through the balancer afresh; host predicates are not simulated",
-            ),
+            "retry_host_predicate" => host_predicates = Some(v),
+            "host_selection_retry_max_attempts" => host_attempts = Some(v),
             _ => ctx.skip(v, &path, NOT_RESILIENCE),
         }
     }
@@ -178,7 +176,7 @@ pub(super) fn read_retry(ctx: &mut Ctx, node: &Node, key: &str, p: &mut PolicyOu
             format!("{key}.rate_limited_retry_back_off: not set, so Envoy ignores Retry-After"),
         ),
     }
-    Ok(())
+    super::envoy_retry_hosts::read_host_selection(ctx, host_predicates, host_attempts, key, p)
 }
 
 /// `retry_on`'s conditions as cascade outcome kinds (docs/policies.md §13), and whether

@@ -13,6 +13,7 @@ mod envoy_balancer;
 mod envoy_cluster;
 mod envoy_rate_limit;
 mod envoy_retry;
+mod envoy_retry_hosts;
 pub mod grpc;
 pub mod out;
 pub mod prometheus;

@@ -232,6 +232,10 @@ pub fn retries(p: &Policy) -> String {
     if r.retry_after() {
         s += "; honours Retry-After";
     }
+    if let Some(k) = r.other_host() {
+        let plural = if k == 1 { "" } else { "s" };
+        s += &format!("; to another instance ({k} re-pick{plural})");
+    }
     s
 }
 

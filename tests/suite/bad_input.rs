@@ -1341,6 +1341,36 @@ fn retry_after_waits_are_checked() {
 }
 
 #[test]
+fn a_retrys_host_reselections_are_checked() {
+    let c = Case::new("retry-other-host");
+    let with_retry = |retry: &str| {
+        GOOD.replace(
+            "timeout = \"200ms\"\n",
+            &format!("timeout = \"200ms\"\nretry = {{ {retry} }}\n"),
+        )
+    };
+    c.rejects(
+        &with_retry("host_reselections = 2"),
+        &[
+            "policy.db-client.retry.host_reselections",
+            "only with `other_host = true`",
+        ],
+    );
+    c.rejects(
+        &with_retry("other_host = true, host_reselections = 0"),
+        &["policy.db-client.retry.host_reselections", "at least 1"],
+    );
+    c.rejects(
+        &with_retry("other_host = true, host_reselections = 101"),
+        &["policy.db-client.retry.host_reselections", "at most 100"],
+    );
+    c.rejects(
+        &with_retry("other_host = \"yes\""),
+        &["policy.db-client.retry.other_host"],
+    );
+}
+
+#[test]
 fn a_clients_policy_cannot_leave_the_deadline_behind() {
     let c = Case::new("propagate");
     let text = GOOD.replace("rate = 100\n", "rate = 100\npolicy = \"db-client\"\n");

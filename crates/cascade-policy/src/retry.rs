@@ -23,6 +23,7 @@ config! {
         retry_after: bool,
         retry_after_wait: RetryAfterWait,
         timeout: Option<Nanos>,
+        other_host: Option<u32>,
     }
 }
 
@@ -40,6 +41,11 @@ getters!(RetryPolicy {
     retry_after_wait: RetryAfterWait,
     /// Timeout of the attempts after the first, when it differs from the policy's.
     timeout: Option<Nanos>,
+    /// A retry goes to another instance (Envoy's `previous_hosts` retry host predicate): the
+    /// balancer picks again, at most this many times (Envoy's
+    /// `host_selection_retry_max_attempts`), while its pick is a host the call already tried;
+    /// `None`: every attempt takes the balancer's first pick.
+    other_host: Option<u32>,
 });
 
 /// How an honoured Retry-After sets the wait before the retry.
@@ -169,6 +175,7 @@ mod tests {
             retry_after: true,
             retry_after_wait: RetryAfterWait::Replace,
             timeout: None,
+            other_host: None,
         }
     }
 

@@ -92,8 +92,8 @@ impl<G> CascadeLayer<HttpClassifier, (), FallbackFn<G>, Pcg64Mcg> {
 
 impl<F> CascadeLayer<HttpClassifier, (), F, Pcg64Mcg> {
     /// Refuses what a layer over one downstream cannot do as the simulator does: a breaker per
-    /// callee host (`breaker.scope = "instance"`) and failure accrual are the balancer's,
-    /// below tower.
+    /// callee host (`breaker.scope = "instance"`), failure accrual and a retry's choice of
+    /// another host (`retry.other_host`) are the balancer's, below tower.
     fn checked(policy: PolicyConfig, fallback: F) -> Result<Self, TableError> {
         if policy
             .breaker()
@@ -108,6 +108,12 @@ impl<F> CascadeLayer<HttpClassifier, (), F, Pcg64Mcg> {
             return Err(TableError::at(
                 "failure_accrual",
                 "failure accrual marks callee hosts dead, which is the balancer's to do, below tower; leave it to the balancer (Finagle's, or your client's)",
+            ));
+        }
+        if policy.retry().is_some_and(|r| r.other_host().is_some()) {
+            return Err(TableError::at(
+                "retry.other_host",
+                "which host a retry goes to is the balancer's choice, below tower; leave it to the balancer (Envoy's previous_hosts retry host predicate, or your client's)",
             ));
         }
         Ok(CascadeLayer {

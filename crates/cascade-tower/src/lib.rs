@@ -35,8 +35,9 @@
 //!   cascade's edge metrics; no metrics dependency.
 //! - The service is always ready: it never applies tower's `poll_ready` back-pressure.
 //!
-//! What it leaves out, and why: a per-host breaker (`scope = "instance"`) and failure
-//! accrual are the balancer's, below tower, so `from_table` refuses them, naming the key; a named bulkhead `pool` is one service instance's bulkhead
+//! What it leaves out, and why: a per-host breaker (`scope = "instance"`), failure accrual
+//! and a retry sent to another host (`retry.other_host`) are the balancer's, below tower, so
+//! `from_table` refuses them, naming the key; a named bulkhead `pool` is one service instance's bulkhead
 //! (clone the service to share it); a dropped attempt is cancelled (`cancel = true`) and a
 //! `release = "answer"` permit comes back when the caller stops waiting.
 //!

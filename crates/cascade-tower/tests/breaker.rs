@@ -76,4 +76,15 @@ fn what_only_a_balancer_can_do_is_refused_naming_the_key() {
         CascadeLayer::from_table(&accrual).unwrap_err().path,
         "failure_accrual"
     );
+    let other_host = RawPolicy {
+        retry: Some(cascade_policy::table::RawRetry {
+            other_host: Some(true),
+            ..Default::default()
+        }),
+        ..RawPolicy::default()
+    };
+    assert_eq!(
+        CascadeLayer::from_table(&other_host).unwrap_err().path,
+        "retry.other_host"
+    );
 }

@@ -173,13 +173,15 @@ impl Simulation {
         }
         let to = spec.to;
         // Every guarding policy keeps state, so a call without policy state (the plain path, `NO_PATH`) is
-        // unguarded at the cost of one comparison.
+        // unguarded at the cost of one comparison. A retry that picks another host
+        // (`retry.other_host`) takes the same way out of line, for its pick.
         let guarded = call.path != NO_PATH
             && (policy.breaker().is_some()
                 || policy.bulkhead().is_some()
                 || policy.throttle().is_some()
                 || policy.limit().is_some()
-                || policy.failure_accrual().is_some());
+                || policy.failure_accrual().is_some()
+                || policy.retry().is_some_and(|r| r.other_host().is_some()));
         if guarded {
             self.try_guarded_attempt(cr);
         } else {
@@ -195,9 +197,10 @@ impl Simulation {
         let now = self.now;
         let call = self.calls.get(cr).expect("live");
         let (attempt, path, spec_id) = (call.attempt, call.path, call.spec);
-        // The balancer picks first (past the caller's failure accrual, if any), as for an
-        // unguarded attempt: a per-host breaker is asked about the host it picked.
-        let instance = self.pick_for(spec_id, path);
+        // The balancer picks first (past the caller's failure accrual, if any; away from the
+        // hosts tried, for a retry with `other_host`), as for an unguarded attempt: a per-host
+        // breaker is asked about the host it picked.
+        let instance = self.pick_attempt_host(cr, spec_id, path, attempt);
         let call = self.calls.get(cr).expect("live");
         let spec = spec_of(&self.specs, call.spec);
         let (policy, edge) = (&spec.policy, spec.edge);

@@ -79,6 +79,7 @@ impl Simulation {
         edge_acc.hedges += 1;
         let spec_id = call.spec;
         let instance = self.pick_for(spec_id, path);
+        self.hedge_host_tried(cr, spec_id, instance);
         self.accrual_sent(spec_id, path, instance);
         self.send_job(cr, instance, Some(free));
     }

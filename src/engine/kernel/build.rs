@@ -163,6 +163,7 @@ impl Simulation {
             rec,
             extra_users: Vec::new(),
             segments: Vec::new(),
+            tried_hosts: Default::default(),
             pool_holds: Default::default(),
             trace: None,
             instant_at: u64::MAX,

@@ -46,6 +46,8 @@ pub struct Simulation {
     /// At services with `overload`, per job slot (`Ref::index`): the current segment of its
     /// work (`overload.rs`). Kept beside the jobs so other jobs carry nothing for it.
     pub(in crate::engine) segments: Vec<crate::engine::service::overload::Segment>,
+    /// The hosts each call tried, for a retry with `retry.other_host`; empty otherwise.
+    pub(in crate::engine) tried_hosts: crate::engine::balancer::other_host::TriedHosts,
     /// Bulkhead permits held until the callee answers (`bulkhead.release = "answer"`).
     pub(in crate::engine) pool_holds: crate::engine::caller::pool_holds::PoolHolds,
     /// Every event as a CSV row, when asked for (`--trace`).

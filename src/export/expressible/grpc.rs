@@ -1,6 +1,6 @@
 //! What a gRPC service config (A6 retry and hedging policies) expresses of a policy.
 
-use super::{Notes, keep_kinds};
+use super::{Notes, drop_other_host, keep_kinds};
 use crate::model::{BudgetConfig, HedgeDelay, Policy};
 use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
@@ -12,6 +12,11 @@ pub(crate) const GRPC_MAX_ATTEMPTS: u32 = 5;
 
 /// Restricts `q` to what the format expresses, noting in `n` each setting changed or dropped.
 pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
+    drop_other_host(
+        q,
+        n,
+        "a gRPC retry goes through the channel's load balancing policy afresh: no setting keeps it off the backends tried",
+    );
     let retries = q.retry.as_ref().is_some_and(|r| r.attempts > 1);
     if retries {
         keep_kinds(

@@ -125,6 +125,15 @@ fn keep_kinds(q: &mut Policy, keep: &[Outcome], n: &mut Notes, reason: &str) {
     }
 }
 
+/// Turns `retry.other_host` off, noting why: only Envoy's retry says which host a retry avoids.
+fn drop_other_host(q: &mut Policy, n: &mut Notes, reason: &str) {
+    if let Some(r) = &mut q.retry
+        && r.other_host.take().is_some()
+    {
+        n.add("retry.other_host", reason);
+    }
+}
+
 fn drop_part<T>(part: &mut Option<T>, key: &str, n: &mut Notes, reason: &str) {
     if part.take().is_some() {
         n.add(key, reason);

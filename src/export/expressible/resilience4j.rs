@@ -1,6 +1,6 @@
 //! What resilience4j's YAML (breaker, retry, bulkhead, time limiter) expresses of a policy.
 
-use super::{Notes, S, drop_part, retried};
+use super::{Notes, S, drop_other_host, drop_part, retried};
 use crate::model::{BreakerScope, Policy, Wraps};
 use cascade_policy::Nanos;
 use cascade_policy::backoff::{Jitter, Schedule};
@@ -27,6 +27,11 @@ pub(crate) const R4J_RETRIED: [Outcome; 5] = [
 
 /// Restricts `q` to what the format expresses, noting in `n` each setting changed or dropped.
 pub(super) fn restrict(q: &mut Policy, n: &mut Notes) {
+    drop_other_host(
+        q,
+        n,
+        "resilience4j retries a call, not a host: the client's load balancer picks each attempt's host",
+    );
     if q.total_timeout.take().is_some() {
         n.add(
             "total_timeout",

@@ -152,6 +152,22 @@ fn retry(p: &mut Pick, later: &mut Pick) -> (String, bool) {
     (format!("{{ {} }}", k.join(", ")), shareable)
 }
 
+/// A retry to another instance, sometimes: `other_host` written (on or off) and, when on,
+/// `host_reselections` in its whole range or left to its default; each ending in ", " to go
+/// first in a retry table. Drawn whether or not the policy has a retry, so every case draws
+/// alike.
+pub fn other_host(p: &mut Pick) -> Option<String> {
+    let written = p.chance(0.3);
+    let on = p.chance(0.8);
+    let reselections = p.chance(0.5).then(|| *p.one(&[1, 2, 3, 100]));
+    match (written, on, reselections) {
+        (false, ..) => None,
+        (true, false, _) => Some("other_host = false, ".to_string()),
+        (true, true, None) => Some("other_host = true, ".to_string()),
+        (true, true, Some(n)) => Some(format!("other_host = true, host_reselections = {n}, ")),
+    }
+}
+
 /// Brooker's adaptive bucket, its keys each written or left to their defaults.
 fn adaptive_budget(p: &mut Pick) -> String {
     let mut k = vec!["kind = \"adaptive\"".to_string()];

@@ -52,6 +52,7 @@ pub fn generate(seed: u64) -> String {
     g.network_pick = Some(Pick::new(seed ^ NETWORK_PICK));
     g.rate_pick = Some(Pick::new(seed ^ RATE_PICK));
     g.warm_pick = Some(Pick::new(seed ^ WARM_PICK));
+    g.hosts_pick = Some(Pick::new(seed ^ HOSTS_PICK));
     g.build(&mut p, seed);
     let has_fault = g.text.contains("[[fault]]");
     // A baseline needs a whole measured bucket before the first fault (or the run's end): a
@@ -103,6 +104,8 @@ const NETWORK_PICK: u64 = 0x6e65_7477_6f72_6b00;
 const RATE_PICK: u64 = 0x7261_7465_0000_0000;
 /// Mixed into a case's seed for the pick of a `branch` fault's `warm_curve` or `warm_table`.
 const WARM_PICK: u64 = 0x7761_726d_0000_0000;
+/// Mixed into a case's seed for the pick of a retry's `other_host` and `host_reselections`.
+const HOSTS_PICK: u64 = 0x686f_7374_7300_0000;
 /// Every `preset` value; each defines `retry` defaults.
 const PRESETS: &[&str] = &[
     "resilience4j",
@@ -136,6 +139,7 @@ struct Builder {
     network_pick: Option<Pick>,
     rate_pick: Option<Pick>,
     warm_pick: Option<Pick>,
+    hosts_pick: Option<Pick>,
     /// Per service index, whether it has `workers = "unbounded"`: faults and autoscalers
     /// that need a finite worker count avoid it.
     unbounded: Vec<bool>,
@@ -765,6 +769,10 @@ impl Builder {
                 &format!("retry = {{ preset = \"{preset}\", "),
                 1,
             );
+        }
+        let hosts = self.hosts_pick.as_mut().expect("set by generate");
+        if let Some(keys) = policy::other_host(hosts) {
+            text = text.replacen("retry = { ", &format!("retry = {{ {keys}"), 1);
         }
         let propagate = self.propagate_pick.as_mut().expect("set by generate");
         if service_call && propagate.chance(0.2) {

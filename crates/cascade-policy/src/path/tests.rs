@@ -199,6 +199,7 @@ fn an_attempt_end_teaches_each_policy_then_the_retry_decides_within_its_budget()
         retry_after: false,
         retry_after_wait: Default::default(),
         timeout: None,
+        other_host: None,
     };
     let input = |attempt| RetryInput {
         outcome: Outcome::Unavailable,

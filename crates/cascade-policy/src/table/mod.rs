@@ -88,4 +88,4 @@ pub use preset::{PRESETS, Preset, PresetDef};
 pub use raw::*;
 pub use raw_parts::*;
 pub use raw_service::*;
-pub use retry::{retry_and_budget, single_attempt_retry};
+pub use retry::{MAX_HOST_RESELECTIONS, retry_and_budget, single_attempt_retry};

@@ -133,6 +133,14 @@ pub struct RawRetry {
     pub budget: Option<RawBudget>,
     /// The timeout of the retries (> 0; default: the policy's `timeout`).
     pub timeout: Option<Dur>,
+    /// A retry goes to another instance: the balancer's pick of a host this call already tried
+    /// is picked again (Envoy's `previous_hosts` retry host predicate).
+    #[cfg_attr(feature = "schema", schemars(extend("default" = false)))]
+    pub other_host: Option<bool>,
+    /// With `other_host`: how many times the balancer picks again before the retry takes its
+    /// last pick anyway, in [1, 100] (Envoy's `host_selection_retry_max_attempts`).
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 1)))]
+    pub host_reselections: Option<u32>,
 }
 
 /// `budget = 0.1` (a ratio) or a table.

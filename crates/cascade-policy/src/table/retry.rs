@@ -106,6 +106,7 @@ pub fn retry_and_budget(r: &RawRetry) -> Checked<(RetryPolicy, Option<BudgetConf
             "applies only when a Retry-After is honoured (`retry_after = true`, the default)",
         ));
     }
+    let other_host = other_host(r)?;
     let retry = RetryPolicy {
         attempts,
         on: OutcomeSet::of(&on),
@@ -126,6 +127,33 @@ pub fn retry_and_budget(r: &RawRetry) -> Checked<(RetryPolicy, Option<BudgetConf
             }
             t => t.map(Nanos::from),
         },
+        other_host,
     };
     Ok((retry, budget))
+}
+
+/// The most re-picks `host_reselections` may ask for: each is a balancer pick, and when every
+/// instance was tried already every one of them is made, so the cost of a retry is bounded
+/// here rather than by the scenario.
+pub const MAX_HOST_RESELECTIONS: u32 = 100;
+
+/// `other_host` and `host_reselections`: the re-picks a retry's host gets, `None` when off.
+/// Envoy's `host_selection_retry_max_attempts` defaults to 1.
+fn other_host(r: &RawRetry) -> Checked<Option<u32>> {
+    let on = r.other_host.unwrap_or(false);
+    match r.host_reselections {
+        Some(_) if !on => Err(TableError::at(
+            "host_reselections",
+            "applies only with `other_host = true`",
+        )),
+        Some(0) => Err(TableError::at(
+            "host_reselections",
+            "must be at least 1: with no re-pick the retry goes wherever the balancer's first pick lands, as without `other_host`",
+        )),
+        Some(n) if n > MAX_HOST_RESELECTIONS => Err(TableError::at(
+            "host_reselections",
+            format!("must be at most {MAX_HOST_RESELECTIONS}"),
+        )),
+        n => Ok(on.then_some(n.unwrap_or(1))),
+    }
 }

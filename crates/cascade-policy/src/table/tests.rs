@@ -224,6 +224,32 @@ fn each_check_refuses_at_its_field() {
         ),
         (
             retry(RawRetry {
+                host_reselections: Some(2),
+                ..RawRetry::default()
+            }),
+            "retry.host_reselections",
+            "applies only with `other_host = true`",
+        ),
+        (
+            retry(RawRetry {
+                other_host: Some(true),
+                host_reselections: Some(0),
+                ..RawRetry::default()
+            }),
+            "retry.host_reselections",
+            "must be at least 1: with no re-pick the retry goes wherever the balancer's first pick lands, as without `other_host`",
+        ),
+        (
+            retry(RawRetry {
+                other_host: Some(true),
+                host_reselections: Some(101),
+                ..RawRetry::default()
+            }),
+            "retry.host_reselections",
+            "must be at most 100",
+        ),
+        (
+            retry(RawRetry {
                 budget: Some(RawBudget::Ratio(1.5)),
                 ..RawRetry::default()
             }),
@@ -443,4 +469,30 @@ fn each_check_refuses_at_its_field() {
             "{path}"
         );
     }
+}
+
+/// `other_host` off by default; on, Envoy's one re-pick unless `host_reselections` says more.
+#[test]
+fn other_host_takes_envoys_default_of_one_reselection() {
+    let compiled = |r: RawRetry| {
+        crate::retry::RetryPolicy::from_table(&r)
+            .expect("valid")
+            .other_host()
+    };
+    assert_eq!(compiled(RawRetry::default()), None);
+    let on = RawRetry {
+        other_host: Some(true),
+        ..RawRetry::default()
+    };
+    assert_eq!(compiled(on.clone()), Some(1));
+    let three = RawRetry {
+        host_reselections: Some(3),
+        ..on
+    };
+    assert_eq!(compiled(three), Some(3));
+    let off = RawRetry {
+        other_host: Some(false),
+        ..RawRetry::default()
+    };
+    assert_eq!(compiled(off), None);
 }
