@@ -8,6 +8,7 @@
 //! from the distributions (`estimate.rs`). They stay quiet where the model leaves the answer
 //! open (a closed-loop client without think time, a call reached only by a fallback).
 
+mod admission_rate;
 mod estimate;
 mod facts;
 mod gates;
@@ -42,9 +43,10 @@ pub const TIMEOUT_BELOW_P90: &str = "timeout-below-p90";
 pub const HALF_OPEN_PROBES: &str = "half-open-probes";
 pub const RATE_LIMIT_BELOW_OFFERED: &str = "rate-limit-below-offered";
 pub const LIMIT_HOLDS_PAST_DEADLINE: &str = "limit-holds-past-deadline";
+pub const ADMISSION_LIMIT_BELOW_OFFERED: &str = "admission-limit-below-offered";
 
 /// Every lint, in the order docs/lints.md describes them.
-pub const LINTS: [Lint; 13] = [
+pub const LINTS: [Lint; 14] = [
     Lint {
         id: RETRY_CANNOT_FIT,
         summary: "a retry whose backoff (after a timed-out attempt, plus its timeout) cannot fit \
@@ -91,6 +93,11 @@ pub const LINTS: [Lint; 13] = [
         summary: "a rate limit whose long-run rate is below the calls each caller instance is \
                   offered at the base rate, refusing the rest for good (no Retry-After, no \
                   retry)",
+    },
+    Lint {
+        id: ADMISSION_LIMIT_BELOW_OFFERED,
+        summary: "a service's rate limit below the rate offered to it, whose refusals no caller \
+                  retries after the Retry-After",
     },
     Lint {
         id: LIMIT_HOLDS_PAST_DEADLINE,
@@ -154,6 +161,7 @@ pub fn lint(model: &Model, gates: &[Gate]) -> Vec<Finding> {
     median::hedge_below_median(&facts, &medians, &mut out);
     load::bulkhead_below_little(&facts, &mut out);
     load::rate_limit_below_offered(&facts, &mut out);
+    admission_rate::admission_limit_below_offered(&facts, &mut out);
     held::limit_holds_past_deadline(&facts, &mut out);
     pace::sub_microsecond_think(&facts, &mut out);
     gates::amplification_behind_breaker(&facts, gates, &mut out);

@@ -65,6 +65,7 @@ mod init;
 mod layering;
 mod library;
 mod lints;
+mod lints_admission_rate;
 mod lints_held;
 mod lints_tail;
 mod map;
