@@ -153,9 +153,8 @@ impl LimitReq {
             return LimitReqVerdict::Refuse;
         }
         self.excess = Some(excess);
-        if now_ms != self.last_ms {
-            self.last_ms = now_ms;
-        }
+        // nginx moves `last` only when a millisecond has passed (`if (ms)`).
+        self.last_ms = self.last_ms.max(now_ms);
         let threshold = cfg.delay * 1000;
         if excess <= threshold {
             return LimitReqVerdict::Pass;

@@ -263,16 +263,30 @@ const NETWORKS: &[&str] = &[
 
 /// `network = …` inserted under a `[[client]]` header, from line `at` on (wrapping).
 fn network(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
+    insert_under(p, ls, at, b"[[client]]", |p| {
+        let value = if p.chance(0.5) {
+            *p.one(NETWORKS)
+        } else {
+            *p.one(EXTREME_DURATIONS)
+        };
+        format!("network = {value}")
+    })
+}
+
+/// A line made by `line` (drawn only when there is a header) inserted under the first line
+/// starting with `header`, from line `at` on (wrapping).
+fn insert_under(
+    p: &mut Pick,
+    ls: &[&[u8]],
+    at: usize,
+    header: &[u8],
+    line: impl FnOnce(&mut Pick) -> String,
+) -> Option<(Vec<u8>, String)> {
     let n = ls.len();
     let i = (0..n)
         .map(|k| (at + k) % n)
-        .find(|&i| ls[i].starts_with(b"[[client]]"))?;
-    let value = if p.chance(0.5) {
-        *p.one(NETWORKS)
-    } else {
-        *p.one(EXTREME_DURATIONS)
-    };
-    let line = format!("network = {value}");
+        .find(|&i| ls[i].starts_with(header))?;
+    let line = line(p);
     let what = format!("`{line}` inserted under line {}", i + 1);
     let mut out: Vec<&[u8]> = ls.to_vec();
     out.insert(i + 1, line.as_bytes());
@@ -302,15 +316,9 @@ const RATE_LIMITS: &[&str] = &[
 
 /// `rate_limit = …` inserted under a `[[service]]` header, from line `at` on (wrapping).
 fn rate_limit(p: &mut Pick, ls: &[&[u8]], at: usize) -> Option<(Vec<u8>, String)> {
-    let n = ls.len();
-    let i = (0..n)
-        .map(|k| (at + k) % n)
-        .find(|&i| ls[i].starts_with(b"[[service]]"))?;
-    let line = format!("rate_limit = {}", p.one(RATE_LIMITS));
-    let what = format!("`{line}` inserted under line {}", i + 1);
-    let mut out: Vec<&[u8]> = ls.to_vec();
-    out.insert(i + 1, line.as_bytes());
-    Some((join(&out), what))
+    insert_under(p, ls, at, b"[[service]]", |p| {
+        format!("rate_limit = {}", p.one(RATE_LIMITS))
+    })
 }
 
 /// One to three mutations of `text` (mostly one: a single change leaves more files valid,
